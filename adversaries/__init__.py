@@ -1,0 +1,1 @@
+"""adversaries package."""

@@ -1,0 +1,126 @@
+"""Argument checks shared by every public function (one place, one wording).
+
+Each check raises :class:`~anonspread.errors.InvalidParameterError` or
+:class:`~anonspread.errors.InvalidTypeError` with a message of the form
+``"<name> must be <what is accepted>; got <value>"``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+
+__all__ = [
+    "check_distribution",
+    "check_int",
+    "check_probability",
+    "check_real",
+    "check_rng",
+]
+
+RNGLike = "None | int | numpy.random.Generator"
+
+
+def _fail(name: str, accepted: str, value: Any, *, kind: type = InvalidParameterError):
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    raise kind(f"{name} must be {accepted}; got {shown}")
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """Normalise ``rng`` (None, an int seed, a SeedSequence or a Generator) to a Generator.
+
+    A Generator passed in is returned as is (the caller's stream advances), as in
+    SPEC 7; the global numpy random state is never touched.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            _fail(name, "a non-negative integer seed", rng)
+        return np.random.default_rng(int(rng))
+    _fail(name, f"{RNGLike} (or a numpy.random.SeedSequence)", rng, kind=InvalidTypeError)
+    raise AssertionError  # unreachable
+
+
+def check_int(
+    value: Any, name: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    """Return ``value`` as an int, checking it is an integer in ``[low, high]``."""
+    accepted = "an integer"
+    if low is not None and high is not None:
+        accepted = f"an integer in [{low}, {high}]"
+    elif low is not None:
+        accepted = f"an integer >= {low}"
+    elif high is not None:
+        accepted = f"an integer <= {high}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            _fail(name, accepted, value)
+        _fail(name, accepted, value, kind=InvalidTypeError)
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        _fail(name, accepted, value)
+    return value
+
+
+def check_real(
+    value: Any,
+    name: str,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``value`` as a float, checking it is a real number in the given interval."""
+    lo = "(" if low_open else "["
+    hi = ")" if high_open else "]"
+    accepted = f"a real number in {lo}{low}, {high}{hi}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _fail(name, accepted, value, kind=InvalidTypeError)
+    value = float(value)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        _fail(name, accepted, value)
+    if value < low or value > high or (low_open and value == low) or (high_open and value == high):
+        _fail(name, accepted, value)
+    return value
+
+
+def check_probability(value: Any, name: str) -> float:
+    """Return ``value`` as a float in [0, 1]."""
+    return check_real(value, name, low=0.0, high=1.0)
+
+
+def check_distribution(
+    p: Any, name: str, *, atol: float = 1e-9, positive: bool = False, ndim: int = 1
+) -> np.ndarray:
+    """Return ``p`` as a float array of non-negative entries summing to 1 (within ``atol``).
+
+    ``ndim=2`` checks a joint distribution (all entries sum to 1). ``positive=True``
+    also rejects zero entries (for utilities that divide by them).
+    """
+    try:
+        arr = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        _fail(name, f"an array of probabilities ({ndim}-D)", p, kind=InvalidTypeError)
+    if arr.ndim != ndim or arr.size == 0:
+        _fail(name, f"a non-empty {ndim}-D array of probabilities", p)
+    if not np.all(np.isfinite(arr)):
+        _fail(name, "a distribution with finite entries", p)
+    if np.any(arr < 0):
+        _fail(name, "a distribution with non-negative entries", p)
+    if abs(arr.sum() - 1.0) > atol:
+        _fail(name, f"a distribution summing to 1 (within {atol:g}); its sum is {arr.sum()!r}, value", p)
+    if positive and np.any(arr == 0):
+        _fail(name, "a distribution with strictly positive entries (this utility divides by them)", p)
+    return arr
