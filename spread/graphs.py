@@ -1,0 +1,442 @@
+"""Contact graphs: finite graphs in compact CSR form and infinite trees grown lazily.
+
+Any undirected :class:`networkx.Graph` can be given to :func:`spread.simulate`; it is
+converted once to a :class:`ContactGraph` (CSR adjacency with int32 node indices, the
+original labels kept). The infinite graphs of the thesis (Chapter 2) are
+:func:`line`, :func:`regular_tree` and :func:`random_tree`: they exist only as far as
+a run has touched them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import numbers
+import os
+from collections.abc import Hashable, Iterator, Mapping
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_rng
+from spread import _store
+
+__all__ = [
+    "ContactGraph",
+    "LazyTree",
+    "as_contact_graph",
+    "from_edgelist",
+    "from_networkx",
+    "line",
+    "random_tree",
+    "regular_tree",
+]
+
+
+class ContactGraph:
+    """A finite, undirected, simple contact graph in CSR form.
+
+    Build one with :func:`from_networkx` or :func:`from_edgelist`; node ``i`` (an int32
+    index) has label ``labels[i]`` and neighbours ``indices[indptr[i]:indptr[i + 1]]``.
+
+    Attributes
+    ----------
+    labels : list
+        Original node labels, by index.
+    indptr : numpy.ndarray of int64, shape (n + 1,)
+    indices : numpy.ndarray of int32, shape (2 m,)
+    dropped : dict
+        What the conversion dropped: ``{"self_loops": k, "duplicate_edges": k}``.
+    """
+
+    is_infinite = False
+
+    def __init__(self, labels, indptr, indices, *, dropped=None) -> None:
+        self.labels = list(labels)
+        self.indptr = indptr
+        self.indices = indices
+        self.dropped = dict(dropped or {})
+        self._index: dict | None = None
+
+    # -- size and lookup
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        return f"ContactGraph(n={self.number_of_nodes()}, m={self.number_of_edges()})"
+
+    def number_of_nodes(self) -> int:
+        return len(self.labels)
+
+    def number_of_edges(self) -> int:
+        return int(self.indices.shape[0] // 2)
+
+    @property
+    def index(self) -> dict:
+        """Mapping label -> int index."""
+        if self._index is None:
+            self._index = {lab: i for i, lab in enumerate(self.labels)}
+        return self._index
+
+    def node_index(self, label: Hashable, name: str = "source") -> int:
+        try:
+            return self.index[label]
+        except (KeyError, TypeError):
+            raise GraphError(f"{name} must be a node of the graph; got {label!r}") from None
+
+    def degree(self, i: int) -> int:
+        """Degree of the node with index ``i``."""
+        return int(self.indptr[i + 1] - self.indptr[i])
+
+    def neighbors(self, i: int) -> np.ndarray:
+        """Neighbour indices of the node with index ``i``."""
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+    @property
+    def degrees(self) -> np.ndarray:
+        return np.diff(self.indptr).astype(np.int32)
+
+    def regular_degree(self) -> int | None:
+        """The common degree if the graph is regular, else None."""
+        d = self.degrees
+        return int(d[0]) if d.size and np.all(d == d[0]) else None
+
+    def max_degree(self) -> int:
+        d = self.degrees
+        return int(d.max()) if d.size else 0
+
+    def to_networkx(self) -> nx.Graph:
+        G = nx.Graph()
+        G.add_nodes_from(self.labels)
+        src = np.repeat(np.arange(len(self.labels)), np.diff(self.indptr))
+        G.add_edges_from(
+            (self.labels[a], self.labels[b]) for a, b in zip(src, self.indices) if a < b
+        )
+        return G
+
+    def _new_store(self):
+        return _store.new_finite_store(self.indptr, self.indices)
+
+
+def _csr_from_pairs(n: int, a: np.ndarray, b: np.ndarray):
+    """CSR (indptr, indices) of the undirected simple graph with edges (a[i], b[i]).
+
+    Self-loops and duplicate edges are dropped; returns (indptr, indices, dropped).
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    loops = a == b
+    n_loops = int(loops.sum())
+    a, b = a[~loops], b[~loops]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    code = np.unique(lo * n + hi)
+    n_dup = int(a.shape[0] - code.shape[0])
+    lo, hi = code // n, code % n
+    src = np.concatenate([lo, hi])
+    dst = np.concatenate([hi, lo])
+    order = np.lexsort((dst, src))
+    src, dst = src[order], dst[order]
+    indptr = np.zeros(n + 1, np.int64)
+    np.add.at(indptr, src + 1, 1)
+    np.cumsum(indptr, out=indptr)
+    return indptr, dst.astype(np.int32), {"self_loops": n_loops, "duplicate_edges": n_dup}
+
+
+def from_networkx(graph: nx.Graph) -> ContactGraph:
+    """Convert an undirected, simple networkx graph to a :class:`ContactGraph`.
+
+    Raises
+    ------
+    GraphError
+        For directed graphs, multigraphs and graphs without nodes.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = from_networkx(nx.path_graph(["a", "b", "c"]))
+    >>> g.labels, g.neighbors(1).tolist()
+    (['a', 'b', 'c'], [0, 2])
+    """
+    if not isinstance(graph, nx.Graph):
+        raise InvalidTypeError(
+            "graph must be a networkx.Graph or a graph from spread.graphs; "
+            f"got {type(graph).__name__}"
+        )
+    if graph.is_directed():
+        raise GraphError(
+            "graph must be undirected (spreading follows contacts both ways); got a directed "
+            f"{type(graph).__name__}: convert it with graph.to_undirected()"
+        )
+    if graph.is_multigraph():
+        raise GraphError(
+            f"graph must be a simple graph; got a {type(graph).__name__}: "
+            "convert it with networkx.Graph(graph)"
+        )
+    if graph.number_of_nodes() == 0:
+        raise GraphError("graph must have at least one node; got an empty graph")
+    labels = list(graph.nodes)
+    index = {lab: i for i, lab in enumerate(labels)}
+    m = graph.number_of_edges()
+    a = np.fromiter((index[u] for u, _ in graph.edges), dtype=np.int64, count=m)
+    b = np.fromiter((index[v] for _, v in graph.edges), dtype=np.int64, count=m)
+    indptr, indices, dropped = _csr_from_pairs(len(labels), a, b)
+    return ContactGraph(labels, indptr, indices, dropped=dropped)
+
+
+def _open_text(path: str | os.PathLike) -> io.TextIOBase:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise GraphError(f"path must be an existing edge-list file; got {path!r} (not found)")
+    if path.endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
+    return open(path, encoding="utf-8", newline=None)
+
+
+def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGraph:
+    """Read a whitespace-separated edge list (plain or ``.gz``) into a :class:`ContactGraph`.
+
+    Lines starting with ``#`` (and blank lines) are skipped, CRLF line ends are accepted,
+    extra columns after the first two are ignored. Self-loops and duplicate edges
+    (either orientation) are dropped; how many is recorded in ``ContactGraph.dropped``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    nodetype : callable
+        Converts each node token (default ``int``; use ``str`` to keep tokens).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "g.txt")
+    >>> _ = open(p, "w").write("# a comment\\n0 1\\r\\n1 0\\n1 1\\n1 2\\n")
+    >>> g = from_edgelist(p)
+    >>> g.number_of_edges(), g.dropped
+    (2, {'self_loops': 1, 'duplicate_edges': 1})
+    """
+    index: dict = {}
+    labels: list = []
+    a: list[int] = []
+    b: list[int] = []
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split()
+            if len(parts) < 2:
+                raise GraphError(
+                    f"path {os.fspath(path)!r} line {lineno} must hold two node tokens; got {line!r}"
+                )
+            ends = []
+            for tok in parts[:2]:
+                try:
+                    lab = nodetype(tok)
+                except (TypeError, ValueError):
+                    raise GraphError(
+                        f"path {os.fspath(path)!r} line {lineno}: node token {tok!r} is not a valid "
+                        f"{getattr(nodetype, '__name__', nodetype)}"
+                    ) from None
+                i = index.get(lab)
+                if i is None:
+                    i = index[lab] = len(labels)
+                    labels.append(lab)
+                ends.append(i)
+            a.append(ends[0])
+            b.append(ends[1])
+    if not labels:
+        raise GraphError(f"path {os.fspath(path)!r} must hold at least one edge; got none")
+    indptr, indices, dropped = _csr_from_pairs(len(labels), np.array(a), np.array(b))
+    return ContactGraph(labels, indptr, indices, dropped=dropped)
+
+
+def as_contact_graph(graph: Any) -> ContactGraph | LazyTree:
+    """Return ``graph`` as a spread-ready graph (converting a networkx graph once)."""
+    if isinstance(graph, (ContactGraph, LazyTree)):
+        return graph
+    return from_networkx(graph)
+
+
+# ----------------------------------------------------------------- infinite trees
+
+
+class LazyTree:
+    """An infinite tree whose nodes are created the first time a run touches them.
+
+    Do not build directly: use :func:`line`, :func:`regular_tree` or :func:`random_tree`.
+    Nodes are int ids in creation order; node 0 is the root (the default source).
+    Neighbours of a node are listed as (tree parent, then children in order). Node
+    degrees of a random tree are drawn from ``degrees`` by a generator keyed on the
+    node's position, so the realisation depends only on the tree's seed.
+    """
+
+    is_infinite = True
+
+    def __init__(self, kind: str, degrees: Mapping[int, float], seed: int) -> None:
+        self.kind = kind
+        self.degrees = dict(degrees)
+        self.seed = seed
+        self._store = None
+
+    def __repr__(self) -> str:
+        if self.kind == "random":
+            return f"random_tree({self.degrees!r}, seed={self.seed})"
+        if self.kind == "line":
+            return "line()"
+        return f"regular_tree({self.regular_degree()})"
+
+    # -- description
+    def _dist(self) -> tuple[np.ndarray, np.ndarray]:
+        vals = np.array(sorted(self.degrees), dtype=np.int32)
+        probs = np.array([self.degrees[v] for v in vals], dtype=np.float64)
+        cdf = np.cumsum(probs)
+        cdf[-1] = 1.0
+        return vals, cdf
+
+    def regular_degree(self) -> int | None:
+        """The common degree when every node has the same degree, else None."""
+        support = [d for d, p in self.degrees.items() if p > 0]
+        return support[0] if len(support) == 1 else None
+
+    def max_degree(self) -> int:
+        return max(d for d, p in self.degrees.items() if p > 0)
+
+    def _new_store(self, seed: int | None = None, capacity: int = 1024):
+        vals, cdf = self._dist()
+        return _store.new_lazy_store(vals, cdf, self.seed if seed is None else seed, capacity)
+
+    # -- the persistent realisation (used by simulate and by adversaries)
+    @property
+    def store(self):
+        if self._store is None:
+            self._store = self._new_store()
+        return self._store
+
+    def number_of_touched_nodes(self) -> int:
+        """How many nodes of the infinite tree exist so far."""
+        return int(self.store[5][0])
+
+    def _check_node(self, v: Any, name: str = "node") -> int:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise GraphError(f"{name} must be a node id (int) of this tree; got {v!r}")
+        if not 0 <= int(v) < self.number_of_touched_nodes():
+            raise GraphError(
+                f"{name} must be a node of the tree created so far "
+                f"(0..{self.number_of_touched_nodes() - 1}); got {v!r}"
+            )
+        return int(v)
+
+    def degree(self, v: int) -> int:
+        v = self._check_node(v)
+        return int(self.store[1][v])
+
+    def neighbors(self, v: int) -> np.ndarray:
+        """Neighbour ids of node ``v`` (creating them if needed)."""
+        v = self._check_node(v)
+        self._store = _store.expand(self.store, v)
+        s = self._store
+        return s[2][s[0][v] : s[0][v] + s[1][v]].copy()
+
+    def parent(self, v: int) -> int | None:
+        """The tree parent of ``v`` towards the root (None for the root)."""
+        v = self._check_node(v)
+        p = int(self.store[3][v])
+        return None if p < 0 else p
+
+    def depth(self, v: int) -> int:
+        v = self._check_node(v)
+        tpar = self.store[3]
+        d = 0
+        while tpar[v] >= 0:
+            v = int(tpar[v])
+            d += 1
+        return d
+
+    def position(self, v: int) -> int:
+        """On :func:`line`: the signed position of node ``v`` (root 0, its first child +1)."""
+        if self.kind != "line":
+            raise GraphError(f"position() is defined on line() only; this is {self!r}")
+        v = self._check_node(v)
+        tpar = self.store[3]
+        if v == 0:
+            return 0
+        d = self.depth(v)
+        x = v
+        while tpar[x] != 0:
+            x = int(tpar[x])
+        first_child = int(self.store[2][self.store[0][0]])
+        return d if x == first_child else -d
+
+    def nodes_touched(self) -> Iterator[int]:
+        return iter(range(self.number_of_touched_nodes()))
+
+
+def line() -> LazyTree:
+    """The infinite line (the 2-regular tree), grown lazily.
+
+    Examples
+    --------
+    >>> g = line()
+    >>> g.neighbors(0).tolist(), g.neighbors(1).tolist()
+    ([1, 2], [0, 3])
+    """
+    return LazyTree("line", {2: 1.0}, seed=0)
+
+
+def regular_tree(d: int) -> LazyTree:
+    """The infinite ``d``-regular tree (``d >= 2``), grown lazily.
+
+    Examples
+    --------
+    >>> regular_tree(3).neighbors(0).tolist()
+    [1, 2, 3]
+    """
+    d = check_int(d, "d", low=2)
+    if d == 2:
+        return line()
+    return LazyTree("regular", {d: 1.0}, seed=0)
+
+
+def random_tree(degrees: Mapping[int, float], *, rng: Any = None) -> LazyTree:
+    """An infinite random tree: each node's degree is drawn i.i.d. from ``degrees``.
+
+    Parameters
+    ----------
+    degrees : mapping {degree: probability}
+        Degrees must be integers >= 1 and probabilities non-negative, summing to 1
+        (within 1e-9). A degree of 1 makes a leaf: the tree may then be finite.
+    rng : None, int or numpy.random.Generator
+        Seeds the realisation. Node degrees are a function of (seed, position), so the
+        same seed gives the same tree however a run explores it.
+
+    Examples
+    --------
+    >>> g = random_tree({3: 0.5, 4: 0.5}, rng=1)
+    >>> sorted(set(g.degree(v) for v in g.neighbors(0))) <= [3, 4]
+    True
+    """
+    if not isinstance(degrees, Mapping) or not degrees:
+        raise InvalidTypeError(
+            f"degrees must be a non-empty mapping {{degree: probability}}; got {degrees!r}"
+        )
+    clean: dict[int, float] = {}
+    for d, p in degrees.items():
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+            raise InvalidParameterError(
+                f"degrees must map integer degrees >= 1 to probabilities; got degree {d!r}"
+            )
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (p >= 0) or math.isinf(p):
+            raise InvalidParameterError(
+                f"degrees must map degrees to probabilities in [0, 1]; got {d!r}: {p!r}"
+            )
+        clean[int(d)] = float(p)
+    total = sum(clean.values())
+    if abs(total - 1.0) > 1e-9:
+        raise InvalidParameterError(
+            f"degrees probabilities must sum to 1 (within 1e-9); got a sum of {total!r}"
+        )
+    seed = int(check_rng(rng).integers(0, 2**63 - 1))
+    return LazyTree("random", clean, seed=seed)

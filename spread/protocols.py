@@ -1,0 +1,336 @@
+"""Spreading protocols: the thesis's Protocols 1-3 and the diffusion baselines.
+
+A protocol is a small class that stores its parameters (validated on construction,
+no other work) and names the compiled kernel that runs it. Protocols are registered
+by name in :data:`PROTOCOLS` so that sweeps and the harness can build them from
+strings; a new protocol is added by registering it, never by growing a chain of
+``if`` statements.
+
+All protocols run in discrete time (thesis §2.1.3): at step ``t = 1, 2, ...`` the
+nodes infected before step ``t`` act; nodes infected during step ``t`` act from step
+``t + 1`` on.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_probability
+from spread import _kernels
+
+__all__ = [
+    "PROTOCOLS",
+    "AdaptiveDiffusion",
+    "Flooding",
+    "LineProtocol",
+    "Protocol",
+    "RandomDiffusion",
+    "TreeProtocol",
+    "alpha",
+    "alpha_table",
+    "register_protocol",
+]
+
+PROTOCOLS: dict[str, type[Protocol]] = {}
+
+
+def register_protocol(name: str):
+    """Class decorator: register a :class:`Protocol` subclass under ``name``."""
+
+    def deco(cls):
+        if name in PROTOCOLS:
+            raise InvalidParameterError(f"protocol name {name!r} is already registered")
+        cls.name = name
+        PROTOCOLS[name] = cls
+        return cls
+
+    return deco
+
+
+class Protocol:
+    """Base class: a spreading protocol run by a compiled kernel.
+
+    Subclasses set :attr:`kernel` (a function of ``spread._kernels``) and implement
+    :meth:`kernel_params`, the float64 parameter vector the kernel reads.
+    """
+
+    name: ClassVar[str] = "protocol"
+    #: True if the protocol maintains a virtual source (``Spread.virtual_source``).
+    has_virtual_source: ClassVar[bool] = False
+
+    @property
+    def kernel(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def kernel_params(self, graph, T: int) -> np.ndarray:
+        return np.zeros(1, np.float64)
+
+    def _params(self) -> dict[str, Any]:
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._params() == other._params()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self._params().items()))))
+
+    def growth_hint(self, graph, T: int) -> int:
+        """A guess at the number of nodes a run touches (sizes the first allocation)."""
+        return 1024
+
+
+@register_protocol("flooding")
+class Flooding(Protocol):
+    """Flooding: every infected node infects all its uninfected neighbours at once.
+
+    The fastest spread (``N_T = 2T + 1`` on a line) and the easiest source to find.
+
+    Examples
+    --------
+    >>> import spread
+    >>> spread.simulate(spread.graphs.line(), Flooding(), T=3).infected.size
+    7
+    """
+
+    kernel = staticmethod(_kernels.run_flooding)
+
+
+@register_protocol("random-diffusion")
+class RandomDiffusion(Protocol):
+    """Discrete-time random diffusion (thesis §2.2.1).
+
+    At each step every infected node infects each uninfected neighbour independently
+    with probability ``p`` (a node with k infected neighbours is infected with
+    probability ``1 - (1 - p)^k``).
+
+    Parameters
+    ----------
+    p : float in [0, 1]
+    """
+
+    kernel = staticmethod(_kernels.run_random_diffusion)
+
+    def __init__(self, p: float = 0.5) -> None:
+        self.p = check_probability(p, "p")
+
+    def _params(self):
+        return {"p": self.p}
+
+    def kernel_params(self, graph, T):
+        return np.array([self.p], np.float64)
+
+
+@register_protocol("line")
+class LineProtocol(Protocol):
+    """Protocol 1, spreading on a line (thesis §2.2.1, Eq. 2.3).
+
+    At step ``t`` a boundary node ``v`` (an infected node with uninfected neighbours)
+    infects each uninfected neighbour independently with probability
+    ``(dist(v, source) + 1) / (t + 1)``. On the line the infected interval's two ends
+    are then uniform on ``{0..T}`` and ``E[N_T] = T + 1`` (Prop. 2.2.1a). The rule runs
+    unchanged on trees (thesis Fig. 2.3); on graphs with cycles ``dist`` is the hop
+    count along the path the message took (what a node can know).
+
+    Examples
+    --------
+    >>> import spread
+    >>> s = spread.simulate(spread.graphs.line(), LineProtocol(), T=10, rng=3)
+    >>> 1 <= s.infected.size <= 21
+    True
+    """
+
+    kernel = staticmethod(_kernels.run_line_protocol)
+
+
+@register_protocol("tree")
+class TreeProtocol(Protocol):
+    """Protocol 2, spreading on a regular tree (thesis §2.2.2), as its pseudo-code reads.
+
+    At ``t = 1`` the source infects one uniformly chosen neighbour u (``s1 = s2 = 1``).
+    At each later step every node v infected before the step with ``s2_v > 0`` acts:
+    if ``s1_v = 1`` it infects one uniformly chosen uninfected neighbour u
+    (``s1_u = 1``, ``s2_u = s2_v + 1``) and sets ``s1_v = 0``; otherwise it infects all
+    its uninfected neighbours w (``s1_w = 0``, ``s2_w = s2_v - 1``) and sets
+    ``s2_v = 0``. The source's other neighbours are never infected.
+    """
+
+    kernel = staticmethod(_kernels.run_tree_protocol)
+
+
+# ----------------------------------------------------------------- Protocol 3
+
+
+def alpha(d: float, t: int, h: int, *, exact: bool = False) -> float | Fraction:
+    """The keep probability ``alpha_d(t, h)`` of adaptive diffusion (thesis Eq. 2.13).
+
+    ``alpha_d(t, h) = ((d-1)^(t/2-h+1) - 1) / ((d-1)^(t/2+1) - 1)`` for ``d > 2``,
+    ``(t - 2h + 2) / (t + 2)`` for ``d = 2``, and 0 for ``d = inf`` (the limit: the
+    token always moves). ``t`` is even and ``1 <= h <= t/2``.
+
+    Parameters
+    ----------
+    d : int, float or math.inf
+        Design degree ``d0 >= 2``.
+    t, h : int
+    exact : bool
+        Return a :class:`fractions.Fraction` (``d`` must then be an integer).
+
+    Examples
+    --------
+    >>> alpha(3, 2, 1, exact=True)
+    Fraction(1, 3)
+    >>> alpha(2, 4, 1, exact=True)
+    Fraction(2, 3)
+    """
+    if math.isinf(d):
+        return Fraction(0) if exact else 0.0
+    if exact:
+        if d == 2:
+            return Fraction(t - 2 * h + 2, t + 2)
+        d = int(d)
+        return Fraction((d - 1) ** (t // 2 - h + 1) - 1, (d - 1) ** (t // 2 + 1) - 1)
+    if d == 2:
+        return (t - 2 * h + 2) / (t + 2)
+    b = float(d) - 1.0
+    # (b^(a) - 1) / (b^(c) - 1) with c = t/2 + 1 computed stably for large t
+    a, c = t // 2 - h + 1, t // 2 + 1
+    return float(np.expm1(a * np.log(b)) / np.expm1(c * np.log(b)))
+
+
+def alpha_table(d: float, T: int) -> np.ndarray:
+    """``alpha_d(t, h)`` for all even ``t <= T`` (rows) and ``h`` (columns).
+
+    Shape ``(T + 1, T // 2 + 2)``; entries outside ``1 <= h <= t/2`` are 0.
+    """
+    out = np.zeros((T + 1, T // 2 + 2), np.float64)
+    for t in range(2, T + 1, 2):
+        for h in range(1, t // 2 + 1):
+            out[t, h] = alpha(d, t, h)
+    return out
+
+
+def _check_d0(d0: Any) -> float | None:
+    if d0 is None:
+        return None
+    if isinstance(d0, bool) or not isinstance(d0, numbers.Real):
+        raise InvalidTypeError(f"d0 must be a real number >= 2, math.inf or None; got {d0!r}")
+    d0 = float(d0)
+    if math.isnan(d0) or d0 < 2:
+        raise InvalidParameterError(f"d0 must be a real number >= 2, math.inf or None; got {d0!r}")
+    if not math.isinf(d0) and d0.is_integer():
+        return int(d0)
+    return d0
+
+
+_RELAYS = {"tree": 0.0, "graph": 1.0}
+
+
+@register_protocol("adaptive-diffusion")
+class AdaptiveDiffusion(Protocol):
+    """Adaptive diffusion, Protocol 3 of the thesis (§2.3, §2.4).
+
+    At ``t = 1`` the source passes the message and the virtual-source token to a
+    uniform neighbour ``v_1``, which infects its uninfected neighbours at ``t = 2``.
+    At each odd ``t >= 3`` the virtual source ``v`` (at hop count ``h`` from the
+    source) keeps the token with probability ``alpha_{d0}(t - 1, h)`` (Eq. 2.13), and
+    sends an infection message in every direction (step ``t``; nothing happens at
+    ``t + 1``); otherwise it passes the token to a uniform neighbour ``u`` other than
+    the one it received it from (``h += 1``), and ``u`` sends infection messages away
+    from ``v`` at steps ``t`` and ``t + 1``. Infection messages are relayed along
+    infection edges; every node they reach infects its uninfected neighbours. On a
+    tree the infected set at even ``T`` is the ball of radius ``T/2`` around the
+    virtual source; an odd ``T`` stops after the first of the two steps.
+
+    On graphs with cycles (§2.4.2) the same rules run over the infection tree: the
+    token moves only to a node the virtual source infected itself (never through a
+    cycle; if it has none the token stays), and ``max_infections_per_step`` caps how
+    many uninfected neighbours one node infects per step (a uniform subset; the
+    thesis used 3 on Facebook).
+
+    Parameters
+    ----------
+    d0 : None, float >= 2 or math.inf
+        Design degree of the ``alpha`` table. ``None`` uses the graph's degree when
+        the graph is regular (an error otherwise); ``math.inf`` always passes the token.
+    max_infections_per_step : None or int >= 1
+    relay : {"tree", "graph"}
+        How infection messages travel on graphs with cycles: along infection edges
+        only (``"tree"``, the default, the protocol as written), or forwarded once to
+        every infected contact (``"graph"``: a flood of the infected subgraph that
+        only avoids the previous virtual source). Both are identical on trees. On the
+        ego-Facebook graph the tree relay's spread stalls in the branch the token
+        entered while the graph relay reaches most of the graph within ten steps, as
+        the thesis reports for its Facebook graph; see ``docs/spreading.md``.
+
+    Examples
+    --------
+    >>> import spread
+    >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), T=4, rng=1)
+    >>> s.infected.size  # the ball of radius 2 in a 3-regular tree
+    10
+    """
+
+    kernel = staticmethod(_kernels.run_adaptive_diffusion)
+    has_virtual_source = True
+
+    def __init__(
+        self,
+        d0: float | None = None,
+        max_infections_per_step: int | None = None,
+        relay: str = "tree",
+    ) -> None:
+        if relay not in _RELAYS:
+            raise InvalidParameterError(f"relay must be one of {sorted(_RELAYS)}; got {relay!r}")
+        self.relay = relay
+        self.d0 = _check_d0(d0)
+        self.max_infections_per_step = (
+            None
+            if max_infections_per_step is None
+            else check_int(max_infections_per_step, "max_infections_per_step", low=1)
+        )
+
+    def _params(self):
+        return {
+            "d0": self.d0,
+            "max_infections_per_step": self.max_infections_per_step,
+            "relay": self.relay,
+        }
+
+    def design_degree(self, graph) -> float:
+        """``d0``, or the degree of a regular ``graph`` when ``d0`` is None."""
+        if self.d0 is not None:
+            return self.d0
+        d = graph.regular_degree()
+        if d is None:
+            raise GraphError(
+                "AdaptiveDiffusion(d0=None) needs a regular graph (d0 defaults to its degree); "
+                f"got an irregular graph {graph!r}: pass d0 explicitly (e.g. the mean degree) "
+                "or d0=math.inf"
+            )
+        if d < 2:
+            raise GraphError(
+                f"AdaptiveDiffusion(d0=None) needs a regular graph of degree >= 2; got degree {d}"
+            )
+        return d
+
+    def kernel_params(self, graph, T):
+        d = self.design_degree(graph)
+        cap = -1 if self.max_infections_per_step is None else self.max_infections_per_step
+        head = np.array([cap, graph.max_degree(), _RELAYS[self.relay]], np.float64)
+        return np.concatenate([head, alpha_table(d, T).ravel()])
+
+    def growth_hint(self, graph, T):
+        d = max(graph.max_degree(), 2)
+        if d == 2:
+            return 4 * T + 64
+        return int(min(1 + d * (d - 1) ** ((T + 1) // 2 + 1), 1 << 22)) + 64

@@ -1,0 +1,135 @@
+"""Result objects of the simulators: one run (:class:`Spread`) and many (:class:`SpreadBatch`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Spread", "SpreadBatch"]
+
+
+@dataclass(frozen=True, eq=False)
+class Spread:
+    """What one run of a protocol left behind.
+
+    Attributes
+    ----------
+    source : node label
+        The true source.
+    T : int
+        Number of steps run.
+    infected : numpy.ndarray
+        Infected nodes (labels) in infection order, source first.
+    times : numpy.ndarray of int32
+        ``times[i]`` is the step at which ``infected[i]`` was infected.
+    parent_position : numpy.ndarray of int64
+        ``infected[parent_position[i]]`` infected ``infected[i]`` (-1 for the source).
+    virtual_source : node label or None
+        The virtual source after step T (adaptive diffusion), else None.
+    virtual_source_history : numpy.ndarray or None
+        The virtual source after each step ``t = 0..T`` (adaptive diffusion).
+    graph : ContactGraph or LazyTree
+        The contact graph the run used (finite graphs in their CSR form).
+    protocol : Protocol
+    index : numpy.ndarray of int32
+        Internal node indices of ``infected`` in ``graph`` (equal to the labels on
+        infinite trees).
+    sizes : numpy.ndarray of int64
+        Number of infected nodes after each step ``t = 0..T``.
+    """
+
+    source: Any
+    T: int
+    infected: np.ndarray
+    times: np.ndarray
+    parent_position: np.ndarray
+    virtual_source: Any
+    virtual_source_history: np.ndarray | None
+    graph: Any
+    protocol: Any
+    index: np.ndarray = field(repr=False)
+    sizes: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return int(self.infected.shape[0])
+
+    @property
+    def n_infected(self) -> int:
+        return int(self.infected.shape[0])
+
+    @cached_property
+    def infection_time(self) -> dict:
+        """Mapping node -> step at which it was infected."""
+        return dict(zip(self.infected.tolist(), self.times.tolist()))
+
+    @cached_property
+    def parent(self) -> dict:
+        """Mapping node -> the node that infected it (the source maps to None)."""
+        labels = self.infected.tolist()
+        return {
+            lab: (None if p < 0 else labels[p])
+            for lab, p in zip(labels, self.parent_position.tolist())
+        }
+
+    def infection_edges(self) -> list[tuple]:
+        """The (parent, child) pairs of the infection tree."""
+        labels = self.infected.tolist()
+        return [(labels[p], labels[i]) for i, p in enumerate(self.parent_position.tolist()) if p >= 0]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Spread):
+            return NotImplemented
+        same_vs = (self.virtual_source_history is None and other.virtual_source_history is None) or (
+            self.virtual_source_history is not None
+            and other.virtual_source_history is not None
+            and np.array_equal(self.virtual_source_history, other.virtual_source_history)
+        )
+        return (
+            self.source == other.source
+            and self.T == other.T
+            and self.protocol == other.protocol
+            and np.array_equal(self.infected, other.infected)
+            and np.array_equal(self.times, other.times)
+            and np.array_equal(self.parent_position, other.parent_position)
+            and same_vs
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, eq=False)
+class SpreadBatch:
+    """Summaries of many independent runs of one protocol at one parameter point.
+
+    Attributes
+    ----------
+    T : int
+    trials : int
+    sources : numpy.ndarray
+        Source of each trial (labels).
+    sizes : numpy.ndarray of int64, shape (trials, T + 1)
+        Infected count after each step.
+    vs_hops : numpy.ndarray of int32
+        Hops from the source to the final virtual source along the infection tree
+        (the graph distance on trees); -1 for protocols without a virtual source.
+    virtual_source : numpy.ndarray
+        Final virtual source of each trial (internal index; -1 if none). On lazily
+        grown trees each trial has its own realisation, so these ids are per trial.
+    """
+
+    T: int
+    trials: int
+    sources: np.ndarray
+    sizes: np.ndarray
+    vs_hops: np.ndarray
+    virtual_source: np.ndarray
+    protocol: Any = field(repr=False)
+    graph: Any = field(repr=False)
+
+    @property
+    def n_infected(self) -> np.ndarray:
+        """Infected count at T of each trial."""
+        return self.sizes[:, self.T]

@@ -1,0 +1,209 @@
+"""The simulators: one run with a full trace, and the compiled Monte Carlo path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from anonspread.errors import InvalidTypeError
+from anonspread.validation import check_int, check_rng
+from spread._kernels import run_batch
+from spread._store import NCOL, PARENT, TIME
+from spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from spread.protocols import Protocol
+from spread.result import Spread, SpreadBatch
+
+__all__ = ["simulate", "simulate_many"]
+
+
+def _check_protocol(protocol: Any) -> Protocol:
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(
+            "protocol must be a spread.protocols.Protocol instance such as AdaptiveDiffusion(); "
+            f"got {protocol!r}"
+        )
+    return protocol
+
+
+def _source_index(g, source: Any, rng: np.random.Generator) -> int:
+    if isinstance(g, LazyTree):
+        return 0 if source is None else g._check_node(source, "source")
+    if source is None:
+        return int(rng.integers(0, g.number_of_nodes()))
+    return g.node_index(source)
+
+
+def _labels(g, idx: np.ndarray) -> np.ndarray:
+    if isinstance(g, LazyTree):
+        return idx.astype(np.int64)
+    labels = g.labels
+    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in labels[:64]):
+        try:
+            arr = np.asarray(labels, dtype=np.int64)
+            if len(arr) == len(labels):
+                return arr[idx]
+        except (TypeError, ValueError, OverflowError):
+            pass
+    out = np.empty(len(idx), dtype=object)
+    out[:] = [labels[i] for i in idx]
+    return out
+
+
+def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng: Any = None) -> Spread:
+    """Run ``protocol`` for ``T`` steps on ``graph`` from ``source`` and return the trace.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+        Any undirected simple networkx graph (converted once to CSR), or an infinite
+        tree from :mod:`spread.graphs` (grown as the run touches it; its realisation is
+        kept on the object, so later runs and adversaries see the same tree).
+    protocol : Protocol
+        E.g. ``AdaptiveDiffusion(d0=3)``, ``LineProtocol()``, ``RandomDiffusion(0.5)``.
+    T : int >= 0
+        Number of steps.
+    source : node, optional
+        The true source; ``None`` draws a uniform node (node 0 on infinite trees).
+    rng : None, int or numpy.random.Generator
+        The same seed gives the same :class:`Spread`.
+
+    Returns
+    -------
+    Spread
+
+    Examples
+    --------
+    >>> import spread
+    >>> from spread.protocols import AdaptiveDiffusion
+    >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 6, rng=2)
+    >>> s.n_infected  # the ball of radius 3 around the virtual source
+    22
+    """
+    protocol = _check_protocol(protocol)
+    T = check_int(T, "T", low=0)
+    gen = check_rng(rng)
+    g = as_contact_graph(graph)
+    src = _source_index(g, source, gen)
+    params = protocol.kernel_params(g, T)
+    vs_out = np.empty(T + 1, np.int32)
+    sizes = np.empty(T + 1, np.int64)
+    if isinstance(g, LazyTree):
+        store = g.store
+        n_nodes = int(store[5][0])
+        ns = store[8]
+        ns[:n_nodes, :] = -1
+        ns[:n_nodes, NCOL - 2 :] = 0
+        store, n = protocol.kernel(store, src, T, params, gen, vs_out, sizes)
+        g._store = store
+    else:
+        store = g._new_store()
+        store, n = protocol.kernel(store, src, T, params, gen, vs_out, sizes)
+    idx = store[9][:n].copy()
+    ns = store[8]
+    times = ns[idx, TIME].copy()
+    pos = np.full(store[8].shape[0], -1, np.int64)
+    pos[idx] = np.arange(n)
+    parents = ns[idx, PARENT]
+    parent_position = np.where(parents >= 0, pos[np.maximum(parents, 0)], -1)
+    infected = _labels(g, idx)
+    if protocol.has_virtual_source:
+        hist = _labels(g, vs_out)
+        vs = hist[T].item() if hasattr(hist[T], "item") else hist[T]
+    else:
+        hist, vs = None, None
+    return Spread(
+        source=infected[0].item() if hasattr(infected[0], "item") else infected[0],
+        T=T,
+        infected=infected,
+        times=times,
+        parent_position=parent_position,
+        virtual_source=vs,
+        virtual_source_history=hist,
+        graph=g,
+        protocol=protocol,
+        index=idx,
+        sizes=sizes,
+    )
+
+
+def simulate_many(
+    graph: Any,
+    protocol: Protocol,
+    T: int,
+    trials: int,
+    *,
+    source: Any = None,
+    rng: Any = None,
+) -> SpreadBatch:
+    """Run ``trials`` independent runs in one compiled loop and return their summaries.
+
+    This is the Monte Carlo path: no Python object is touched per node or per trial.
+    On a finite graph each trial draws a uniform source (unless ``source`` is given);
+    on infinite trees the source is node 0 and every trial of a :func:`random_tree`
+    runs on an independent realisation (the ensemble of thesis Fig. 2.7), drawn from
+    ``rng``.
+
+    Parameters
+    ----------
+    graph, protocol, T, source, rng
+        As in :func:`simulate`.
+    trials : int >= 1
+
+    Returns
+    -------
+    SpreadBatch
+
+    Examples
+    --------
+    >>> import spread
+    >>> from spread.protocols import AdaptiveDiffusion
+    >>> b = spread.simulate_many(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 4, 100, rng=0)
+    >>> set(b.n_infected.tolist())
+    {10}
+    """
+    protocol = _check_protocol(protocol)
+    T = check_int(T, "T", low=0)
+    trials = check_int(trials, "trials", low=1)
+    gen = check_rng(rng)
+    g = as_contact_graph(graph)
+    params = protocol.kernel_params(g, T)
+    lazy = isinstance(g, LazyTree)
+    if lazy:
+        src = _source_index(g, source, gen)
+        if src != 0:
+            # a named node exists only in the object's own realisation
+            store = g.store
+            lazy = False
+            raise InvalidTypeError(
+                "simulate_many on an infinite tree starts every trial at node 0; "
+                f"got source={source!r}"
+            )
+        sources = np.zeros(trials, np.int32)
+        seeds = gen.integers(0, 2**63 - 1, size=trials, dtype=np.int64).astype(np.uint64)
+        store = g._new_store(capacity=protocol.growth_hint(g, T))
+    else:
+        if source is None:
+            sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
+        else:
+            sources = np.full(trials, g.node_index(source), np.int32)
+        seeds = np.zeros(trials, np.uint64)
+        store = g._new_store()
+    sizes = np.empty((trials, T + 1), np.int64)
+    vs_hops = np.empty(trials, np.int32)
+    vs_node = np.empty(trials, np.int32)
+    run_batch(protocol.kernel, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops, vs_node)
+    return SpreadBatch(
+        T=T,
+        trials=trials,
+        sources=_labels(g, sources) if not lazy else sources.astype(np.int64),
+        sizes=sizes,
+        vs_hops=vs_hops,
+        virtual_source=vs_node,
+        protocol=protocol,
+        graph=g,
+    )
+
+
+def _check_graph_kind(g) -> None:  # pragma: no cover - documentation of accepted kinds
+    assert isinstance(g, (ContactGraph, LazyTree))
