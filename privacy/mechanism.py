@@ -30,7 +30,7 @@ class Mechanism:
     --------
     >>> import numpy as np
     >>> Q = Mechanism([[0.75, 0.25], [0.25, 0.75]])
-    >>> round(Q.ldp_epsilon(), 6) == round(np.log(3), 6)
+    >>> round(Q.ldp_epsilon(), 6) == round(float(np.log(3)), 6)
     True
     >>> Q.privatize([0, 1, 1, 0], rng=0).shape
     (4,)
