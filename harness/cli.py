@@ -1,0 +1,347 @@
+"""The ``anonspread`` command line: list, show, run, sweep, plot.
+
+Every error is one line on stderr and a non-zero exit status (2: bad input,
+1: a failure while running, 130: interrupted); ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import textwrap
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from anonspread.errors import AnonspreadError, InvalidParameterError
+from harness.grid import Scalar
+
+__all__ = ["main", "parse_assignment", "parse_value"]
+
+PROG = "anonspread"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (usage is in --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def parse_value(text: str) -> Scalar:
+    """A --set value: ``true``/``false``, an int, a float, or else the string itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    if not text.strip():
+        raise InvalidParameterError("a --set value must not be empty")
+    return text.strip()
+
+
+def parse_assignment(text: str) -> tuple[str, list[Scalar]]:
+    """Parse ``key=v1,v2,...`` into ``(key, [values])``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``"--set must be key=value[,value...]; got 'x'"``.
+    """
+    key, sep, rest = text.partition("=")
+    if not sep or not key.strip().isidentifier() or not rest.strip():
+        raise InvalidParameterError(f"--set must be key=value[,value...]; got {text!r}")
+    return key.strip(), [parse_value(v) for v in rest.split(",")]
+
+
+def _assignments(items: Sequence[str] | None) -> dict[str, list[Scalar]]:
+    out: dict[str, list[Scalar]] = {}
+    for item in items or ():
+        key, values = parse_assignment(item)
+        if key in out:
+            raise InvalidParameterError(f"parameter {key!r} is set twice")
+        out[key] = values
+    return out
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from harness.registry import list_experiments
+
+    exps = list_experiments()
+    width = max((len(e.name) for e in exps), default=0)
+    for e in exps:
+        print(f"{e.name:<{width}}  {e.title}")
+    if args.components:
+        from harness.components import list_components
+        from harness.compose import list_templates
+
+        print()
+        for tpl in list_templates():
+            print(f"sweep {tpl.name}: {tpl.description.splitlines()[0] if tpl.description else ''}")
+        for kind, names in list_components().items():
+            print(f"{kind}: {', '.join(names)}")
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from harness.grid import expand
+    from harness.registry import get_experiment
+
+    e = get_experiment(args.name)
+    spec = e.plot_spec()
+    print(f"{e.name}: {e.title}\n")
+    print(textwrap.dedent(e.description).strip() + "\n")
+    print(f"computes:  {e.mode}" + ("" if e.is_exact else f" (default {e.default_trials} trials per point, batches of {e.effective_batch_size()})"))
+    print(f"points:    {len(expand(e.grid))}")
+    for part in ("product", "zip"):
+        for k, v in getattr(e.grid, part).items():
+            print(f"  {part:<7} {k} = {', '.join(map(str, v))}")
+    print("metrics:")
+    for m in e.metrics:
+        print(f"  {m.name} ({'exact' if e.is_exact else m.kind}){': ' + m.label if m.label else ''}")
+    theory = ", ".join(t.label for t in spec.theory) or "none"
+    print(f"plot:      x={spec.x} series={spec.series} logx={spec.logx} logy={spec.logy} theory: {theory}")
+    return 0
+
+
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "trials": args.trials,
+        "rng": args.rng,
+        "out": args.out,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "executor": args.executor,
+        "resume": args.resume,
+        "batch_size": args.batch_size,
+        "plot": not args.no_plot,
+        "pdf": args.pdf,
+        "progress": False if args.quiet else None,
+    }
+
+
+def _report(res: Any) -> None:
+    files = ", ".join(str(p) for k, p in res.paths.items() if k != "journal")
+    reused = f", {res.reused} reused from the journal" if res.reused else ""
+    print(f"{res.experiment.name}: {res.computed} batches computed{reused} in {res.elapsed:.1f} s; wrote {files}")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from harness.runner import run
+
+    res = run(args.name, overrides=_assignments(args.set), **_run_options(args))
+    _report(res)
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from harness.compose import compose, get_template, list_templates, load_sweep_file
+
+    if args.list:
+        from harness.components import list_components
+
+        for tpl in list_templates():
+            kinds = ", ".join(f"{p}: {k}" for p, k in tpl.components.items())
+            print(f"{tpl.name}  ({kinds})\n    {tpl.description.strip().splitlines()[0]}")
+            print(f"    parameters: {', '.join(tpl.parameters)}")
+        for kind, names in list_components().items():
+            print(f"{kind}: {', '.join(names)}")
+        return 0
+    config = load_sweep_file(args.config) if args.config else {}
+    name = args.template or config.get("template")
+    if not name:
+        raise InvalidParameterError("give a sweep template (see 'anonspread sweep --list') or --config FILE")
+    tpl = get_template(name)
+    product = {**config.get("product", {}), **_assignments(args.set)}
+    zipped = {**config.get("zip", {}), **_assignments(args.zip)}
+    for key in set(product) & set(zipped):
+        raise InvalidParameterError(f"parameter {key!r} is both a product and a zipped axis")
+    plot = dict(config.get("plot", {}))
+    for key in ("x", "series"):
+        if getattr(args, key):
+            plot[key] = getattr(args, key)
+    plot.update({k: True for k in ("logx", "logy") if getattr(args, k)})
+    exp = compose(tpl, product=product, zip=zipped, name=args.name or config.get("name"),
+                  title=config.get("title"), plot=plot)
+    opts = _run_options(args)
+    for key in ("trials", "rng", "batch_size"):
+        if opts[key] is None and key in config:
+            opts[key] = config[key]
+    from harness.runner import run
+
+    _report(run(exp, **opts))
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from harness.experiment import PlotSpec
+    from harness.plots import plot_table
+    from harness.registry import _EXPERIMENTS
+    from harness.results import read_sidecar, read_table
+
+    side = read_sidecar(args.csv)
+    table = read_table(args.csv, side)
+    spec = PlotSpec.from_dict(side["plot"])
+    name = side.get("experiment", "")
+    if name in _EXPERIMENTS:
+        registered = _EXPERIMENTS.get(name).plot_spec()
+        if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
+            spec = PlotSpec(spec.x, spec.y, spec.series, spec.logx, spec.logy, registered.theory)
+    target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
+    labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
+    for p in plot_table(table, spec, target, title=side.get("title", ""), labels=labels, pdf=args.pdf):
+        print(f"wrote {p}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+_EPILOG = {
+    "main": """examples:
+  anonspread list
+  anonspread show privacy-ldp-binary
+  anonspread run NAME --trials 2000 --rng 7 --out results/ --workers 4
+  anonspread run NAME --scheduler tcp://10.0.0.5:8786      # a Dask cluster
+  anonspread run NAME --resume                               # after Ctrl-C
+  anonspread sweep --list
+  anonspread plot results/NAME.csv --pdf""",
+    "run": """examples:
+  anonspread run NAME --trials 500 --rng 1 --out out/
+  anonspread run NAME --set eps=0.5,1,2 --set k=4      # replace grid axes
+  anonspread run NAME --workers 1                      # in-process
+  anonspread run NAME --scheduler local --workers 4    # a Dask LocalCluster
+  anonspread run NAME --resume                         # reuse finished batches""",
+    "sweep": """examples:
+  anonspread sweep --list                              # templates and components
+  anonspread sweep TEMPLATE --set eps=0.5,1,2,4 --set mechanism=a,b --trials 1000
+  anonspread sweep TEMPLATE --zip n=10,100 --zip m=1,10 --x n --logx
+  anonspread sweep --config my_sweep.toml --out results/
+
+TOML file keys: template, name, title, trials, rng, batch_size, and the tables
+[product] (axes crossed), [zip] (axes in lock-step), [plot] (x, series, y, logx, logy).""",
+    "plot": """examples:
+  anonspread plot results/NAME.csv
+  anonspread plot results/NAME.csv --pdf --output fig/name.png""",
+}
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("run options")
+    g.add_argument("--trials", type=int, help="trials per parameter point (default: the experiment's)")
+    g.add_argument("--rng", type=int, metavar="SEED", help="root seed (default: fresh entropy, recorded in the JSON)")
+    g.add_argument("--out", default=".", metavar="DIR", help="output directory (default: .)")
+    g.add_argument("--workers", type=int, metavar="N", help="parallel workers (default: the CPUs available)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786, or 'local'")
+    g.add_argument("--executor", metavar="NAME", help="inprocess, processes or dask (default: from --workers/--scheduler)")
+    g.add_argument("--batch-size", type=int, metavar="N", help="trials per random stream (changes the streams)")
+    g.add_argument("--resume", action="store_true", help="reuse batches finished in OUT/NAME.journal.jsonl")
+    g.add_argument("--pdf", action="store_true", help="also write a PDF figure")
+    g.add_argument("--no-plot", action="store_true", help="write only the CSV and JSON")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``anonspread``."""
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    common.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (it may register experiments or components)")
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog=PROG, description="Run, sweep and plot anonspread experiments.",
+                     epilog=_EPILOG["main"], formatter_class=fmt)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("list", parents=[common], help="list the registered experiments",
+                       description="List the registered experiments.", epilog="example:\n  anonspread list --components",
+                       formatter_class=fmt)
+    p.add_argument("--components", action="store_true", help="also list sweep templates and components")
+    p.set_defaults(func=_cmd_list)
+
+    p = sub.add_parser("show", parents=[common], help="describe one experiment",
+                       description="Describe an experiment: grid, metrics, plot.",
+                       epilog="example:\n  anonspread show NAME", formatter_class=fmt)
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=_cmd_show)
+
+    p = sub.add_parser("run", parents=[common], help="run an experiment", epilog=_EPILOG["run"],
+                       description="Run an experiment; write OUT/NAME.csv, .json and .png.",
+                       formatter_class=fmt)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--set", action="append", metavar="KEY=V[,V...]", help="replace a grid axis (repeatable)")
+    _add_run_options(p)
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("sweep", parents=[common], help="compose and run a sweep over registered components",
+                       description="Compose a sweep from a template and registered components, then run it.",
+                       epilog=_EPILOG["sweep"], formatter_class=fmt)
+    p.add_argument("template", nargs="?", metavar="TEMPLATE")
+    p.add_argument("--list", action="store_true", help="list templates and components")
+    p.add_argument("--config", metavar="FILE.toml", help="read the sweep from a TOML file")
+    p.add_argument("--set", action="append", metavar="KEY=V[,V...]", help="a product axis (repeatable)")
+    p.add_argument("--zip", action="append", metavar="KEY=V[,V...]", help="a lock-step axis (repeatable)")
+    p.add_argument("--name", help="output name (default: sweep-TEMPLATE)")
+    p.add_argument("--x", help="plot x parameter")
+    p.add_argument("--series", help="plot series parameter")
+    p.add_argument("--logx", action="store_true")
+    p.add_argument("--logy", action="store_true")
+    _add_run_options(p)
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("plot", parents=[common], help="redraw a figure from a result CSV", epilog=_EPILOG["plot"],
+                       description="Redraw NAME.png from NAME.csv and its NAME.json sidecar.", formatter_class=fmt)
+    p.add_argument("csv", metavar="CSV")
+    p.add_argument("--output", metavar="PNG", help="figure path (default: next to the CSV)")
+    p.add_argument("--pdf", action="store_true", help="also write a PDF")
+    p.set_defaults(func=_cmd_plot)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``anonspread`` command with ``argv`` (default: ``sys.argv[1:]``).
+
+    Returns the exit status: 0 on success, 2 for bad input, 1 for a failure while
+    running, 130 when interrupted.
+    """
+    args = build_parser().parse_args(argv)
+    debug = getattr(args, "debug", False)
+    try:
+        for module in args.imports:
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise InvalidParameterError(f"--import {module}: {exc}") from exc
+        return int(args.func(args))
+    except KeyboardInterrupt as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"{PROG}: {_one_line(exc) if str(exc) else 'interrupted'}", file=sys.stderr)
+        return 130
+    except AnonspreadError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError | TypeError) else 1
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        hint = "" if debug else " (rerun with --debug for the traceback)"
+        print(f"{PROG}: error: {type(exc).__name__}: {_one_line(exc)}{hint}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

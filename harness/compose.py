@@ -1,0 +1,241 @@
+"""Sweeps composed from registered components (``anonspread sweep``).
+
+A :class:`SweepTemplate` is a recipe such as "detection probability of an
+estimator against a protocol on a graph after T steps" or "utility of a
+mechanism at privacy level eps on an alphabet of size k".  It names which of its
+parameters select a component of which kind (see :mod:`harness.components`),
+the defaults of the others, its metrics and one compute function taking the
+resolved component factories::
+
+    trial(params, rng, *, components)        trials(params, n, rng, *, components)
+    evaluate(params, *, components)
+
+where ``components[param][name]`` is the factory of every component the sweep
+uses.  :func:`compose` turns a template plus axes into an ordinary
+:class:`~harness.experiment.Experiment`, which then runs like any other.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from harness.components import get_component
+from harness.experiment import Experiment, Metric, PlotSpec, check_experiment
+from harness.grid import Grid, Scalar, check_grid
+from harness.registry import Registry, _load_gallery, suggest
+
+__all__ = [
+    "SweepTemplate",
+    "compose",
+    "get_template",
+    "list_templates",
+    "load_sweep_file",
+    "register_template",
+]
+
+
+@dataclass(frozen=True)
+class SweepTemplate:
+    """A recipe for sweeps over registered components.
+
+    Parameters
+    ----------
+    name : str
+        Registry key (``anonspread sweep NAME``).
+    description : str
+        What it computes.
+    components : mapping
+        Parameter name -> component kind (e.g. ``{"mechanism": "mechanism"}``).
+    defaults : mapping
+        Every parameter's default value (components included, by name); a
+        parameter without a default must be given by the user.
+    metrics : tuple of Metric
+        What it reports.
+    trial, trials, evaluate : callable
+        Exactly one, with the extra keyword ``components`` (see module docstring).
+    default_trials : int
+        Trials per point when the user gives none.
+    plot : PlotSpec or None
+        ``None`` derives one from the grid (see :func:`compose`).
+    """
+
+    name: str
+    description: str
+    components: Mapping[str, str]
+    defaults: Mapping[str, Scalar]
+    metrics: tuple[Metric, ...]
+    trial: Callable[..., Any] | None = None
+    trials: Callable[..., Any] | None = None
+    evaluate: Callable[..., Any] | None = None
+    default_trials: int = 1000
+    plot: PlotSpec | None = field(default=None)
+    required: tuple[str, ...] = ()
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """All parameter names (components first)."""
+        return tuple(dict.fromkeys((*self.components, *self.required, *self.defaults)))
+
+
+_TEMPLATES: Registry[SweepTemplate] = Registry("sweep template", _load_gallery)
+
+
+def register_template(template: SweepTemplate, *, replace: bool = False) -> SweepTemplate:
+    """Register a sweep template (``anonspread sweep --list`` shows it)."""
+    if not isinstance(template, SweepTemplate):
+        raise InvalidTypeError(f"template must be a SweepTemplate; got {type(template).__name__}")
+    given = [m for m in ("trial", "trials", "evaluate") if getattr(template, m) is not None]
+    if len(given) != 1:
+        raise InvalidParameterError(
+            f"sweep template {template.name!r} must give exactly one of trial, trials, evaluate"
+        )
+    return _TEMPLATES.add(template.name, template, replace=replace)
+
+
+def get_template(name: str) -> SweepTemplate:
+    """The registered template ``name`` (unknown names suggest close ones)."""
+    return _TEMPLATES.get(name)
+
+
+def list_templates() -> list[SweepTemplate]:
+    """All registered sweep templates, sorted by name."""
+    return [_TEMPLATES.get(n) for n in _TEMPLATES.names()]
+
+
+def _bound(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], *args: Any) -> Any:
+    return fn(*args, components=components)
+
+
+def _as_list(name: str, values: Any) -> list[Scalar]:
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        return [values]
+    return list(values)
+
+
+def compose(
+    template: str | SweepTemplate,
+    *,
+    product: Mapping[str, Any] | None = None,
+    zip: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    title: str | None = None,
+    plot: Mapping[str, Any] | PlotSpec | None = None,
+    default_trials: int | None = None,
+) -> Experiment:
+    """Build an :class:`Experiment` from a template and the axes to vary.
+
+    Parameters not in ``product`` or ``zip`` keep their template default.  Component
+    names are checked against the registry (with "did you mean").  The default plot
+    puts the first varying non-component parameter on x and the first varying
+    component on the series.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown parameters or component names, a required parameter left out,
+        unequal zipped axes.
+    """
+    tpl = get_template(template) if isinstance(template, str) else template
+    product = {k: _as_list(k, v) for k, v in (product or {}).items()}
+    zipped = {k: _as_list(k, v) for k, v in (zip or {}).items()}
+    for key in (*product, *zipped):
+        if key not in tpl.parameters:
+            raise InvalidParameterError(
+                f"sweep {tpl.name!r} has no parameter {key!r}{suggest(key, tpl.parameters)}; "
+                f"it has: {', '.join(tpl.parameters)}"
+            )
+    axes: dict[str, list[Scalar]] = {}
+    for key in tpl.parameters:
+        if key in product:
+            axes[key] = product[key]
+        elif key not in zipped:
+            if key not in tpl.defaults:
+                kind = tpl.components.get(key)
+                choices = ""
+                if kind is not None:
+                    from harness.components import list_components
+
+                    choices = f" (registered {kind}s: {', '.join(list_components(kind)[kind])})"
+                raise InvalidParameterError(f"sweep {tpl.name!r} needs a value for {key!r}{choices}")
+            axes[key] = [tpl.defaults[key]]
+    grid = check_grid(Grid(product=axes, zip=zipped))
+    resolved: dict[str, dict[str, Any]] = {}
+    for key, kind in tpl.components.items():
+        values = axes.get(key) or zipped.get(key, [])
+        resolved[key] = {str(v): get_component(kind, str(v)) for v in values}
+    mode = next(m for m in ("trial", "trials", "evaluate") if getattr(tpl, m) is not None)
+    fn = functools.partial(_bound, getattr(tpl, mode), resolved)
+    spec = _plot_spec(tpl, grid, plot)
+    exp = Experiment(
+        name=name or f"sweep-{tpl.name}",
+        title=title or f"Sweep: {tpl.name}",
+        description=tpl.description,
+        grid=grid,
+        metrics=tpl.metrics,
+        default_trials=tpl.default_trials if default_trials is None else default_trials,
+        plot=spec,
+        **{mode: fn},
+    )
+    return check_experiment(exp)
+
+
+def _plot_spec(tpl: SweepTemplate, grid: Grid, plot: Mapping[str, Any] | PlotSpec | None) -> PlotSpec:
+    if isinstance(plot, PlotSpec):
+        return plot
+    plot = dict(plot or {})
+    base = tpl.plot
+    varying = [k for k in grid.names if len({*grid.product.get(k, []), *grid.zip.get(k, [])}) > 1]
+    numeric = [k for k in varying if k not in tpl.components and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool)
+        for v in (*grid.product.get(k, []), *grid.zip.get(k, [])))]
+    x = plot.get("x") or (base.x if base and base.x in varying else None) or (numeric or varying or list(grid.names))[0]
+    series_default = next((k for k in varying if k != x and k in tpl.components), None)
+    if base and base.series in varying and base.series != x:
+        series_default = base.series
+    return PlotSpec(
+        x=x,
+        y=tuple(plot.get("y", base.y if base else ())),
+        series=plot.get("series", series_default),
+        logx=bool(plot.get("logx", base.logx if base else False)),
+        logy=bool(plot.get("logy", base.logy if base else False)),
+        theory=base.theory if base else (),
+    )
+
+
+_SWEEP_KEYS = {"template", "name", "title", "product", "zip", "plot", "trials", "rng", "batch_size"}
+
+
+def load_sweep_file(path: str) -> dict[str, Any]:
+    """Read a sweep description from TOML (keys: template, name, title, product, zip,
+    plot, trials, rng, batch_size).
+
+    Raises
+    ------
+    InvalidParameterError
+        Malformed TOML or unknown keys; on Python < 3.11 (no :mod:`tomllib`) a clear
+        message says so.
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        raise InvalidParameterError(
+            "reading sweep files needs Python >= 3.11 (tomllib); give the axes with --set/--zip"
+        ) from None
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise InvalidParameterError(f"cannot read sweep file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError(f"sweep file {path} is not valid TOML: {exc}") from None
+    extra = set(data) - _SWEEP_KEYS
+    if extra:
+        raise InvalidParameterError(
+            f"sweep file {path} has unknown keys {sorted(extra)}; accepted: {sorted(_SWEEP_KEYS)}"
+        )
+    return data

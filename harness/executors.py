@@ -1,0 +1,266 @@
+"""Executors: where tasks run.  In-process, a local process pool, or a Dask cluster.
+
+An executor is a context manager (resources start in ``__enter__`` and are released
+in ``__exit__``, also on Ctrl-C) with one method, :meth:`Executor.imap_unordered`,
+yielding task results as they finish.  Results never depend on the executor:
+every unit carries its own random stream (:mod:`harness.work`).  New executors
+are added with :func:`register_executor`.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from anonspread.errors import InvalidParameterError
+from anonspread.validation import check_int, check_real
+from harness.errors import ExecutorError
+from harness.registry import Registry
+
+__all__ = [
+    "DaskExecutor",
+    "Executor",
+    "InProcessExecutor",
+    "ProcessPoolExecutor",
+    "default_workers",
+    "executor_names",
+    "make_executor",
+    "register_executor",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def default_workers() -> int:
+    """The CPUs this process may use (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor:
+    """Base class: run ``fn`` over tasks, yielding results in completion order.
+
+    Parameters
+    ----------
+    workers : int
+        Degree of parallelism (used by the runner to size chunks).
+    """
+
+    name = "base"
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = workers
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        """Yield ``fn(task)`` for every task, in whatever order they finish."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """Short description for the sidecar file."""
+        return f"{self.name}(workers={self.workers})"
+
+    @classmethod
+    def from_options(cls, *, workers: int, scheduler: str | None, timeout: float) -> Executor:
+        """Build from the CLI's options; only executors that use a scheduler accept one."""
+        if scheduler:
+            raise InvalidParameterError(
+                f"a scheduler is only used by the dask executor; got executor {cls.name!r}"
+            )
+        return cls(workers)
+
+
+class InProcessExecutor(Executor):
+    """Run every task in this process, one after the other (debugging, tiny runs)."""
+
+    name = "inprocess"
+
+    def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        for task in tasks:
+            yield fn(task)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is handled by the parent, which journals what finished and stops the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ProcessPoolExecutor(Executor):
+    """A local pool of ``workers`` processes (:mod:`concurrent.futures`).
+
+    Workers are started with the ``spawn`` method (``forkserver`` can be asked
+    for): forking a parent that already runs numba or BLAS threads is unsafe.
+    """
+
+    name = "processes"
+
+    def __init__(self, workers: int = 2, *, start_method: str = "spawn") -> None:
+        super().__init__(workers)
+        self.start_method = start_method
+        self._pool: Any = None
+
+    def __enter__(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor as _Pool
+
+        ctx = multiprocessing.get_context(self.start_method)
+        self._pool = _Pool(max_workers=self.workers, mp_context=ctx, initializer=_ignore_sigint)
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if exc_type is None:
+            pool.shutdown(wait=True)
+            return
+        # Interrupted or failed: drop queued tasks and stop the running ones now
+        # (their units are not journaled, so a resume recomputes exactly them).
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in processes:
+            proc.join(timeout=5)
+
+    def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        futures = [self._pool.submit(fn, t) for t in tasks]
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        except BrokenProcessPool as exc:
+            raise ExecutorError(
+                "a worker process died before finishing its task; finished batches are in "
+                "the journal, rerun with --resume"
+            ) from exc
+
+
+class DaskExecutor(Executor):
+    """Tasks on a Dask distributed cluster.
+
+    Parameters
+    ----------
+    workers : int
+        Workers of the ``LocalCluster`` started when ``scheduler == "local"``.
+    scheduler : str
+        ``"local"`` or a scheduler address such as ``tcp://10.0.0.5:8786``.
+    timeout : float
+        Seconds to wait for the scheduler before giving up.
+    processes : bool
+        For ``"local"``: worker processes (True) or threads in this process.
+    """
+
+    name = "dask"
+
+    def __init__(
+        self, workers: int = 2, *, scheduler: str = "local", timeout: float = 3.0, processes: bool = True
+    ) -> None:
+        super().__init__(workers)
+        self.scheduler = scheduler
+        self.timeout = timeout
+        self.processes = processes
+        self._cluster: Any = None
+        self._client: Any = None
+
+    def __enter__(self) -> DaskExecutor:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise ExecutorError(
+                "the Dask executor needs dask.distributed: pip install 'anonspread[dask]'"
+            ) from exc
+        if self.scheduler == "local":
+            self._cluster = LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=self.processes,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = Client(self._cluster)
+            return self
+        try:
+            self._client = Client(self.scheduler, timeout=f"{self.timeout}s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ExecutorError(
+                f"cannot reach the Dask scheduler at {self.scheduler!r} within "
+                f"{self.timeout:g} s ({reason})"
+            ) from None
+        n = len(self._client.scheduler_info().get("workers", {}))
+        self.workers = max(1, n)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        client, self._client = self._client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        from distributed import as_completed
+
+        futures = self._client.map(fn, list(tasks), pure=False)
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:
+            self._client.cancel([f for f in futures if not f.done()])
+
+    def describe(self) -> str:
+        return f"dask(scheduler={self.scheduler!r}, workers={self.workers})"
+
+    @classmethod
+    def from_options(cls, *, workers: int, scheduler: str | None, timeout: float) -> Executor:
+        return cls(workers, scheduler=scheduler or "local", timeout=timeout)
+
+
+_EXECUTORS: Registry[type[Executor]] = Registry("executor")
+for _cls in (InProcessExecutor, ProcessPoolExecutor, DaskExecutor):
+    _EXECUTORS.add(_cls.name, _cls)
+
+
+def register_executor(cls: type[Executor], *, replace: bool = False) -> type[Executor]:
+    """Make a new :class:`Executor` subclass available under ``cls.name``."""
+    return _EXECUTORS.add(cls.name, cls, replace=replace)
+
+
+def executor_names() -> list[str]:
+    """Names accepted by :func:`make_executor`."""
+    return _EXECUTORS.names()
+
+
+def make_executor(
+    executor: str | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float = 3.0,
+) -> Executor:
+    """Build an executor from the CLI's options (one place validates them).
+
+    ``executor=None`` picks ``"dask"`` when a scheduler is given, ``"inprocess"``
+    for one worker and ``"processes"`` otherwise.
+    """
+    workers = default_workers() if workers is None else check_int(workers, "workers", low=1)
+    timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
+    if executor is None:
+        executor = "dask" if scheduler else ("inprocess" if workers == 1 else "processes")
+    return _EXECUTORS.get(executor).from_options(workers=workers, scheduler=scheduler, timeout=timeout)

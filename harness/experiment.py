@@ -1,0 +1,250 @@
+"""What an experiment declares: its grid, its metrics, how one trial runs, how to plot it.
+
+An :class:`Experiment` only stores what it is given; :func:`check_experiment`
+(called when it is registered or run) is the one place its fields are validated.
+Exactly one of three ways to compute is given:
+
+``trial(params, rng) -> dict[str, float]``
+    one random trial, run ``trials`` times per parameter point;
+``trials(params, n, rng) -> dict[str, numpy.ndarray]``
+    ``n`` random trials at once (for vectorised simulators such as
+    ``spread.simulate_many``), each array of length ``n``;
+``evaluate(params) -> dict[str, float]``
+    an exact, closed-form quantity (e.g. the privacy loss of a mechanism).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int
+from harness.grid import Grid, Scalar, check_grid
+
+__all__ = [
+    "METRIC_KINDS",
+    "Experiment",
+    "Metric",
+    "PlotSpec",
+    "Theory",
+    "check_experiment",
+]
+
+METRIC_KINDS = ("proportion", "mean")
+"""``proportion``: per-trial values in [0, 1], Wilson interval; ``mean``: normal interval."""
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+Params = Mapping[str, Scalar]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A reported quantity.
+
+    Parameters
+    ----------
+    name : str
+        Key in the dicts returned by ``trial``/``trials``/``evaluate``.
+    kind : {"proportion", "mean"}
+        Decides the confidence interval (Wilson or normal).
+    label : str
+        Axis label in plots (defaults to ``name``).
+    """
+
+    name: str
+    kind: str = "mean"
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Theory:
+    """A theory curve overlaid on a plot: ``fn(params) -> float`` at every grid point.
+
+    ``fn`` receives the full parameter point (x included) and returns the
+    closed-form value or bound of ``metric`` there (NaN where it does not apply).
+    """
+
+    metric: str
+    fn: Callable[[Params], float]
+    label: str = "theory"
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """How the tidy results are drawn: one panel per y metric, one line per series.
+
+    Parameters
+    ----------
+    x : str
+        Grid parameter on the horizontal axis.
+    y : tuple of str
+        Metrics to draw (one panel each); empty means all metrics.
+    series : str or None
+        Grid parameter distinguishing lines; other varying parameters are folded
+        into the series label.
+    logx, logy : bool
+        Logarithmic axes.
+    theory : tuple of Theory
+        Closed-form curves drawn dashed over the estimates.
+    """
+
+    x: str
+    y: tuple[str, ...] = ()
+    series: str | None = None
+    logx: bool = False
+    logy: bool = False
+    theory: tuple[Theory, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (theory callables are recorded by label only)."""
+        return {
+            "x": self.x,
+            "y": list(self.y),
+            "series": self.series,
+            "logx": self.logx,
+            "logy": self.logy,
+            "theory": [{"metric": t.metric, "label": t.label} for t in self.theory],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlotSpec:
+        """Rebuild a spec from :meth:`to_dict` output (without theory curves)."""
+        return cls(
+            x=data["x"],
+            y=tuple(data.get("y", ())),
+            series=data.get("series"),
+            logx=bool(data.get("logx", False)),
+            logy=bool(data.get("logy", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named, registered computation over a parameter grid.
+
+    Parameters
+    ----------
+    name : str
+        Registry key and output file stem (letters, digits, ``_ . -``).
+    title : str
+        One line, shown by ``anonspread list``.
+    description : str
+        What it computes, which paper figure it reproduces, where it differs.
+    grid : Grid
+        The parameter points.
+    metrics : tuple of Metric
+        What each trial (or evaluation) reports.
+    trial, trials, evaluate : callable, optional
+        Exactly one of them; see the module docstring.
+    default_trials : int
+        Trials per point when the caller gives none (ignored by ``evaluate``).
+    batch_size : int or None
+        Trials per independent random stream; ``None`` picks 200 for ``trial``
+        and 5000 for ``trials``.  Results depend on it (it fixes the streams),
+        never on the executor or number of workers.
+    plot : PlotSpec or None
+        ``None`` plots every metric against the first grid parameter.
+    """
+
+    name: str
+    title: str
+    description: str
+    grid: Grid
+    metrics: tuple[Metric, ...]
+    trial: Callable[[Params, np.random.Generator], Mapping[str, float]] | None = None
+    trials: Callable[[Params, int, np.random.Generator], Mapping[str, Any]] | None = None
+    evaluate: Callable[[Params], Mapping[str, float]] | None = None
+    default_trials: int = 1000
+    batch_size: int | None = None
+    plot: PlotSpec | None = field(default=None)
+
+    @property
+    def mode(self) -> str:
+        """``"trial"``, ``"trials"`` or ``"evaluate"``."""
+        for mode in ("trial", "trials", "evaluate"):
+            if getattr(self, mode) is not None:
+                return mode
+        raise InvalidParameterError(
+            f"experiment {self.name!r} must give one of trial, trials or evaluate"
+        )
+
+    @property
+    def is_exact(self) -> bool:
+        """True for closed-form experiments (one evaluation per point, no randomness)."""
+        return self.mode == "evaluate"
+
+    def effective_batch_size(self) -> int:
+        """Trials per random stream (see ``batch_size``)."""
+        if self.batch_size is not None:
+            return self.batch_size
+        return {"trial": 200, "trials": 5000, "evaluate": 1}[self.mode]
+
+    def plot_spec(self) -> PlotSpec:
+        """The declared plot spec, or the default one."""
+        if self.plot is not None:
+            return self.plot
+        names = self.grid.names
+        return PlotSpec(x=names[0] if names else "", y=tuple(m.name for m in self.metrics))
+
+
+def check_experiment(exp: Any) -> Experiment:
+    """Validate every field of an experiment (the one place they are checked).
+
+    Raises
+    ------
+    InvalidTypeError, InvalidParameterError
+        With a message naming the experiment and the offending field.
+    """
+    if not isinstance(exp, Experiment):
+        raise InvalidTypeError(f"experiment must be a harness.Experiment; got {type(exp).__name__}")
+    if not isinstance(exp.name, str) or not _NAME.match(exp.name):
+        raise InvalidParameterError(
+            f"experiment name must start with a letter and use letters, digits, '_', '.', '-'; "
+            f"got {exp.name!r}"
+        )
+    where = f"experiment {exp.name!r}"
+    given = [m for m in ("trial", "trials", "evaluate") if getattr(exp, m) is not None]
+    if len(given) != 1:
+        raise InvalidParameterError(
+            f"{where} must give exactly one of trial, trials, evaluate; got {given or 'none'}"
+        )
+    if not callable(getattr(exp, given[0])):
+        raise InvalidTypeError(f"{where}: {given[0]} must be callable")
+    check_grid(exp.grid)
+    if not exp.metrics:
+        raise InvalidParameterError(f"{where} must declare at least one metric")
+    names = [m.name for m in exp.metrics]
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"{where} declares a metric twice: {names}")
+    for m in exp.metrics:
+        if not isinstance(m, Metric):
+            raise InvalidTypeError(f"{where}: metrics must be harness.Metric; got {m!r}")
+        if m.kind not in METRIC_KINDS:
+            raise InvalidParameterError(
+                f"{where}: metric {m.name!r} kind must be one of {METRIC_KINDS}; got {m.kind!r}"
+            )
+        if m.name in exp.grid.names or m.name in ("metric", "n", "mean", "stderr", "ci_low", "ci_high"):
+            raise InvalidParameterError(f"{where}: metric name {m.name!r} clashes with a column")
+    check_int(exp.default_trials, f"{where}: default_trials", low=1)
+    if exp.batch_size is not None:
+        check_int(exp.batch_size, f"{where}: batch_size", low=1)
+    spec = exp.plot_spec()
+    params = exp.grid.names
+    if spec.x not in params:
+        raise InvalidParameterError(
+            f"{where}: plot x must be a grid parameter {list(params)}; got {spec.x!r}"
+        )
+    if spec.series is not None and spec.series not in params:
+        raise InvalidParameterError(
+            f"{where}: plot series must be a grid parameter {list(params)}; got {spec.series!r}"
+        )
+    for y in (*spec.y, *(t.metric for t in spec.theory)):
+        if y not in names:
+            raise InvalidParameterError(f"{where}: plot metric {y!r} is not one of {names}")
+    return exp

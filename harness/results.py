@@ -1,0 +1,239 @@
+"""Tidy results: one row per (parameter point, metric), written as CSV plus a JSON sidecar.
+
+Rows hold the parameters, then ``metric, n, mean, stderr, ci_low, ci_high``.
+Unit moments are merged in (point, batch) order and floats are written with
+``repr`` (the shortest string that reads back to the same double), so the CSV
+is byte-identical whatever executor produced it.  Everything that may differ
+between two runs of the same computation (timing, executor, host, versions)
+goes to the sidecar, never to the CSV.  Files are written atomically: a
+temporary file in the same directory, fsync'ed, then :func:`os.replace`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anonspread.errors import InvalidParameterError
+from harness.errors import OutputError
+from harness.grid import Scalar
+from harness.stats import Moments, summarize
+from harness.work import UnitResult
+
+__all__ = [
+    "STAT_COLUMNS",
+    "Table",
+    "aggregate",
+    "atomic_write",
+    "dumps_sidecar",
+    "format_value",
+    "read_sidecar",
+    "read_table",
+]
+
+STAT_COLUMNS = ("metric", "n", "mean", "stderr", "ci_low", "ci_high")
+
+_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def format_value(value: Scalar) -> str:
+    """The CSV text of a cell (floats via ``repr``: exact and deterministic)."""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _parse(text: str, kind: str) -> Scalar:
+    if kind == "bool":
+        return text == "True"
+    if kind in ("int", "float", "str"):
+        return _TYPES[kind](text)
+    raise InvalidParameterError(f"parameter type must be one of {sorted(_TYPES)}; got {kind!r}")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A tidy result table.
+
+    Attributes
+    ----------
+    params : tuple of str
+        Parameter columns, in grid order.
+    param_types : dict
+        ``name -> "int" | "float" | "str" | "bool"`` (to read the CSV back).
+    rows : list of dict
+        Each row maps parameters and :data:`STAT_COLUMNS` to values.
+    """
+
+    params: tuple[str, ...]
+    param_types: Mapping[str, str]
+    rows: list[dict[str, Any]]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (*self.params, *STAT_COLUMNS)
+
+    def to_csv(self) -> str:
+        """The deterministic CSV text."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self.rows:
+            writer.writerow([format_value(row[c]) for c in self.columns])
+        return buf.getvalue()
+
+    def where(self, **params: Scalar) -> list[dict[str, Any]]:
+        """Rows whose parameters (and ``metric``) equal the given values."""
+        return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
+
+
+def _type_name(values: Sequence[Scalar]) -> str:
+    kinds = {type(v).__name__ for v in values}
+    if kinds <= {"bool"}:
+        return "bool"
+    if kinds <= {"int"}:
+        return "int"
+    if kinds <= {"int", "float"}:
+        return "float"
+    return "str"
+
+
+def aggregate(
+    points: Sequence[Mapping[str, Scalar]],
+    names: Sequence[str],
+    metrics: Sequence[tuple[str, str]],
+    results: Mapping[tuple[int, int], UnitResult],
+    *,
+    level: float = 0.95,
+) -> Table:
+    """Merge unit results into the tidy table.
+
+    Parameters
+    ----------
+    points : list of dict
+        The expanded grid (point index = position).
+    names : list of str
+        Parameter column order.
+    metrics : list of (name, kind)
+        ``kind`` is ``"proportion"``, ``"mean"`` or ``"exact"``.
+    results : dict
+        ``(point, batch) -> UnitResult``; merged in batch order.
+    level : float
+        Confidence level of the intervals.
+    """
+    types = {n: _type_name([p[n] for p in points]) for n in names}
+    by_point: dict[int, list[UnitResult]] = {}
+    for key in sorted(results):
+        by_point.setdefault(key[0], []).append(results[key])
+    rows = []
+    for i, point in enumerate(points):
+        units = by_point.get(i, [])
+        for metric, kind in metrics:
+            total = Moments(0, 0.0, 0.0)
+            for u in units:
+                total = total.merge(u.moments[metric])
+            s = summarize(total, kind, level)
+            row: dict[str, Any] = {n: _coerce(point[n], types[n]) for n in names}
+            row.update(metric=metric, n=s.n, mean=s.mean, stderr=s.stderr, ci_low=s.ci_low, ci_high=s.ci_high)
+            rows.append(row)
+    return Table(tuple(names), types, rows)
+
+
+def _coerce(value: Scalar, kind: str) -> Scalar:
+    # A column mixing 1 and 0.5 is written as floats throughout, so it reads back the same.
+    if kind == "float":
+        return float(value)
+    if kind == "str":
+        return str(value)
+    return value
+
+
+def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temp file in the same directory + replace).
+
+    A reader sees either the previous complete file or the new complete file,
+    never a partial one.
+
+    Raises
+    ------
+    OutputError
+        The directory is missing or not writable.
+    """
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {obj!r}")
+
+
+def dumps_sidecar(data: Mapping[str, Any]) -> str:
+    """The sidecar JSON text (sorted keys, 2-space indent)."""
+    return json.dumps(data, indent=2, sort_keys=True, default=_json_default) + "\n"
+
+
+def read_sidecar(csv_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read the JSON sidecar next to a result CSV (``x.csv`` -> ``x.json``).
+
+    Raises
+    ------
+    OutputError
+        The sidecar is missing or not valid JSON.
+    """
+    side = Path(csv_path).with_suffix(".json")
+    try:
+        return json.loads(side.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OutputError(f"no sidecar {side} next to {csv_path} (it is written by 'anonspread run')") from None
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"cannot read the sidecar {side}: {exc}") from None
+
+
+def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | None = None) -> Table:
+    """Read a result CSV back (parameter types come from the sidecar)."""
+    sidecar = read_sidecar(csv_path) if sidecar is None else sidecar
+    types = dict(sidecar["parameter_types"])
+    params = tuple(sidecar["parameters"])
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = set(params) | set(STAT_COLUMNS)
+            missing -= set(reader.fieldnames or ())
+            if missing:
+                raise OutputError(f"{csv_path} is not a result table (missing columns {sorted(missing)})")
+            rows = []
+            for rec in reader:
+                row: dict[str, Any] = {p: _parse(rec[p], types[p]) for p in params}
+                row["metric"] = rec["metric"]
+                row["n"] = int(rec["n"])
+                for c in STAT_COLUMNS[2:]:
+                    row[c] = float(rec[c])
+                rows.append(row)
+    except OSError as exc:
+        raise OutputError(f"cannot read {csv_path}: {exc.strerror or exc}") from None
+    return Table(params, types, rows)

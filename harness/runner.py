@@ -1,0 +1,335 @@
+"""Running an experiment: plan the units, skip journaled ones, execute, aggregate, write.
+
+:func:`run` is the Python entry point behind ``anonspread run`` and
+``anonspread sweep``::
+
+    grid -> points -> units (point, batch) -> tasks (chunks) -> executor
+         -> journal (each finished unit) -> tidy table -> CSV + JSON + PNG
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import os
+import platform
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_real
+from harness.errors import OutputError, RunInterrupted
+from harness.executors import Executor, make_executor
+from harness.experiment import Experiment, check_experiment
+from harness.grid import Scalar, check_grid, expand
+from harness.journal import Journal
+from harness.progress import Progress
+from harness.registry import get_experiment
+from harness.results import Table, aggregate, atomic_write, dumps_sidecar
+from harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
+
+__all__ = ["RunResult", "output_paths", "resolve_seed", "run"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :func:`run` returns.
+
+    Attributes
+    ----------
+    experiment : Experiment
+        As run (with ``--set`` overrides applied to its grid).
+    table : Table
+        The tidy results.
+    paths : dict
+        ``"csv"``, ``"json"``, ``"journal"`` and, when plotted, ``"png"``/``"pdf"``.
+    seed : int
+        The root seed entropy (pass it as ``rng`` to reproduce the run).
+    computed, reused : int
+        Units computed in this call, and units taken from the journal.
+    elapsed : float
+        Wall-clock seconds.
+    """
+
+    experiment: Experiment
+    table: Table
+    paths: Mapping[str, Path]
+    seed: int
+    computed: int
+    reused: int
+    elapsed: float
+
+
+def resolve_seed(rng: Any) -> int:
+    """Root seed entropy from ``rng`` (None: fresh OS entropy; int; SeedSequence; Generator)."""
+    if rng is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(rng, np.random.SeedSequence):
+        if rng.spawn_key:
+            raise InvalidParameterError("rng must be a root SeedSequence (no spawn_key)")
+        return int(rng.entropy)
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63))
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        return check_int(rng, "rng", low=0)
+    raise InvalidTypeError(
+        f"rng must be None, a non-negative int, a numpy SeedSequence or Generator; got {rng!r}"
+    )
+
+
+def output_paths(out: str | os.PathLike[str], name: str) -> dict[str, Path]:
+    """Where a run of ``name`` writes its files in ``out``."""
+    out = Path(out)
+    return {
+        "csv": out / f"{name}.csv",
+        "json": out / f"{name}.json",
+        "png": out / f"{name}.png",
+        "pdf": out / f"{name}.pdf",
+        "journal": out / f"{name}.journal.jsonl",
+    }
+
+
+def _prepare_out(out: str | os.PathLike[str]) -> Path:
+    path = Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output directory {path}: {exc.strerror or exc}") from None
+    if not path.is_dir():
+        raise OutputError(f"output path {path} is not a directory")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise OutputError(f"output directory {path} is not writable")
+    return path
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for pkg in ("anonspread", "numpy", "scipy", "networkx", "numba", "matplotlib", "dask", "distributed"):
+        try:
+            found[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def _metric_kinds(exp: Experiment) -> list[tuple[str, str]]:
+    return [(m.name, "exact" if exp.is_exact else m.kind) for m in exp.metrics]
+
+
+def run(
+    experiment: str | Experiment,
+    *,
+    trials: int | None = None,
+    rng: Any = None,
+    out: str | os.PathLike[str] = ".",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: str | Executor | None = None,
+    resume: bool = False,
+    overrides: Mapping[str, Sequence[Scalar]] | None = None,
+    batch_size: int | None = None,
+    plot: bool = True,
+    pdf: bool = False,
+    level: float = 0.95,
+    progress: bool | None = None,
+) -> RunResult:
+    """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
+
+    Parameters
+    ----------
+    experiment : str or Experiment
+        A registered name or an :class:`Experiment` (validated here).
+    trials : int, optional
+        Trials per parameter point (default: the experiment's ``default_trials``;
+        ignored by exact experiments).
+    rng : None, int, SeedSequence or Generator
+        Root seed.  ``None`` draws fresh entropy (recorded in the sidecar), or, with
+        ``resume``, reuses the journal's.
+    out : path-like
+        Output directory (created if missing).
+    workers, scheduler, executor
+        See :func:`harness.executors.make_executor`; an :class:`Executor` instance
+        is used as is.
+    resume : bool
+        Reuse the units finished in ``OUT/NAME.journal.jsonl``; the final table is
+        the one an uninterrupted run gives.
+    overrides : dict, optional
+        Grid axes to replace (``--set``).
+    batch_size : int, optional
+        Trials per random stream (default: the experiment's).
+    plot, pdf : bool
+        Write the PNG (and a PDF).
+    level : float
+        Confidence level of the intervals.
+    progress : bool or None
+        Show a progress bar (``None``: only on a terminal outside CI).
+
+    Returns
+    -------
+    RunResult
+
+    Examples
+    --------
+    >>> import harness, tempfile
+    >>> def coin(params, rng):
+    ...     return {"heads": float(rng.random() < params["p"])}
+    >>> exp = harness.Experiment(name="coin", title="coin", description="p",
+    ...     grid=harness.Grid(product={"p": [0.25]}),
+    ...     metrics=(harness.Metric("heads", "proportion"),), trial=coin)
+    >>> res = harness.run(exp, trials=400, rng=1, out=tempfile.mkdtemp(), workers=1, plot=False)
+    >>> abs(res.table.rows[0]["mean"] - 0.25) < 0.07
+    True
+    """
+    started = time.time()
+    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
+    check_experiment(exp)
+    if overrides:
+        grid = check_grid(exp.grid.with_values(overrides))
+        exp = dataclasses.replace(exp, grid=grid)
+        check_experiment(exp)
+    points = expand(exp.grid)
+    if exp.is_exact:
+        n_trials = 1
+    else:
+        n_trials = exp.default_trials if trials is None else check_int(trials, "trials", low=1)
+    bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
+    level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    if not isinstance(executor, Executor):
+        executor = make_executor(executor, workers=workers, scheduler=scheduler)
+    out_dir = _prepare_out(out)
+    paths = output_paths(out_dir, exp.name)
+    journal = Journal(paths["journal"])
+    if rng is None and resume:
+        prior = journal.read().header
+        seed = int(prior["seed"]) if prior and prior.get("experiment") == exp.name else resolve_seed(None)
+    else:
+        seed = resolve_seed(rng)
+
+    header = {
+        "experiment": exp.name,
+        "mode": exp.mode,
+        "seed": seed,
+        "trials": None if exp.is_exact else n_trials,
+        "batch_size": bsize,
+        "grid": exp.grid.to_dict(),
+        "metrics": [m.name for m in exp.metrics],
+    }
+    units = plan_units(len(points), n_trials, bsize, exact=exp.is_exact)
+    with journal:
+        finished = journal.open(header, resume=resume)
+        results: dict[tuple[int, int], UnitResult] = dict(finished)
+        todo = [u for u in units if (u.point, u.batch) not in results]
+        computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
+    table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
+    finished_at = time.time()
+    written = _write_outputs(exp, table, paths, seed=seed, trials=n_trials, batch_size=bsize,
+                             level=level, executor=executor, plot=plot, pdf=pdf,
+                             timing={"started": started, "finished": finished_at,
+                                     "elapsed_s": finished_at - started,
+                                     "units_computed": computed,
+                                     "units_reused": len(units) - computed})
+    return RunResult(exp, table, written, seed, computed, len(units) - computed, time.time() - started)
+
+
+def _execute(
+    exp: Experiment,
+    points: Sequence[Mapping[str, Scalar]],
+    seed: int,
+    todo: Sequence[Unit],
+    units: Sequence[Unit],
+    results: dict[tuple[int, int], UnitResult],
+    journal: Journal,
+    executor: Executor,
+    progress: bool | None,
+) -> int:
+    """Run the missing units, journaling each finished chunk; return how many ran."""
+    fn = getattr(exp, exp.mode)
+    proportions = tuple(m.name for m in exp.metrics if m.kind == "proportion")
+    remaining: dict[int, int] = {}
+    for u in todo:
+        remaining[u.point] = remaining.get(u.point, 0) + 1
+    done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
+    bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
+    computed = 0
+    try:
+        with bar, executor:
+            bar.update(done_trials, len(points) - len(remaining))
+            tasks = [
+                Task(exp.name, exp.mode, fn, tuple(m.name for m in exp.metrics), proportions,
+                     seed, tuple(c), tuple(points[u.point] for u in c))
+                for c in chunk(todo, executor.workers)
+            ]
+            for batch in executor.imap_unordered(run_task, tasks):
+                journal.append(batch)
+                closed = 0
+                for r in batch:
+                    results[(r.point, r.batch)] = r
+                    remaining[r.point] -= 1
+                    closed += remaining[r.point] == 0
+                computed += len(batch)
+                bar.update(sum(r.n for r in batch), closed)
+    except KeyboardInterrupt:
+        raise RunInterrupted(
+            f"interrupted: {len(results)} of {len(units)} batches are finished and journaled in "
+            f"{journal.path}; rerun with --resume to continue"
+        ) from None
+    return computed
+
+
+def _write_outputs(
+    exp: Experiment,
+    table: Table,
+    paths: Mapping[str, Path],
+    *,
+    seed: int,
+    trials: int,
+    batch_size: int,
+    level: float,
+    executor: Executor,
+    plot: bool,
+    pdf: bool,
+    timing: Mapping[str, Any],
+) -> dict[str, Path]:
+    """CSV first, then the sidecar, then the figures; each written atomically."""
+    atomic_write(paths["csv"], table.to_csv())
+    spec = exp.plot_spec()
+    sidecar = {
+        "experiment": exp.name,
+        "title": exp.title,
+        "description": exp.description,
+        "mode": exp.mode,
+        "parameters": list(table.params),
+        "parameter_types": dict(table.param_types),
+        "grid": exp.grid.to_dict(),
+        "points": len(expand(exp.grid)),
+        "metrics": [{"name": m.name, "kind": m.kind, "label": m.label or m.name} for m in exp.metrics],
+        "seed": seed,
+        "trials": None if exp.is_exact else trials,
+        "batch_size": batch_size,
+        "confidence_level": level,
+        "plot": spec.to_dict(),
+        "executor": executor.describe(),
+        "versions": _versions(),
+        "command": sys.argv,
+        "timing": dict(timing),
+        "files": {"csv": paths["csv"].name},
+        "complete": True,
+    }
+    written = {"csv": paths["csv"], "journal": paths["journal"]}
+    if plot:
+        from harness.plots import plot_table
+
+        labels = {m.name: m.label or m.name for m in exp.metrics}
+        for p in plot_table(table, spec, paths["png"], title=exp.title, labels=labels, pdf=pdf):
+            written[p.suffix[1:]] = p
+            sidecar["files"][p.suffix[1:]] = p.name
+    atomic_write(paths["json"], dumps_sidecar(sidecar))
+    written["json"] = paths["json"]
+    return written

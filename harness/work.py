@@ -1,0 +1,173 @@
+"""Units of work: (point, batch) pairs, their random streams, and the task workers run.
+
+The trials of each parameter point are cut into batches of ``batch_size``.  Each
+(point, batch) *unit* draws from its own stream,
+``SeedSequence(entropy, spawn_key=(point, batch))``, so its result depends only
+on the seed, the grid and the batch size: never on which worker, which executor
+or in which order it runs.  Units are grouped into *tasks* (chunks) only to keep
+the per-task overhead of an executor small; grouping does not touch the
+streams.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from harness.errors import TrialError
+from harness.grid import Scalar
+from harness.stats import Moments
+
+__all__ = [
+    "Task",
+    "Unit",
+    "UnitResult",
+    "chunk",
+    "plan_units",
+    "run_task",
+    "unit_stream",
+]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Batch ``batch`` of parameter point ``point``: ``n`` trials (1 for exact ones)."""
+
+    point: int
+    batch: int
+    n: int
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What a finished unit reports: per-metric :class:`~harness.stats.Moments`."""
+
+    point: int
+    batch: int
+    n: int
+    moments: Mapping[str, Moments]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready record (floats survive a round trip exactly)."""
+        return {
+            "point": self.point,
+            "batch": self.batch,
+            "n": self.n,
+            "moments": {k: [m.n, m.mean, m.m2] for k, m in self.moments.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
+        """Inverse of :meth:`to_json`."""
+        return cls(
+            point=int(data["point"]),
+            batch=int(data["batch"]),
+            n=int(data["n"]),
+            moments={k: Moments(int(v[0]), float(v[1]), float(v[2])) for k, v in data["moments"].items()},
+        )
+
+
+@dataclass(frozen=True)
+class Task:
+    """A chunk of units shipped to one worker (picklable when ``fn`` is importable)."""
+
+    experiment: str
+    mode: str
+    fn: Callable[..., Mapping[str, Any]]
+    metrics: tuple[str, ...]
+    proportions: tuple[str, ...]
+    entropy: int
+    units: tuple[Unit, ...]
+    params: tuple[Mapping[str, Scalar], ...]
+
+
+def plan_units(n_points: int, trials: int, batch_size: int, *, exact: bool) -> list[Unit]:
+    """All units of a run in canonical (point, batch) order."""
+    if exact:
+        return [Unit(p, 0, 1) for p in range(n_points)]
+    units = []
+    for p in range(n_points):
+        done, b = 0, 0
+        while done < trials:
+            n = min(batch_size, trials - done)
+            units.append(Unit(p, b, n))
+            done, b = done + n, b + 1
+    return units
+
+
+def chunk(units: Sequence[Unit], workers: int, *, max_units: int = 64) -> list[list[Unit]]:
+    """Split units into contiguous chunks: about 8 per worker, at most ``max_units`` each.
+
+    Small chunks keep the journal and progress bar fresh and bound what an
+    interruption loses; not too many keeps the per-task overhead small.
+    """
+    if not units:
+        return []
+    n_chunks = max(8 * max(1, workers), math.ceil(len(units) / max_units))
+    n_chunks = min(len(units), n_chunks)
+    size = math.ceil(len(units) / n_chunks)
+    return [list(units[i : i + size]) for i in range(0, len(units), size)]
+
+
+def unit_stream(entropy: int, point: int, batch: int) -> np.random.Generator:
+    """The independent random stream of unit (point, batch)."""
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(point, batch)))
+
+
+def _where(task: Task, params: Mapping[str, Scalar]) -> str:
+    return f"experiment {task.experiment!r} at {dict(params)}"
+
+
+def _collect(task: Task, params: Mapping[str, Scalar], out: Any, n: int | None) -> dict[str, np.ndarray]:
+    """Check a trial's output has exactly the declared metrics, as arrays of length n."""
+    if not isinstance(out, Mapping):
+        raise TrialError(f"{_where(task, params)}: {task.mode} must return a dict; got {type(out).__name__}")
+    keys = set(out)
+    if keys != set(task.metrics):
+        raise TrialError(
+            f"{_where(task, params)}: {task.mode} returned metrics {sorted(keys)}; "
+            f"declared {sorted(task.metrics)}"
+        )
+    arrays = {}
+    for name in task.metrics:
+        arr = np.asarray(out[name], dtype=float).reshape(-1)
+        if n is not None and arr.shape[0] != n:
+            raise TrialError(
+                f"{_where(task, params)}: metric {name!r} has {arr.shape[0]} values; expected {n}"
+            )
+        arrays[name] = arr
+    return arrays
+
+
+def _check_values(task: Task, params: Mapping[str, Scalar], arrays: Mapping[str, np.ndarray]) -> None:
+    for name, arr in arrays.items():
+        if not np.all(np.isfinite(arr)):
+            raise TrialError(f"{_where(task, params)}: metric {name!r} has non-finite values")
+        if name in task.proportions and (arr.min() < 0 or arr.max() > 1):
+            raise TrialError(
+                f"{_where(task, params)}: proportion metric {name!r} has values outside [0, 1]"
+            )
+
+
+def _run_unit(task: Task, unit: Unit, params: Mapping[str, Scalar]) -> UnitResult:
+    if task.mode == "evaluate":
+        arrays = _collect(task, params, task.fn(dict(params)), 1)
+        moments = {k: Moments(1, float(v[0]), 0.0) for k, v in arrays.items()}
+        return UnitResult(unit.point, unit.batch, 1, moments)
+    rng = unit_stream(task.entropy, unit.point, unit.batch)
+    if task.mode == "trials":
+        arrays = _collect(task, params, task.fn(dict(params), unit.n, rng), unit.n)
+    else:
+        rows = [_collect(task, params, task.fn(dict(params), rng), 1) for _ in range(unit.n)]
+        arrays = {k: np.concatenate([r[k] for r in rows]) for k in task.metrics}
+    _check_values(task, params, arrays)
+    return UnitResult(unit.point, unit.batch, unit.n, {k: Moments.of(v) for k, v in arrays.items()})
+
+
+def run_task(task: Task) -> list[UnitResult]:
+    """Run every unit of a task (this is what executors ship to workers)."""
+    return [_run_unit(task, u, p) for u, p in zip(task.units, task.params)]
