@@ -160,7 +160,8 @@ class FDivergence(SublinearUtility):
         if not np.isfinite(one) or abs(one) > 1e-12:
             raise InvalidParameterError(f"f must satisfy f(1) = 0; got f(1) = {one!r}")
         t = np.concatenate([np.linspace(0.0, 4.0, 41), np.geomspace(5.0, 1e4, 20)])
-        ft = np.asarray(f(t), dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):  # f(0) may be a limit only
+            ft = np.asarray(f(t), dtype=float)
         if ft.shape != t.shape or not np.all(np.isfinite(ft[1:])):
             raise InvalidParameterError(
                 "f must be vectorised over numpy arrays and finite on (0, inf)"
@@ -175,7 +176,8 @@ class FDivergence(SublinearUtility):
         b = self.P1 @ Z
         out = np.zeros(Z.shape[1])
         pos = b > 0
-        out[pos] = b[pos] * np.asarray(self.f(a[pos] / b[pos]), dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[pos] = b[pos] * np.asarray(self.f(a[pos] / b[pos]), dtype=float)
         return out
 
     def __repr__(self) -> str:
