@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.errors import InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
 from spread._kernels import run_batch
 from spread._store import NCOL, PARENT, TIME
-from spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from spread.graphs import LazyTree, as_contact_graph
 from spread.protocols import Protocol
 from spread.result import Spread, SpreadBatch
 
@@ -172,10 +172,8 @@ def simulate_many(
     if lazy:
         src = _source_index(g, source, gen)
         if src != 0:
-            # a named node exists only in the object's own realisation
-            store = g.store
-            lazy = False
-            raise InvalidTypeError(
+            # a named node exists only in the object's own realisation, not in fresh ones
+            raise InvalidParameterError(
                 "simulate_many on an infinite tree starts every trial at node 0; "
                 f"got source={source!r}"
             )
@@ -203,7 +201,3 @@ def simulate_many(
         protocol=protocol,
         graph=g,
     )
-
-
-def _check_graph_kind(g) -> None:  # pragma: no cover - documentation of accepted kinds
-    assert isinstance(g, (ContactGraph, LazyTree))
