@@ -48,9 +48,9 @@ def _eps(eps: Any) -> float:
 
 def _two_level(in_T: np.ndarray, eps: float) -> Mechanism:
     """Binary staircase: output 0 w.p. e^eps/(1+e^eps) on ``T``, 1/(1+e^eps) off ``T``."""
-    hi, lo = expit(eps), expit(-eps)  # stable for eps = inf
-    q0 = np.where(in_T, hi, lo)
-    return Mechanism(np.column_stack([q0, 1.0 - q0]))
+    # Both levels from expit (not 1 - q): exact ratio e^eps even when one level is tiny.
+    hi, lo = expit(eps), expit(-eps)
+    return Mechanism(np.column_stack([np.where(in_T, hi, lo), np.where(in_T, lo, hi)]))
 
 
 def binary_mechanism(P0: Any, P1: Any, eps: float) -> Mechanism:
