@@ -222,7 +222,8 @@ def run(
         "metrics": [m.name for m in exp.metrics],
     }
     units = plan_units(len(points), n_trials, bsize, exact=exp.is_exact)
-    with journal:
+    # The executor connects first, so an unreachable scheduler leaves no journal behind.
+    with executor, journal:
         finished = journal.open(header, resume=resume)
         results: dict[tuple[int, int], UnitResult] = dict(finished)
         todo = [u for u in units if (u.point, u.batch) not in results]
@@ -259,7 +260,7 @@ def _execute(
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
     computed = 0
     try:
-        with bar, executor:
+        with bar:
             bar.update(done_trials, len(points) - len(remaining))
             tasks = [
                 Task(exp.name, exp.mode, fn, tuple(m.name for m in exp.metrics), proportions,

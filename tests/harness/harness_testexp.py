@@ -86,3 +86,35 @@ SLOW = harness.Experiment(
 
 for _exp in (COIN, COIN_BATCHED, EXACT, SLOW):
     harness.register_experiment(_exp, replace=True)
+
+
+def fair_coin(bias):
+    """A fair coin ignores the bias parameter."""
+    return 0.5
+
+
+def biased_coin(bias):
+    """A coin landing heads with probability ``bias``."""
+    return float(bias)
+
+
+def flip_trials(params, n, rng, *, components):
+    """Template body: flip the selected coin ``n`` times."""
+    p = components["coin"][params["coin"]](params["bias"])
+    return {"heads": (rng.random(n) < p).astype(float)}
+
+
+harness.register_component("test-coin", "fair", fair_coin, description="p = 1/2", replace=True)
+harness.register_component("test-coin", "biased", biased_coin, description="p = bias", replace=True)
+harness.register_template(
+    harness.SweepTemplate(
+        name="test-flip",
+        description="Heads frequency of a registered coin (test template).",
+        components={"coin": "test-coin"},
+        defaults={"bias": 0.5},
+        metrics=(harness.Metric("heads", "proportion"),),
+        trials=flip_trials,
+        default_trials=400,
+    ),
+    replace=True,
+)
