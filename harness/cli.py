@@ -316,7 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns the exit status: 0 on success, 2 for bad input, 1 for a failure while
     running, 130 when interrupted.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed on one line
+        return exc.code if isinstance(exc.code, int) else 2
     debug = getattr(args, "debug", False)
     try:
         for module in args.imports:

@@ -96,7 +96,10 @@ def wilson_interval(p_hat: float, n: int, level: float = 0.95) -> tuple[float, f
     denom = 1.0 + z2 / n
     center = (p_hat + z2 / (2 * n)) / denom
     half = z * math.sqrt(p_hat * (1 - p_hat) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
+    # At p_hat = 0 (or 1) the bound is exactly 0 (or 1); say so rather than round.
+    lo = 0.0 if p_hat == 0.0 else max(0.0, center - half)
+    hi = 1.0 if p_hat == 1.0 else min(1.0, center + half)
+    return lo, hi
 
 
 def normal_interval(mean: float, stderr: float, level: float = 0.95) -> tuple[float, float]:
