@@ -13,7 +13,7 @@ rows, so an optimal basic solution uses at most ``k`` patterns (Theorem 3.2.2a).
 Two solvers (both HiGHS, both exact up to the LP tolerance):
 
 ``method="column_generation"`` (default)
-    A master LP over a few patterns is solved by the dual simplex method in ``highspy``
+    A master LP over a few patterns is solved by the primal simplex method in ``highspy``
     and warm-started after each round. With row duals ``w`` (the LP's dual is
     ``min 1.w`` s.t. ``w.S_j >= mu(S_j)``), *pricing* computes the reduced cost
     ``mu(S_j) - w.S_j`` of **all** ``2^k`` patterns exactly, by a subset-sum enumeration in
@@ -26,8 +26,9 @@ Two solvers (both HiGHS, both exact up to the LP tolerance):
     :class:`~privacy.utility.FDivergence` with a custom ``f``) are priced in numpy chunks,
     ``O(k 2^k)``.
 ``method="full"``
-    The plain LP of Eq. (3.11) with all ``2^k`` columns materialised (the reference; about
-    ``k 2^k`` matrix entries, so only for ``k`` up to about 18).
+    The plain LP of Eq. (3.11) with all ``2^k`` columns materialised, solved by HiGHS's
+    primal simplex (the reference; ``k 2^k`` matrix entries, so only for ``k`` up to about
+    18-20).
 
 Both return the mechanism with duplicate patterns merged (the all-ones and all-``e^eps``
 patterns are proportional) and at most ``k`` outputs.
@@ -226,6 +227,9 @@ class _Master:
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")  # keep the basis between rounds (warm start)
+        # Primal simplex: added columns leave the basis primal feasible, and with k rows and
+        # many columns it is also far faster than dual simplex on the full LP.
+        h.setOptionValue("simplex_strategy", 4)
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         ones = np.ones(k)
