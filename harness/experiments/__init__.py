@@ -2,8 +2,11 @@
 
 Importing this package fills the experiment, component and sweep-template
 registries; :func:`harness.get_experiment` does so on its first call.
+
+* :mod:`harness.experiments.privacy_ldp` -- thesis ch. 3 (Figs. 3.3, 3.4, 3.6, 3.7,
+  Cor. 3.3.7), the privacy components and the ``ldp-utility`` sweep.
 """
 
-from harness.experiments import krandom  # noqa: F401
+from harness.experiments import privacy_ldp
 
-__all__: list[str] = []
+__all__ = ["privacy_ldp"]
