@@ -38,6 +38,8 @@ __all__ = [
 METRIC_KINDS = ("proportion", "mean")
 """``proportion``: per-trial values in [0, 1], Wilson interval; ``mean``: normal interval."""
 
+_COLUMNS = ("metric", "n", "mean", "stderr", "ci_low", "ci_high")
+
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
 Params = Mapping[str, Scalar]
@@ -217,6 +219,11 @@ def check_experiment(exp: Any) -> Experiment:
     if not callable(getattr(exp, given[0])):
         raise InvalidTypeError(f"{where}: {given[0]} must be callable")
     check_grid(exp.grid)
+    clash = set(exp.grid.names) & set(_COLUMNS)
+    if clash:
+        raise InvalidParameterError(
+            f"{where}: grid parameter names {sorted(clash)} clash with result columns {_COLUMNS}"
+        )
     if not exp.metrics:
         raise InvalidParameterError(f"{where} must declare at least one metric")
     names = [m.name for m in exp.metrics]
@@ -229,7 +236,7 @@ def check_experiment(exp: Any) -> Experiment:
             raise InvalidParameterError(
                 f"{where}: metric {m.name!r} kind must be one of {METRIC_KINDS}; got {m.kind!r}"
             )
-        if m.name in exp.grid.names or m.name in ("metric", "n", "mean", "stderr", "ci_low", "ci_high"):
+        if m.name in exp.grid.names or m.name in _COLUMNS:
             raise InvalidParameterError(f"{where}: metric name {m.name!r} clashes with a column")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)
     if exp.batch_size is not None:

@@ -182,3 +182,25 @@ def test_parse_assignment_types():
     assert parse_assignment("a=1,2.5,true,x") == ("a", [1, 2.5, True, "x"])
     with pytest.raises(ValueError, match="--set must be key=value"):
         parse_assignment("=3")
+
+
+def test_experiment_validation_messages():
+    import harness
+
+    def f(params, rng):
+        return {"m": 0.0}
+
+    base = dict(name="test-v", title="t", description="d", metrics=(harness.Metric("m"),), trial=f)
+    cases = [
+        (dict(grid=harness.Grid(product={"n": [1]})), "clash with result columns"),
+        (dict(grid=harness.Grid(product={"a": []})), "must not be empty"),
+        (dict(grid=harness.Grid(zip={"a": [1, 2], "b": [1]})), "equal lengths"),
+        (dict(grid=harness.Grid(product={"a": [[1]]})), "must be str, int, float or bool"),
+        (dict(grid=harness.Grid(product={"a": [1]}), evaluate=f), "exactly one of"),
+        (dict(grid=harness.Grid(product={"a": [1]}), default_trials=0), "default_trials"),
+        (dict(grid=harness.Grid(product={"a": [1]}), plot=harness.PlotSpec(x="b")), "plot x"),
+    ]
+    for extra, fragment in cases:
+        with pytest.raises((ValueError, TypeError), match=fragment):
+            harness.register_experiment(harness.Experiment(**{**base, **extra}))
+    assert "test-v" not in [e.name for e in harness.list_experiments()]
