@@ -20,7 +20,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from spread._store import AUX, CHILD, FLAG, PARENT, SIB, TIME, expand, reset_lazy, reset_run_state
+from spread._store import (
+    AUX,
+    CHILD,
+    FLAG,
+    PARENT,
+    SIB,
+    TIME,
+    expand,
+    expand_into,
+    reset_lazy,
+    reset_run_state,
+)
 
 __all__ = [
     "run_adaptive_diffusion",
@@ -33,11 +44,10 @@ __all__ = [
 
 
 @nb.njit(cache=True, inline="always")
-def _infect(store, w, t, parent, n_inf):
-    ns = store[8]
+def _infect(ns, order, w, t, parent, n_inf):
     ns[w, TIME] = t
     ns[w, PARENT] = parent
-    store[9][n_inf] = w
+    order[n_inf] = w
     return n_inf + 1
 
 
@@ -52,7 +62,7 @@ def _start(store, source, vs_out, sizes_out):
     for t in range(vs_out.shape[0]):
         vs_out[t] = -1
         sizes_out[t] = 0
-    n_inf = _infect(store, source, 0, -1, 0)
+    n_inf = _infect(store[8], store[9], source, 0, -1, 0)
     sizes_out[0] = 1
     return n_inf
 
@@ -63,18 +73,20 @@ def _start(store, source, vs_out, sizes_out):
 @nb.njit(cache=True)
 def run_flooding(store, source, T, params, rng, vs_out, sizes_out):
     n_inf = _start(store, source, vs_out, sizes_out)
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     lo = 0
     for t in range(1, T + 1):
         hi = n_inf
         for i in range(lo, hi):
-            v = store[9][i]
-            store = expand(store, v)
-            start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+            v = order[i]
+            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+                store = expand(store, v)
+                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
             s = start[v]
             for j in range(deg[v]):
                 w = nbr[s + j]
                 if ns[w, TIME] < 0:
-                    n_inf = _infect(store, w, t, v, n_inf)
+                    n_inf = _infect(ns, order, w, t, v, n_inf)
         lo = hi
         sizes_out[t] = n_inf
     return store, n_inf
@@ -89,19 +101,20 @@ def _diffuse(store, source, T, p, distance_rate, rng, vs_out, sizes_out):
     (Protocol 1), dist(v) being v's hop count from the source along the infection path.
     """
     n_inf = _start(store, source, vs_out, sizes_out)
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     first = 0  # every node before ``first`` in infection order is saturated
     for t in range(1, T + 1):
         n_prev = n_inf
         advancing = True
         for i in range(first, n_prev):
-            v = store[9][i]
-            ns = store[8]
+            v = order[i]
             if ns[v, FLAG] == 1:
                 if advancing:
                     first = i + 1
                 continue
-            store = expand(store, v)
-            start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+                store = expand(store, v)
+                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
             if distance_rate:
                 q = (ns[v, AUX] + 1.0) / (t + 1.0)
             else:
@@ -112,7 +125,7 @@ def _diffuse(store, source, T, p, distance_rate, rng, vs_out, sizes_out):
                 w = nbr[s + j]
                 if ns[w, TIME] < 0:
                     if rng.random() < q:
-                        n_inf = _infect(store, w, t, v, n_inf)
+                        n_inf = _infect(ns, order, w, t, v, n_inf)
                         ns[w, AUX] = ns[v, AUX] + 1
                     else:
                         remaining += 1
@@ -151,8 +164,9 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
         for t in range(1, T + 1):
             sizes_out[t] = n_inf
         return store, n_inf
+    order = store[9]
     u = nbr[start[source] + rng.integers(0, deg[source])]
-    n_inf = _infect(store, u, 1, source, n_inf)
+    n_inf = _infect(ns, order, u, 1, source, n_inf)
     ns[u, FLAG] = 1
     ns[u, AUX] = 1
     sizes_out[1] = n_inf
@@ -160,11 +174,12 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
     for t in range(2, T + 1):
         n_prev = n_inf
         for i in range(1, n_prev):
-            v = store[9][i]
-            if store[8][v, AUX] <= 0:
+            v = order[i]
+            if ns[v, AUX] <= 0:
                 continue
-            store = expand(store, v)
-            start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+                store = expand(store, v)
+                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
             s = start[v]
             if ns[v, FLAG] == 1:
                 if buf.shape[0] < deg[v]:
@@ -177,7 +192,7 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
                         k += 1
                 if k > 0:
                     w = buf[rng.integers(0, k)]
-                    n_inf = _infect(store, w, t, v, n_inf)
+                    n_inf = _infect(ns, order, w, t, v, n_inf)
                     ns[w, FLAG] = 1
                     ns[w, AUX] = ns[v, AUX] + 1
                 ns[v, FLAG] = 0
@@ -185,7 +200,7 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
                 for j in range(deg[v]):
                     w = nbr[s + j]
                     if ns[w, TIME] < 0:
-                        n_inf = _infect(store, w, t, v, n_inf)
+                        n_inf = _infect(ns, order, w, t, v, n_inf)
                         ns[w, FLAG] = 0
                         ns[w, AUX] = ns[v, AUX] - 1
                 ns[v, AUX] = 0
@@ -207,7 +222,7 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
     subset) when ``cap >= 0``. On a tree without cap both are the thesis's procedure
     (only the leaves have uninfected contacts).
     """
-    ns = store[8]
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     # collect the nodes the message reaches before anyone is newly infected
     top = 0
     nvis = 0
@@ -223,8 +238,9 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
             x = stack[top]
             visit[nvis] = x
             nvis += 1
-            store = expand(store, x)
-            start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+            if start[x] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x):
+                store = expand(store, x)
+                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
             s = start[x]
             for j in range(deg[x]):
                 w = nbr[s + j]
@@ -254,8 +270,9 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
                 c = ns[c, SIB]
     for i in range(nvis):
         x = visit[i]
-        store = expand(store, x)
-        start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+        if start[x] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x):
+            store = expand(store, x)
+            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
         s = start[x]
         k = 0
         for j in range(deg[x]):
@@ -272,7 +289,7 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
             k = cap
         for j in range(k):
             w = buf[j]
-            n_inf = _infect(store, w, t, x, n_inf)
+            n_inf = _infect(ns, order, w, t, x, n_inf)
             _link_child(ns, x, w)
     return store, n_inf
 
@@ -301,7 +318,7 @@ def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
             sizes_out[t] = n_inf
         return store, n_inf
     u = nbr[start[source] + rng.integers(0, deg[source])]
-    n_inf = _infect(store, u, 1, source, n_inf)
+    n_inf = _infect(ns, store[9], u, 1, source, n_inf)
     _link_child(ns, source, u)
     vs = u
     from_vs = source

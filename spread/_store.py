@@ -60,7 +60,7 @@ def _splitmix64(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _draw_degree(key, dvals, dcdf):
     if dvals.shape[0] == 1:
         return dvals[0]
@@ -71,7 +71,7 @@ def _draw_degree(key, dvals, dcdf):
     return dvals[j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _init_node_state(ns, v):
     ns[v, TIME] = -1
     ns[v, PARENT] = -1
@@ -115,6 +115,41 @@ def _grow_nbr(store, need):
     return (start, deg, nbr2, tpar, key, meta, dvals, dcdf, ns, order)
 
 
+@nb.njit(cache=True, inline="always")
+def expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+    """Create the children of lazy node ``v`` in place.
+
+    Returns False, doing nothing, when the arrays are too small: the caller then
+    calls :func:`expand`, which grows them. Kernels hold the store's arrays in local
+    variables and call this on the hot path, since taking arrays out of the store
+    tuple costs reference-count updates.
+    """
+    has_parent = 1 if tpar[v] >= 0 else 0
+    k = deg[v] - has_parent
+    if meta[_M_NODES] + k > start.shape[0] or meta[_M_NBR] + k + has_parent > nbr.shape[0]:
+        return False
+    pos = meta[_M_NBR]
+    start[v] = pos
+    if has_parent:
+        nbr[pos] = tpar[v]
+        pos += 1
+    kv = key[v]
+    c = meta[_M_NODES]
+    for j in range(k):
+        kc = _splitmix64(kv + np.uint64(j + 1) * _GOLDEN)
+        key[c] = kc
+        deg[c] = _draw_degree(kc, dvals, dcdf)
+        tpar[c] = v
+        start[c] = -1
+        _init_node_state(ns, c)
+        nbr[pos] = c
+        pos += 1
+        c += 1
+    meta[_M_NODES] = c
+    meta[_M_NBR] = pos
+    return True
+
+
 @nb.njit(cache=True)
 def expand(store, v):
     """Make sure node ``v``'s neighbours exist; returns the (possibly regrown) store."""
@@ -126,24 +161,7 @@ def expand(store, v):
     store = _grow_nodes(store, meta[_M_NODES] + k)
     store = _grow_nbr(store, meta[_M_NBR] + k + has_parent)
     start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-    pos = meta[_M_NBR]
-    start[v] = pos
-    if has_parent:
-        nbr[pos] = tpar[v]
-        pos += 1
-    kv = key[v]
-    for j in range(k):
-        c = meta[_M_NODES]
-        meta[_M_NODES] += 1
-        kc = _splitmix64(kv + np.uint64(j + 1) * _GOLDEN)
-        key[c] = kc
-        deg[c] = _draw_degree(kc, dvals, dcdf)
-        tpar[c] = v
-        start[c] = -1
-        _init_node_state(ns, c)
-        nbr[pos] = c
-        pos += 1
-    meta[_M_NBR] = pos
+    expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
     return store
 
 
