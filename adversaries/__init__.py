@@ -1,1 +1,35 @@
-"""adversaries package."""
+"""Source-estimating adversaries: what they observe, their estimators, detection metrics.
+
+``observe(spread)`` gives the snapshot adversary's view (thesis §2.1.2); the
+estimators map it to scores over the infected nodes; :mod:`adversaries.metrics`
+turns scores into detection probability, hop distance, rank and posterior; and
+:func:`simulate_and_score` runs simulate + estimate + score in one compiled loop.
+"""
+
+from adversaries.estimators import jordan_center, ml_adaptive_diffusion, rumor_centrality
+from adversaries.observation import Snapshot, observe
+from adversaries.registry import (
+    ESTIMATORS,
+    EstimatorSpec,
+    applicable_estimators,
+    check_applicable,
+    get_estimator,
+    register_estimator,
+)
+from adversaries.scores import Scores, pick
+
+__all__ = [
+    "ESTIMATORS",
+    "EstimatorSpec",
+    "Scores",
+    "Snapshot",
+    "applicable_estimators",
+    "check_applicable",
+    "get_estimator",
+    "jordan_center",
+    "ml_adaptive_diffusion",
+    "observe",
+    "pick",
+    "register_estimator",
+    "rumor_centrality",
+]

@@ -1,0 +1,238 @@
+"""Source estimators of the snapshot adversary: ML for adaptive diffusion, Jordan centre, rumour centrality.
+
+Each estimator maps a :class:`~adversaries.observation.Snapshot` to
+:class:`~adversaries.scores.Scores` over the infected nodes (higher = more likely the
+source). The hot loops are the compiled kernels of :mod:`adversaries._kernels`,
+shared with the Monte Carlo path :func:`adversaries.simulate_and_score`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from adversaries import _kernels
+from adversaries._tables import ad_tables
+from adversaries.observation import Snapshot, graph_is_forest
+from adversaries.registry import register_estimator
+from adversaries.scores import Scores
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_real
+
+__all__ = ["jordan_center", "ml_adaptive_diffusion", "rumor_centrality"]
+
+
+def _check_snapshot(snapshot: Any) -> Snapshot:
+    if not isinstance(snapshot, Snapshot):
+        raise InvalidTypeError(
+            "snapshot must be an adversaries.Snapshot (e.g. from adversaries.observe(spread)); "
+            f"got {type(snapshot).__name__}"
+        )
+    return snapshot
+
+
+def check_d0(d0: Any, snapshot: Snapshot) -> float:
+    """Validate the design degree; None means the contact graph's degree if it is regular."""
+    if d0 is None:
+        d = snapshot.graph.regular_degree()
+        if d is None or d < 2:
+            raise InvalidParameterError(
+                "d0 must be a real number >= 2 or math.inf (None only on a regular graph of "
+                f"degree >= 2); got None on {snapshot.graph!r}"
+            )
+        return float(d)
+    return check_real(d0, "d0", low=2.0, allow_inf=True)
+
+
+def _ml_protocol_params(protocol, graph) -> dict:
+    return {"d0": protocol.design_degree(graph)}
+
+
+def _ml_extra(protocol, graph, reveal_edges) -> str | None:
+    if graph_is_forest(graph):
+        if protocol.max_infections_per_step is not None:
+            return (
+                "estimator 'ml' is exact on trees only without max_infections_per_step; "
+                f"got {protocol!r}"
+            )
+        return None
+    if protocol.relay != "tree":
+        return (
+            "estimator 'ml' (near-ML over the infection tree, §2.4.2) assumes relay='tree' on "
+            f"graphs with cycles; got {protocol!r}"
+        )
+    return None
+
+
+def ml_structure(snapshot: Snapshot) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The tree the ML runs on: ``(indptr, indices, exact)``.
+
+    The infected subgraph when it is a tree (exact: the boundary of the ball is
+    checked too), else the revealed infection tree (near-ML, §2.4.2).
+    """
+    if snapshot.subgraph_is_tree() and (
+        graph_is_forest(snapshot.graph) or snapshot.infection_tree() is None
+    ):
+        indptr, indices = snapshot.subgraph()
+        return indptr, indices, True
+    tree = snapshot.infection_tree()
+    if tree is None:
+        raise GraphError(
+            "snapshot must reveal the infection tree when the infected subgraph has cycles "
+            "(near-ML of §2.4.2): use adversaries.observe(spread, reveal_edges=True) or pass "
+            f"infection_edges; got {snapshot!r}"
+        )
+    return tree[0], tree[1], False
+
+
+@register_estimator(
+    "ml",
+    protocols=("adaptive-diffusion",),
+    edges_on_cycles=True,
+    likelihood=True,
+    batch=True,
+    params=_ml_protocol_params,
+    extra=_ml_extra,
+)
+def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
+    """Log-likelihood ``log P(G_T | v)`` of adaptive diffusion for every infected node.
+
+    Exact on trees (finite or lazily grown, regular or irregular) by the message
+    passing of Proposition 2.4.1 / Algorithm 4: for each final virtual source ``c``
+    consistent with the snapshot,
+
+    ``P(G_T | v) = 1/deg(v) * prod_{p in path(v, c) interior} 1/(deg(p) - 1) * B(h)``,
+
+    where ``h = d(v, c)`` and part B of Eq. (2.17) sums the keep/pass schedules of
+    the virtual source by a recursion over (decision, hop) in log space
+    (:mod:`adversaries._tables`). Up to a constant this is the score of Eq. (2.18).
+
+    * Even T: the infected set is the ball of radius T/2 around the virtual source,
+      which gets ``-inf`` (the source passed the token at step 1).
+    * Odd T (derived from Protocol 3): either the token was kept at step T (a ball of
+      radius (T+1)/2, last factor ``alpha(T-1, h)``) or passed over an edge {a, b}
+      (every node within (T-1)/2 hops of the edge; the candidate's path runs through
+      a to b, last factor ``(1 - alpha(T-1, h)) / (deg(a) - 1)``); both ends of that
+      edge get ``-inf``. At T = 1 the two infected nodes score ``-log deg``.
+    * Finite trees: every consistent configuration is summed (when the tree is
+      small, balls around different centres can coincide), and a virtual source
+      with no child keeps the token with probability 1, exactly as the spread
+      kernel does; the result equals :func:`adversaries.exact_likelihood`.
+
+    On graphs with cycles this is the **near-ML** of §2.4.2, an approximation: the
+    same formula over the revealed infection tree, ``deg(p) - 1`` replaced by the
+    number of infection-tree children of p (the uninfected neighbours p had when the
+    token reached it, under the spread's semantics), summed over every node (or
+    edge) within T/2 (or (T+1)/2, (T-1)/2) tree hops of all infected nodes. It
+    ignores cycles the token could take and caps on infections per step.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    d0 : float >= 2, math.inf or None
+        The design degree of the ``alpha`` table (Eq. 2.13); None: the degree of a
+        regular contact graph.
+
+    Returns
+    -------
+    Scores
+        kind ``"log-likelihood"``; exact absolute log-probabilities on trees.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``d0 < 2``, or the snapshot cannot come from adaptive diffusion.
+    GraphError
+        If the infected subgraph has cycles and no infection tree is revealed.
+
+    Examples
+    --------
+    >>> import spread, adversaries
+    >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
+    >>> sc = ml_adaptive_diffusion(adversaries.observe(sp), 3)
+    >>> sc[sp.virtual_source], len(set(np.round(sc.values[np.isfinite(sc.values)], 9)))
+    (-inf, 1)
+    """
+    snapshot = _check_snapshot(snapshot)
+    d0 = check_d0(d0, snapshot)
+    gdeg = snapshot.contact_degrees()
+    n, T = snapshot.n, snapshot.T
+    out = np.full(n, -np.inf)
+    if n == 1:
+        if T == 0 or gdeg[0] == 0:
+            out[0] = 0.0
+            found = 1
+        else:
+            found = 0
+    elif T == 0:
+        found = 0
+    else:
+        indptr, indices, exact = ml_structure(snapshot)
+        r_node, alive, dead, r_edge, move = ad_tables(d0, T)
+        found = _kernels.ml_tree(
+            indptr, indices, gdeg, exact, r_node, alive, dead, r_edge, move, out
+        )
+    if found == 0:
+        raise InvalidParameterError(
+            f"snapshot must be a possible outcome of adaptive diffusion at T={T}: no node "
+            f"(even T) or edge (odd T) has all {n} infected nodes within the right number "
+            "of hops with a complete ball; got an inconsistent snapshot"
+        )
+    return Scores(snapshot.nodes, out, "log-likelihood")
+
+
+@register_estimator("jordan", protocols=None, batch=True)
+def jordan_center(snapshot: Snapshot) -> Scores:
+    """Minus the eccentricity of each infected node within the infected subgraph.
+
+    The Jordan centre (thesis §2.1.1, [33, 34]; Fig. 2.3) minimises the largest hop
+    distance to the other infected nodes. On trees the eccentricities come from two
+    message passes (heights towards the leaves, then the best height through the
+    parent, O(n)); on graphs with cycles from one BFS per node (O(n m)).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> sc = jordan_center(Snapshot(nx.path_graph(5), [0, 1, 2, 3, 4], T=4))
+    >>> [sc[v] for v in range(5)]
+    [-4.0, -3.0, -2.0, -3.0, -4.0]
+    """
+    snapshot = _check_snapshot(snapshot)
+    indptr, indices = snapshot.subgraph()
+    ecc = np.empty(snapshot.n, np.int64)
+    if snapshot.subgraph_is_tree():
+        _kernels.tree_eccentricity(indptr, indices, ecc)
+    else:
+        _kernels.graph_eccentricity(indptr, indices, ecc)
+    return Scores(snapshot.nodes, -ecc.astype(np.float64), "minus-eccentricity")
+
+
+@register_estimator("rumor", protocols=None, batch=True)
+def rumor_centrality(snapshot: Snapshot) -> Scores:
+    """Log rumour centrality of each infected node (Shah & Zaman 2011).
+
+    ``R(v) = n! / prod_u T_u^v``, ``T_u^v`` the size of the subtree of u when the
+    infected tree is rooted at v: the number of infection orders starting at v, the
+    ML estimator of the source under continuous-time diffusion on regular trees
+    [28]. Computed in log space by message passing (subtree sizes upwards, then
+    ``log R(c) = log R(p) + log T_c - log(n - T_c)`` downwards), so 10^6 nodes are
+    exact and finite. On graphs with cycles, as is standard [28], each candidate v
+    is scored on the BFS tree of the infected subgraph rooted at v (O(n m)).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> sc = rumor_centrality(Snapshot(nx.path_graph(4), [0, 1, 2, 3], T=3))
+    >>> round(float(np.exp(sc[1])))  # C(3, 1) orders start at node 1
+    3
+    """
+    snapshot = _check_snapshot(snapshot)
+    indptr, indices = snapshot.subgraph()
+    out = np.empty(snapshot.n, np.float64)
+    if snapshot.subgraph_is_tree():
+        _kernels.tree_rumor(indptr, indices, out)
+    else:
+        _kernels.graph_rumor(indptr, indices, out)
+    return Scores(snapshot.nodes, out, "log-rumor-centrality")
+

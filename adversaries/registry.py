@@ -1,0 +1,192 @@
+"""The estimator registry: what each source estimator applies to.
+
+Each estimator declares the protocol family it assumes, the observation it needs
+and the graph kinds it handles, so that the harness can pick the applicable
+estimators for a (protocol, graph, observation) point and refuse the others with a
+message that says why. Estimators are added by registering them
+(:func:`register_estimator`), never by growing an if/elif chain.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from spread.graphs import as_contact_graph
+from spread.protocols import Protocol
+
+__all__ = [
+    "ESTIMATORS",
+    "EstimatorSpec",
+    "applicable_estimators",
+    "check_applicable",
+    "get_estimator",
+    "register_estimator",
+]
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """The declaration of one estimator.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``"ml"``, ``"jordan"``, ``"rumor"``, ``"exact"``).
+    func : callable
+        ``func(snapshot, **params) -> Scores``.
+    protocols : frozenset of str or None
+        Names in :data:`spread.protocols.PROTOCOLS` the estimator's model assumes
+        (None: it is model-free and applies to any protocol).
+    graphs : {"any", "tree"}
+        Contact graphs it handles.
+    observation : str
+        ``"snapshot"``; ``edges_on_cycles`` marks estimators that also need the
+        revealed infection tree when the contact graph has cycles (§2.4.2).
+    likelihood : bool
+        Scores are log-likelihoods (posteriors and ranks by likelihood apply).
+    batch : bool
+        Available in the compiled Monte Carlo path (:func:`adversaries.simulate_and_score`).
+    params : callable
+        ``params(protocol, graph) -> dict`` of keyword arguments for ``func``.
+    extra : callable or None
+        ``extra(protocol, graph, reveal_edges) -> str | None``: a further reason to
+        refuse (None when applicable).
+    description : str
+    """
+
+    name: str
+    func: Callable
+    protocols: frozenset | None
+    graphs: str
+    observation: str
+    edges_on_cycles: bool
+    likelihood: bool
+    batch: bool
+    params: Callable = field(default=lambda protocol, graph: {})
+    extra: Callable | None = None
+    description: str = ""
+
+    def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
+        """The reason this estimator does not apply, or None if it does."""
+        from adversaries.observation import graph_is_forest
+
+        g = as_contact_graph(graph)
+        if self.protocols is not None and protocol.name not in self.protocols:
+            return (
+                f"estimator {self.name!r} assumes a protocol in {sorted(self.protocols)}; "
+                f"got {protocol!r}"
+            )
+        tree = graph_is_forest(g)
+        if self.graphs == "tree" and not tree:
+            return f"estimator {self.name!r} needs a tree contact graph; got {g!r}, which has cycles"
+        if self.edges_on_cycles and not tree and not reveal_edges:
+            return (
+                f"estimator {self.name!r} needs the infection tree on a graph with cycles "
+                f"(the §2.4.2 adversary): observe with reveal_edges=True; got {g!r} without it"
+            )
+        if self.extra is not None:
+            return self.extra(protocol, g, reveal_edges)
+        return None
+
+
+ESTIMATORS: dict[str, EstimatorSpec] = {}
+
+
+def register_estimator(
+    name: str,
+    *,
+    protocols: tuple[str, ...] | None,
+    graphs: str = "any",
+    observation: str = "snapshot",
+    edges_on_cycles: bool = False,
+    likelihood: bool = False,
+    batch: bool = False,
+    params: Callable | None = None,
+    extra: Callable | None = None,
+):
+    """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`)."""
+    if graphs not in ("any", "tree"):
+        raise InvalidParameterError(f"graphs must be 'any' or 'tree'; got {graphs!r}")
+
+    def deco(func: Callable) -> Callable:
+        if name in ESTIMATORS:
+            raise InvalidParameterError(f"estimator name {name!r} is already registered")
+        doc = (func.__doc__ or "").strip().splitlines()
+        ESTIMATORS[name] = EstimatorSpec(
+            name=name,
+            func=func,
+            protocols=None if protocols is None else frozenset(protocols),
+            graphs=graphs,
+            observation=observation,
+            edges_on_cycles=edges_on_cycles,
+            likelihood=likelihood,
+            batch=batch,
+            params=params or (lambda protocol, graph: {}),
+            extra=extra,
+            description=doc[0] if doc else "",
+        )
+        return func
+
+    return deco
+
+
+def get_estimator(name: str) -> EstimatorSpec:
+    """The :class:`EstimatorSpec` registered under ``name``."""
+    _load()
+    try:
+        return ESTIMATORS[name]
+    except (KeyError, TypeError):
+        close = difflib.get_close_matches(str(name), list(ESTIMATORS), n=2)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameterError(
+            f"estimator must be one of {sorted(ESTIMATORS)}; got {name!r}{hint}"
+        ) from None
+
+
+def _check_protocol(protocol: Any) -> Protocol:
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(
+            f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}"
+        )
+    return protocol
+
+
+def applicable_estimators(
+    protocol: Protocol, graph: Any, *, reveal_edges: bool = False, batch: bool = False
+) -> list[str]:
+    """Names of the registered estimators that apply to this protocol, graph and observation.
+
+    Examples
+    --------
+    >>> import spread
+    >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True)
+    ['jordan', 'ml', 'rumor']
+    """
+    _load()
+    protocol = _check_protocol(protocol)
+    return sorted(
+        name
+        for name, spec in ESTIMATORS.items()
+        if (spec.batch or not batch) and spec.why_not(protocol, graph, reveal_edges=reveal_edges) is None
+    )
+
+
+def check_applicable(
+    name: str, protocol: Protocol, graph: Any, *, reveal_edges: bool = False
+) -> EstimatorSpec:
+    """Return the spec of ``name`` or raise :class:`InvalidParameterError` saying why it does not apply."""
+    spec = get_estimator(name)
+    reason = spec.why_not(_check_protocol(protocol), graph, reveal_edges=reveal_edges)
+    if reason is not None:
+        raise InvalidParameterError(reason)
+    return spec
+
+
+def _load() -> None:
+    # the estimator modules register themselves on import
+    import adversaries.estimators  # noqa: F401
+    import adversaries.exact  # noqa: F401

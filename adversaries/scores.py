@@ -1,0 +1,128 @@
+"""Estimator output: a read-only mapping node -> score backed by arrays, and the arg-max."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_rng
+
+__all__ = ["TIE_RTOL", "Scores", "pick", "top_set"]
+
+#: Scores within this relative tolerance of the maximum (in log space) are ties.
+TIE_RTOL = 1e-9
+
+
+class Scores(Mapping):
+    """Scores of the infected nodes: higher means more likely to be the source.
+
+    A :class:`collections.abc.Mapping` node -> float backed by two arrays, so that
+    10^6 scores cost two arrays and no dict until a lookup by label is made.
+
+    Attributes
+    ----------
+    nodes : numpy.ndarray
+        The infected nodes (labels).
+    values : numpy.ndarray of float64
+        Their scores, aligned with ``nodes``.
+    kind : str
+        ``"log-likelihood"`` (so :func:`adversaries.metrics.posterior` applies),
+        ``"minus-eccentricity"`` or ``"log-rumor-centrality"``.
+    """
+
+    __slots__ = ("_pos", "kind", "nodes", "values")
+
+    def __init__(self, nodes: np.ndarray, values: np.ndarray, kind: str) -> None:
+        self.nodes = nodes
+        self.values = np.asarray(values, dtype=np.float64)
+        self.kind = kind
+        self._pos: dict | None = None
+
+    @property
+    def is_likelihood(self) -> bool:
+        return self.kind == "log-likelihood"
+
+    def _index(self) -> dict:
+        if self._pos is None:
+            self._pos = {v: i for i, v in enumerate(self.nodes.tolist())}
+        return self._pos
+
+    def __getitem__(self, node: Any) -> float:
+        try:
+            return float(self.values[self._index()[node]])
+        except TypeError:
+            raise KeyError(node) from None
+
+    def __iter__(self) -> Iterator:
+        return iter(self.nodes.tolist())
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def __contains__(self, node: object) -> bool:
+        try:
+            return node in self._index()
+        except TypeError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"Scores(kind={self.kind!r}, n={len(self)})"
+
+
+def _as_arrays(scores: Mapping) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(scores, Scores):
+        return scores.nodes, scores.values
+    if not isinstance(scores, Mapping):
+        raise InvalidTypeError(f"scores must be a mapping node -> score; got {type(scores).__name__}")
+    if len(scores) == 0:
+        raise InvalidParameterError("scores must hold at least one node; got an empty mapping")
+    nodes = np.empty(len(scores), dtype=object)
+    for i, k in enumerate(scores):
+        nodes[i] = k
+    values = np.fromiter((float(scores[k]) for k in nodes), dtype=np.float64, count=len(nodes))
+    if np.any(np.isnan(values)):
+        raise InvalidParameterError("scores must not contain NaN; got a NaN score")
+    return nodes, values
+
+
+def top_set(values: np.ndarray) -> np.ndarray:
+    """Positions of the maximal scores, ties within :data:`TIE_RTOL` (relative) included."""
+    top = values.max()
+    if np.isneginf(top):
+        return np.arange(values.shape[0])
+    tol = TIE_RTOL * max(1.0, abs(top))
+    return np.nonzero(values >= top - tol)[0]
+
+
+def pick(scores: Mapping, *, rng: Any = None) -> Any:
+    """The arg-max of ``scores``, ties broken uniformly at random.
+
+    Scores within a relative tolerance of ``1e-9`` of the maximum count as tied
+    (they are log-likelihoods computed along different paths, equal in exact
+    arithmetic but not always to the last bit). If every score is ``-inf`` every
+    node is tied.
+
+    Parameters
+    ----------
+    scores : Mapping
+        node -> score (e.g. the output of an estimator).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    node
+
+    Examples
+    --------
+    >>> pick({"a": 0.0, "b": 1.0, "c": 1.0}, rng=0) in {"b", "c"}
+    True
+    """
+    gen = check_rng(rng)
+    nodes, values = _as_arrays(scores)
+    top = top_set(values)
+    i = top[0] if top.shape[0] == 1 else top[gen.integers(0, top.shape[0])]
+    v = nodes[i]
+    return v.item() if isinstance(v, np.generic) else v
