@@ -159,12 +159,11 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
     if T == 0:
         return store, n_inf
     store = expand(store, source)
-    start, deg, nbr, ns = store[0], store[1], store[2], store[8]
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     if deg[source] == 0:
         for t in range(1, T + 1):
             sizes_out[t] = n_inf
         return store, n_inf
-    order = store[9]
     u = nbr[start[source] + rng.integers(0, deg[source])]
     n_inf = _infect(ns, order, u, 1, source, n_inf)
     ns[u, FLAG] = 1
