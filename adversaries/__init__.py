@@ -6,7 +6,17 @@ turns scores into detection probability, hop distance, rank and posterior; and
 :func:`simulate_and_score` runs simulate + estimate + score in one compiled loop.
 """
 
+from adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
 from adversaries.estimators import jordan_center, ml_adaptive_diffusion, rumor_centrality
+from adversaries.exact import exact_likelihood
+from adversaries.metrics import (
+    Evaluation,
+    detection_probability,
+    evaluate,
+    hop_distance,
+    posterior,
+    source_rank,
+)
 from adversaries.observation import Snapshot, observe
 from adversaries.registry import (
     ESTIMATORS,
@@ -20,16 +30,26 @@ from adversaries.scores import Scores, pick
 
 __all__ = [
     "ESTIMATORS",
+    "BatchScores",
     "EstimatorSpec",
+    "EstimatorTrials",
+    "Evaluation",
     "Scores",
     "Snapshot",
     "applicable_estimators",
     "check_applicable",
+    "detection_probability",
+    "evaluate",
+    "exact_likelihood",
     "get_estimator",
+    "hop_distance",
     "jordan_center",
     "ml_adaptive_diffusion",
     "observe",
     "pick",
+    "posterior",
     "register_estimator",
     "rumor_centrality",
+    "simulate_and_score",
+    "source_rank",
 ]

@@ -12,7 +12,6 @@ random diffusion on a line up to T of a few dozen, where states are intervals).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import numpy as np
 

@@ -188,5 +188,5 @@ def check_applicable(
 
 def _load() -> None:
     # the estimator modules register themselves on import
-    import adversaries.estimators  # noqa: F401
+    import adversaries.estimators
     import adversaries.exact  # noqa: F401

@@ -1,0 +1,412 @@
+"""The Monte Carlo path: simulate + estimate + score in one compiled loop.
+
+:func:`simulate_and_score` draws sources and tree seeds exactly as
+:func:`spread.simulate_many` does, runs the protocol's kernel on the flat store, then
+runs the estimator kernels of :mod:`adversaries._kernels` on the store's arrays (the
+infected nodes in infection order, their infection-tree parents, contact degrees),
+so no Python object is created per node or per trial. The same ``rng`` gives the same
+spreads as ``spread.simulate_many``; ties are broken with a child stream spawned from
+it (which does not advance its state).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from adversaries import _kernels as K
+from adversaries._tables import ad_tables
+from adversaries.observation import graph_is_forest
+from adversaries.registry import check_applicable
+from adversaries.scores import TIE_RTOL
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_rng
+from spread._store import PARENT, reset_lazy, reset_run_state
+from spread.graphs import LazyTree, as_contact_graph
+from spread.protocols import Protocol
+
+__all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
+
+#: Batch codes of the estimators with a compiled kernel.
+CODES = {"ml": 0, "jordan": 1, "rumor": 2}
+
+
+@nb.njit(cache=True)
+def _local_tree(store, n, loc, par, gdeg):
+    """Infection tree of the current run over local ids (CSR) and contact degrees."""
+    order = store[9]
+    ns = store[8]
+    deg = store[1]
+    cnt = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        v = order[i]
+        gdeg[i] = deg[v]
+        p = ns[v, PARENT]
+        par[i] = loc[p] if p >= 0 else -1
+        if par[i] >= 0:
+            cnt[i + 1] += 1
+            cnt[par[i] + 1] += 1
+    for i in range(n):
+        cnt[i + 1] += cnt[i]
+    indptr = cnt.copy()
+    fill = cnt[:n].copy()
+    indices = np.empty(indptr[n], np.int32)
+    for i in range(n):
+        q = par[i]
+        if q >= 0:
+            indices[fill[i]] = q
+            fill[i] += 1
+            indices[fill[q]] = i
+            fill[q] += 1
+    return indptr, indices
+
+
+@nb.njit(cache=True)
+def _local_subgraph(store, n, loc):
+    """Induced subgraph of the infected nodes over local ids (CSR), finite graphs."""
+    order = store[9]
+    start, deg, nbr = store[0], store[1], store[2]
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        v = order[i]
+        c = 0
+        for j in range(deg[v]):
+            if loc[nbr[start[v] + j]] >= 0:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], np.int32)
+    k = 0
+    for i in range(n):
+        v = order[i]
+        for j in range(deg[v]):
+            w = loc[nbr[start[v] + j]]
+            if w >= 0:
+                indices[k] = w
+                k += 1
+    return indptr, indices
+
+
+@nb.njit(cache=True)
+def _graph_hops(store, a, b, seen, queue, dist, stamp):
+    """Hop distance from node a to node b in a finite contact graph (BFS, early exit)."""
+    if a == b:
+        return 0
+    start, deg, nbr = store[0], store[1], store[2]
+    seen[a] = stamp
+    dist[a] = 0
+    queue[0] = a
+    head, tail = 0, 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for j in range(deg[x]):
+            w = nbr[start[x] + j]
+            if seen[w] != stamp:
+                seen[w] = stamp
+                dist[w] = dist[x] + 1
+                if w == b:
+                    return dist[w]
+                queue[tail] = w
+                tail += 1
+    return -1
+
+
+@nb.njit(cache=True)
+def _score_batch(
+    run, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
+    r_node, alive, dead, r_edge, move,
+    detected, pdet, hops, rank, n_out,
+):  # fmt: skip
+    trials = sources.shape[0]
+    vs_out = np.empty(T + 1, np.int32)
+    sizes = np.empty(T + 1, np.int64)
+    loc = np.full(store[0].shape[0], -1, np.int64)
+    ng = 0 if lazy else store[0].shape[0]
+    seen = np.zeros(ng, np.int64)
+    queue = np.empty(ng, np.int32)
+    gdist = np.empty(ng, np.int32)
+    n_inf = 0
+    for i in range(trials):
+        if lazy:
+            reset_lazy(store, seeds[i])
+        else:
+            reset_run_state(store, n_inf)
+        store, n_inf = run(store, sources[i], T, params, rng, vs_out, sizes)
+        n = n_inf
+        n_out[i] = n
+        if loc.shape[0] < store[0].shape[0]:
+            loc = np.full(store[0].shape[0], -1, np.int64)
+        order = store[9]
+        for k in range(n):
+            loc[order[k]] = k
+        par = np.empty(n, np.int64)
+        gdeg = np.empty(n, np.int64)
+        tptr, tind = _local_tree(store, n, loc, par, gdeg)
+        if tree_graph:
+            sptr, sind = tptr, tind
+        else:
+            sptr, sind = _local_subgraph(store, n, loc)
+        sub_tree = sind.shape[0] == 2 * (n - 1)
+        depth = np.zeros(n, np.int64)
+        for k in range(1, n):  # infection order: a parent precedes its children
+            depth[k] = depth[par[k]] + 1
+        sc = np.empty(n, np.float64)
+        ecc = np.empty(n, np.int64)
+        for e in range(codes.shape[0]):
+            code = codes[e]
+            if code == 0:
+                for k in range(n):
+                    sc[k] = -np.inf
+                if n == 1:
+                    if T == 0 or gdeg[0] == 0:
+                        sc[0] = 0.0
+                elif T > 0:
+                    K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc)
+            elif code == 1:
+                if sub_tree:
+                    K.tree_eccentricity(sptr, sind, ecc)
+                else:
+                    K.graph_eccentricity(sptr, sind, ecc)
+                for k in range(n):
+                    sc[k] = -float(ecc[k])
+            else:
+                if sub_tree:
+                    K.tree_rumor(sptr, sind, sc)
+                else:
+                    K.graph_rumor(sptr, sind, sc)
+            # ties, pick, rank (the source is local node 0)
+            top = sc[0]
+            for k in range(n):
+                if sc[k] > top:
+                    top = sc[k]
+            if top == -np.inf:
+                thr = -np.inf
+            else:
+                thr = top - TIE_RTOL * max(1.0, abs(top))
+            nt = 0
+            for k in range(n):
+                if sc[k] >= thr:
+                    nt += 1
+            pdet[e, i] = 1.0 / nt if sc[0] >= thr else 0.0
+            target = int(tie_u[e, i] * nt)
+            if target >= nt:
+                target = nt - 1
+            est = 0
+            c = 0
+            for k in range(n):
+                if sc[k] >= thr:
+                    if c == target:
+                        est = k
+                        break
+                    c += 1
+            detected[e, i] = 1 if est == 0 else 0
+            if tree_graph:
+                hops[e, i] = depth[est]
+            else:
+                hops[e, i] = _graph_hops(store, order[0], order[est], seen, queue, gdist, i * codes.shape[0] + e + 1)
+            s0 = sc[0]
+            greater = 0
+            tied = 0
+            if s0 == -np.inf:
+                for k in range(n):
+                    if sc[k] == -np.inf:
+                        tied += 1
+                    else:
+                        greater += 1
+            else:
+                tol = TIE_RTOL * max(1.0, abs(s0))
+                for k in range(n):
+                    if sc[k] > s0 + tol:
+                        greater += 1
+                    elif abs(sc[k] - s0) <= tol:
+                        tied += 1
+            rank[e, i] = 1.0 + greater + (tied - 1) / 2.0
+        for k in range(n):
+            loc[order[k]] = -1
+    if not lazy:
+        reset_run_state(store, n_inf)
+    return store
+
+
+@dataclass(frozen=True)
+class EstimatorTrials:
+    """Per-trial outcomes of one estimator.
+
+    Attributes
+    ----------
+    detected : numpy.ndarray of int8
+        1 if the estimate (arg-max, ties broken uniformly at random) is the source.
+    detection_probability : numpy.ndarray of float64
+        ``P(estimate = source | snapshot)``: 1/|ties| if the source is among the
+        maximisers, else 0 (same mean as ``detected``, less variance).
+    hops : numpy.ndarray of int64
+        Hop distance from the estimate to the source in the contact graph.
+    rank : numpy.ndarray of float64
+        Rank of the source (1 = best; ties share their mean rank).
+    """
+
+    detected: np.ndarray
+    detection_probability: np.ndarray
+    hops: np.ndarray
+    rank: np.ndarray
+
+    def mean(self, name: str = "detected") -> tuple[float, float]:
+        """Mean of a per-trial array and its standard error."""
+        x = np.asarray(getattr(self, name), dtype=np.float64)
+        se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+        return float(x.mean()), se
+
+
+@dataclass(frozen=True)
+class BatchScores:
+    """Result of :func:`simulate_and_score`.
+
+    Attributes
+    ----------
+    T, trials : int
+    sources : numpy.ndarray
+        Source of each trial (labels; node 0 on infinite trees).
+    n_infected : numpy.ndarray of int64
+    estimators : dict str -> EstimatorTrials
+    """
+
+    T: int
+    trials: int
+    sources: np.ndarray
+    n_infected: np.ndarray
+    estimators: dict = field(default_factory=dict)
+    protocol: Any = field(default=None, repr=False)
+    graph: Any = field(default=None, repr=False)
+
+    def __getitem__(self, name: str) -> EstimatorTrials:
+        return self.estimators[name]
+
+
+def simulate_and_score(
+    graph: Any,
+    protocol: Protocol,
+    T: int,
+    trials: int,
+    *,
+    estimators: tuple[str, ...] | None = None,
+    source: Any = None,
+    rng: Any = None,
+) -> BatchScores:
+    """Run ``trials`` spreads and score every estimator on each, in one compiled loop.
+
+    A trial is :func:`spread.simulate` + the estimators + the metrics of
+    :mod:`adversaries.metrics`, on flat arrays. Sources and infinite-tree
+    realisations are drawn as in :func:`spread.simulate_many` (same ``rng``, same
+    spreads). On a graph with cycles the adversary is the §2.4.2 one: ``"ml"`` is
+    the near-ML over the infection tree; Jordan centre and rumour centrality use the
+    infected subgraph only.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+    protocol : Protocol
+    T : int >= 0
+    trials : int >= 1
+    estimators : tuple of str, optional
+        Names among ``"ml"``, ``"jordan"``, ``"rumor"``; default: every one that
+        applies (:func:`adversaries.applicable_estimators`). An inapplicable name
+        raises :class:`InvalidParameterError` saying why.
+    source : node, optional
+        Fixed source on finite graphs (default: uniform per trial).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    BatchScores
+
+    Examples
+    --------
+    >>> import spread
+    >>> b = simulate_and_score(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 4, 200,
+    ...                        estimators=("ml",), rng=0)
+    >>> float(b["ml"].detection_probability[0])  # 1 / (N_T - 1), N_T = 10
+    0.1111111111111111
+    """
+    from adversaries.registry import applicable_estimators, get_estimator
+
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
+    T = check_int(T, "T", low=0)
+    trials = check_int(trials, "trials", low=1)
+    gen = check_rng(rng)
+    g = as_contact_graph(graph)
+    if estimators is None:
+        names = tuple(applicable_estimators(protocol, g, reveal_edges=True, batch=True))
+    else:
+        if isinstance(estimators, str):
+            estimators = (estimators,)
+        names = tuple(estimators)
+        for name in names:
+            spec = get_estimator(name)
+            if not spec.batch:
+                raise InvalidParameterError(
+                    f"estimators must be among the compiled ones {sorted(CODES)}; got {name!r}"
+                )
+            check_applicable(name, protocol, g, reveal_edges=True)
+    if not names:
+        raise InvalidParameterError(f"estimators must name at least one estimator; got {estimators!r}")
+    codes = np.array([CODES[nm] for nm in names], np.int64)
+    params = protocol.kernel_params(g, T)
+    lazy = isinstance(g, LazyTree)
+    # sources and seeds exactly as spread.simulate_many draws them
+    if lazy:
+        if source not in (None, 0):
+            raise InvalidParameterError(
+                f"source must be None or 0 on an infinite tree (every trial starts at node 0); got {source!r}"
+            )
+        sources = np.zeros(trials, np.int32)
+        seeds = gen.integers(0, 2**63 - 1, size=trials, dtype=np.int64).astype(np.uint64)
+        store = g._new_store(capacity=protocol.growth_hint(g, T))
+    else:
+        if source is None:
+            sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
+        else:
+            sources = np.full(trials, g.node_index(source), np.int32)
+        seeds = np.zeros(trials, np.uint64)
+        store = g._new_store()
+    try:
+        tie_gen = gen.spawn(1)[0]
+    except (AttributeError, TypeError):  # a Generator without a SeedSequence
+        tie_gen = np.random.default_rng(np.random.SeedSequence(entropy=int(seeds.sum() % 2**63) + 1))
+    tie_u = tie_gen.random((codes.shape[0], trials))
+    if "ml" in names:
+        d0 = protocol.design_degree(g)
+        r_node, alive, dead, r_edge, move = ad_tables(float(d0), T)
+    else:
+        r_node, alive, dead, r_edge, move = -1, np.zeros(1), np.zeros(1), -1, np.zeros(1)
+    e = codes.shape[0]
+    detected = np.zeros((e, trials), np.int8)
+    pdet = np.zeros((e, trials), np.float64)
+    hops = np.zeros((e, trials), np.int64)
+    rank = np.zeros((e, trials), np.float64)
+    n_out = np.zeros(trials, np.int64)
+    _score_batch(
+        protocol.kernel, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
+        codes, tie_u, r_node, alive, dead, r_edge, move, detected, pdet, hops, rank, n_out,
+    )  # fmt: skip
+    if lazy:
+        labels = sources.astype(np.int64)
+    else:
+        labels = np.asarray([g.labels[s] for s in sources.tolist()], dtype=object)
+        if all(isinstance(x, (int, np.integer)) for x in labels[:64]):
+            labels = labels.astype(np.int64)
+    return BatchScores(
+        T=T,
+        trials=trials,
+        sources=labels,
+        n_infected=n_out,
+        estimators={
+            nm: EstimatorTrials(detected[k], pdet[k], hops[k], rank[k]) for k, nm in enumerate(names)
+        },
+        protocol=protocol,
+        graph=g,
+    )
