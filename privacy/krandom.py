@@ -433,14 +433,14 @@ def _epsilon_exact_general(n: int, q: float, L: int, delta: float) -> float:
     """Exact eps_delta over every pair of neighbouring collections, any L (small n and L)."""
     K = 1 << L
     W = _transition(L, q)
-    rest = _compositions(n - 1, K)  # the n - 1 unchanged records, up to order
-    outcomes = _compositions(n, K)
-    work = rest.shape[0] * outcomes.shape[0] * K * K
+    work = math.comb(n - 1 + K - 1, K - 1) * math.comb(n + K - 1, K - 1) * K * K
     if work > EXACT_BUDGET:
         raise InvalidParameterError(
             f"(n, L) must be small enough for the exact computation (work {work} > "
             f"EXACT_BUDGET={EXACT_BUDGET}); got n={n}, L={L}; use epsilon_monte_carlo"
         )
+    rest = _compositions(n - 1, K)  # the n - 1 unchanged records, up to order
+    outcomes = _compositions(n, K)
     # for each outcome s and pattern j: the index of s - e_j among the rest's outcomes
     radix = (n + 1) ** np.arange(K)
     rest_codes = {int(c): i for i, c in enumerate(rest @ radix)}
