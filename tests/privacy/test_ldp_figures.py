@@ -77,7 +77,7 @@ def test_fig_3_3_kl_regimes(kl6):
     assert 0.15 < binary[:, -1].min() < 0.35
 
 
-@pytest.mark.parametrize("k", [3, 4, 5, 6])
+@pytest.mark.parametrize("k", [pytest.param(k, marks=pytest.mark.slow) for k in (3, 4, 5)] + [6])
 def test_fig_3_4_and_3_7_mixed_strategy_fractions(k, kl6, mi6):
     kl = kl6 if k == 6 else _table(k, "kl")
     mi = mi6 if k == 6 else _table(k, "mi")
