@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
@@ -242,3 +244,21 @@ def test_bad_utility_and_method_are_rejected():
         solve_staircase_lp(KL([0.5, 0.5], [0.2, 0.8]), 1.0, method="simplex")
     with pytest.raises(InvalidParameterError, match="n_inputs must be at most 22"):
         solve_staircase_lp(MutualInformation(np.full(23, 1 / 23)), 1.0, method="full")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    k=st.integers(2, 9),
+    eps=st.floats(0.0, 15.0),
+    which=st.sampled_from(["kl", "tv", "chi2", "mi"]),
+)
+def test_optimal_staircase_is_eps_ldp_and_beats_the_closed_forms(seed, k, eps, which):
+    P0, P1 = _instance(seed, k)
+    U = _named_utilities(P0, P1)[which]
+    Q = optimal_staircase(U, eps)
+    assert Q.n_inputs == k and Q.n_outputs <= k
+    assert Q.ldp_epsilon() <= eps + 1e-9
+    binary = binary_mechanism_mi(P0, eps) if which == "mi" else binary_mechanism(P0, P1, eps)
+    best_closed = max(U.value(binary), U.value(randomized_response(k, eps)))
+    assert U.value(Q) >= best_closed * (1 - 1e-9) - 1e-15
