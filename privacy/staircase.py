@@ -444,6 +444,16 @@ def optimal_staircase(utility: SublinearUtility, eps: float) -> Mechanism:
     -------
     Mechanism
 
+    Notes
+    -----
+    Precision degrades as ``eps -> 0``: the patterns ``1`` and ``e^eps`` differ by about
+    ``eps``, and ``mu`` of a pattern is computed from inner products with that cancellation
+    (KL and MI values scale like ``eps^2``). Measured against the best closed form (binary
+    mechanism or randomized response) on 40 random instances with ``k <= 9``, the optimum
+    came out at most ``5e-11`` (relative) below it at ``eps = 1e-2``, ``4e-8`` at ``1e-3``
+    and ``3e-6`` at ``1e-4``. For such small eps the binary mechanism is optimal anyway
+    (Theorems 3.3.1, 3.4.1) on the instances we tested.
+
     Examples
     --------
     >>> from privacy.utility import MutualInformation
