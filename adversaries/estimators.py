@@ -151,7 +151,7 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
     >>> import spread, adversaries
     >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
     >>> sc = ml_adaptive_diffusion(adversaries.observe(sp), 3)
-    >>> sc[sp.virtual_source], len(set(np.round(sc.values[np.isfinite(sc.values)], 9)))
+    >>> sc[sp.virtual_source], len(set(np.round(sc.array[np.isfinite(sc.array)], 9)))
     (-inf, 1)
     """
     snapshot = _check_snapshot(snapshot)

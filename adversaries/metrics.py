@@ -96,7 +96,7 @@ def posterior(scores: Mapping) -> Scores:
             raise InvalidParameterError(
                 f"scores must be log-likelihoods for a posterior; got kind {scores.kind!r}"
             )
-        nodes, values = scores.nodes, scores.values
+        nodes, values = scores.nodes, scores.array
     else:
         nodes, values = _as_arrays(scores)
     top = values.max()

@@ -26,18 +26,18 @@ class Scores(Mapping):
     ----------
     nodes : numpy.ndarray
         The infected nodes (labels).
-    values : numpy.ndarray of float64
-        Their scores, aligned with ``nodes``.
+    array : numpy.ndarray of float64
+        Their scores, aligned with ``nodes`` (``values()`` is the Mapping view).
     kind : str
         ``"log-likelihood"`` (so :func:`adversaries.metrics.posterior` applies),
         ``"minus-eccentricity"`` or ``"log-rumor-centrality"``.
     """
 
-    __slots__ = ("_pos", "kind", "nodes", "values")
+    __slots__ = ("_pos", "array", "kind", "nodes")
 
     def __init__(self, nodes: np.ndarray, values: np.ndarray, kind: str) -> None:
         self.nodes = nodes
-        self.values = np.asarray(values, dtype=np.float64)
+        self.array = np.asarray(values, dtype=np.float64)
         self.kind = kind
         self._pos: dict | None = None
 
@@ -52,7 +52,7 @@ class Scores(Mapping):
 
     def __getitem__(self, node: Any) -> float:
         try:
-            return float(self.values[self._index()[node]])
+            return float(self.array[self._index()[node]])
         except TypeError:
             raise KeyError(node) from None
 
@@ -60,7 +60,7 @@ class Scores(Mapping):
         return iter(self.nodes.tolist())
 
     def __len__(self) -> int:
-        return int(self.values.shape[0])
+        return int(self.array.shape[0])
 
     def __contains__(self, node: object) -> bool:
         try:
@@ -74,7 +74,7 @@ class Scores(Mapping):
 
 def _as_arrays(scores: Mapping) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(scores, Scores):
-        return scores.nodes, scores.values
+        return scores.nodes, scores.array
     if not isinstance(scores, Mapping):
         raise InvalidTypeError(f"scores must be a mapping node -> score; got {type(scores).__name__}")
     if len(scores) == 0:
