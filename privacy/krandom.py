@@ -501,8 +501,10 @@ def epsilon(n: int, q: float, *, L: int = 1, delta: float = 0.0) -> float:
     is the forward direction of ``(n - m - 1, n - m)``, so
     ``eps = max_m log pi_n(s_m; m)`` with ``s_m`` the first ``s`` where the cdf of
     ``A_n(m)`` exceeds ``delta`` (``pi`` decreases in ``s``, Section 4.5; checked for
-    each ``m``, with a general fallback). ``O(n^2)`` time: about a second at
-    ``n = 5000``.
+    each ``m``, with a general fallback). ``O(n^2)`` time and ``O(n)`` memory per
+    batch of ``m``; measured on a loaded 2-core machine: 0.2 s at ``n = 1000``,
+    2.5 s at ``n = 3000``, 28 s at ``n = 10^4`` (``delta > 0``; ``delta = 0`` is
+    immediate).
 
     ``L > 1`` (exact, small ``n`` and ``L``): every multiset of ``n - 1`` unchanged
     records and every ordered pair of distinct changed records, with the full
