@@ -7,7 +7,8 @@ Cases (issue "Spreading simulator", acceptance benchmark):
   * adaptive diffusion, d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8.
 The plain-Python trial is a straightforward dict/list implementation of the same
 protocol (same semantics, its own lazily grown tree); both run in this process, one
-core. Figures go to benchmarks/README.md.
+core; times are CPU seconds of this process (time.process_time), which stay
+faithful on a shared machine. Figures go to benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -111,21 +112,21 @@ def py_adaptive_diffusion(g, source, T, d0, cap, rnd):
 # ----------------------------------------------------------------- timing
 def time_compiled(graph, protocol, T, trials, seed=1):
     spread.simulate_many(graph, protocol, T, 2, rng=0)  # compile / warm
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     b = spread.simulate_many(graph, protocol, T, trials, rng=seed)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return trials / dt, b.n_infected.sum() / dt, b.n_infected.mean()
 
 
 def time_python(make_graph, d0, cap, T, trials, seed=1, random_source=None):
     rnd = random.Random(seed)
     total = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(trials):
         g = make_graph(rnd)
         src = 0 if random_source is None else rnd.choice(random_source)
         total += py_adaptive_diffusion(g, src, T, d0, cap, rnd)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return trials / dt, total / dt, total / trials
 
 

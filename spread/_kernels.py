@@ -13,6 +13,12 @@ infection order, their infection times and parents in ``store[8]``.
 The plain-Python reading of each protocol is in the docstrings of ``spread.protocols``;
 these kernels follow them step by step. Nodes infected during step ``t`` never act
 before step ``t + 1``.
+
+Layout: each run kernel loops over steps and, once per step, makes room in a lazily
+grown store (``reserve``) and unpacks its arrays; the work of the step is a separate
+function over plain arrays (``A`` below stands for ``start, deg, nbr, tpar, key, meta,
+dvals, dcdf, ns, order``). Keeping array rebinding out of the inner loops keeps numba
+from adding reference-count updates to every iteration (a 3-4x slow-down measured).
 """
 
 from __future__ import annotations
@@ -28,13 +34,17 @@ from spread._store import (
     SIB,
     TIME,
     expand,
-    expand_into,
+    max_degree,
+    reserve,
     reset_lazy,
     reset_run_state,
+    touch,
 )
 
 __all__ = [
     "run_adaptive_diffusion",
+    "run_adaptive_diffusion_relay",
+    "run_adaptive_diffusion_tree",
     "run_batch",
     "run_flooding",
     "run_line_protocol",
@@ -67,29 +77,72 @@ def _start(store, source, vs_out, sizes_out):
     return n_inf
 
 
-# ---------------------------------------------------------------- baselines
+# ---------------------------------------------------------------- flooding
+
+
+@nb.njit(cache=True)
+def _flood_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, lo, hi, t, n_inf):
+    for i in range(lo, hi):
+        v = order[i]
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        s = start[v]
+        for j in range(deg[v]):
+            w = nbr[s + j]
+            if ns[w, TIME] < 0:
+                n_inf = _infect(ns, order, w, t, v, n_inf)
+    return n_inf
 
 
 @nb.njit(cache=True)
 def run_flooding(store, source, T, params, rng, vs_out, sizes_out):
     n_inf = _start(store, source, vs_out, sizes_out)
-    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     lo = 0
     for t in range(1, T + 1):
         hi = n_inf
-        for i in range(lo, hi):
-            v = order[i]
-            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
-                store = expand(store, v)
-                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-            s = start[v]
-            for j in range(deg[v]):
-                w = nbr[s + j]
-                if ns[w, TIME] < 0:
-                    n_inf = _infect(ns, order, w, t, v, n_inf)
+        store = reserve(store, hi - lo)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        n_inf = _flood_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, lo, hi, t, n_inf)
         lo = hi
         sizes_out[t] = n_inf
     return store, n_inf
+
+
+# ---------------------------------------------------------------- diffusions
+
+
+@nb.njit(cache=True)
+def _diffuse_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                  first, n_prev, t, p, distance_rate, rng, n_inf):
+    advancing = True
+    new_first = first
+    for i in range(first, n_prev):
+        v = order[i]
+        if ns[v, FLAG] == 1:
+            if advancing:
+                new_first = i + 1
+            continue
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        if distance_rate:
+            q = (ns[v, AUX] + 1.0) / (t + 1.0)
+        else:
+            q = p
+        s = start[v]
+        remaining = 0
+        for j in range(deg[v]):
+            w = nbr[s + j]
+            if ns[w, TIME] < 0:
+                if rng.random() < q:
+                    n_inf = _infect(ns, order, w, t, v, n_inf)
+                    ns[w, AUX] = ns[v, AUX] + 1
+                else:
+                    remaining += 1
+        if remaining == 0:
+            ns[v, FLAG] = 1
+            if advancing:
+                new_first = i + 1
+        else:
+            advancing = False
+    return new_first, n_inf
 
 
 @nb.njit(cache=True)
@@ -99,42 +152,16 @@ def _diffuse(store, source, T, p, distance_rate, rng, vs_out, sizes_out):
     Each boundary node v, acting at step t, infects each of its uninfected neighbours
     independently with probability p (random diffusion) or (dist(v) + 1) / (t + 1)
     (Protocol 1), dist(v) being v's hop count from the source along the infection path.
+    Nodes before ``first`` in infection order are all saturated (FLAG = 1) and skipped.
     """
     n_inf = _start(store, source, vs_out, sizes_out)
-    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-    first = 0  # every node before ``first`` in infection order is saturated
+    first = 0
     for t in range(1, T + 1):
         n_prev = n_inf
-        advancing = True
-        for i in range(first, n_prev):
-            v = order[i]
-            if ns[v, FLAG] == 1:
-                if advancing:
-                    first = i + 1
-                continue
-            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
-                store = expand(store, v)
-                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-            if distance_rate:
-                q = (ns[v, AUX] + 1.0) / (t + 1.0)
-            else:
-                q = p
-            s = start[v]
-            remaining = 0
-            for j in range(deg[v]):
-                w = nbr[s + j]
-                if ns[w, TIME] < 0:
-                    if rng.random() < q:
-                        n_inf = _infect(ns, order, w, t, v, n_inf)
-                        ns[w, AUX] = ns[v, AUX] + 1
-                    else:
-                        remaining += 1
-            if remaining == 0:
-                ns[v, FLAG] = 1
-                if advancing:
-                    first = i + 1
-            else:
-                advancing = False
+        store = reserve(store, n_prev - first)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        first, n_inf = _diffuse_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                                     first, n_prev, t, p, distance_rate, rng, n_inf)
         sizes_out[t] = n_inf
     return store, n_inf
 
@@ -150,6 +177,38 @@ def run_line_protocol(store, source, T, params, rng, vs_out, sizes_out):
 
 
 # ---------------------------------------------------------------- Protocol 2
+
+
+@nb.njit(cache=True)
+def _tree_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, n_prev, t, rng, buf, n_inf):
+    for i in range(1, n_prev):
+        v = order[i]
+        if ns[v, AUX] <= 0:
+            continue
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        s = start[v]
+        if ns[v, FLAG] == 1:
+            k = 0
+            for j in range(deg[v]):
+                w = nbr[s + j]
+                if ns[w, TIME] < 0:
+                    buf[k] = w
+                    k += 1
+            if k > 0:
+                w = buf[rng.integers(0, k)]
+                n_inf = _infect(ns, order, w, t, v, n_inf)
+                ns[w, FLAG] = 1
+                ns[w, AUX] = ns[v, AUX] + 1
+            ns[v, FLAG] = 0
+        else:
+            for j in range(deg[v]):
+                w = nbr[s + j]
+                if ns[w, TIME] < 0:
+                    n_inf = _infect(ns, order, w, t, v, n_inf)
+                    ns[w, FLAG] = 0
+                    ns[w, AUX] = ns[v, AUX] - 1
+            ns[v, AUX] = 0
+    return n_inf
 
 
 @nb.njit(cache=True)
@@ -169,40 +228,13 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
     ns[u, FLAG] = 1
     ns[u, AUX] = 1
     sizes_out[1] = n_inf
-    buf = np.empty(16, np.int32)
+    buf = np.empty(max(max_degree(store), 1), np.int32)
     for t in range(2, T + 1):
         n_prev = n_inf
-        for i in range(1, n_prev):
-            v = order[i]
-            if ns[v, AUX] <= 0:
-                continue
-            if start[v] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
-                store = expand(store, v)
-                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-            s = start[v]
-            if ns[v, FLAG] == 1:
-                if buf.shape[0] < deg[v]:
-                    buf = np.empty(2 * deg[v], np.int32)
-                k = 0
-                for j in range(deg[v]):
-                    w = nbr[s + j]
-                    if ns[w, TIME] < 0:
-                        buf[k] = w
-                        k += 1
-                if k > 0:
-                    w = buf[rng.integers(0, k)]
-                    n_inf = _infect(ns, order, w, t, v, n_inf)
-                    ns[w, FLAG] = 1
-                    ns[w, AUX] = ns[v, AUX] + 1
-                ns[v, FLAG] = 0
-            else:
-                for j in range(deg[v]):
-                    w = nbr[s + j]
-                    if ns[w, TIME] < 0:
-                        n_inf = _infect(ns, order, w, t, v, n_inf)
-                        ns[w, FLAG] = 0
-                        ns[w, AUX] = ns[v, AUX] - 1
-                ns[v, AUX] = 0
+        store = reserve(store, n_prev)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        n_inf = _tree_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                           n_prev, t, rng, buf, n_inf)
         sizes_out[t] = n_inf
     return store, n_inf
 
@@ -211,24 +243,29 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
 
 
 @nb.njit(cache=True)
-def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, buf):
-    """Protocol 3's Infection Message, sent by ``x0`` away from ``exclude``.
+def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
+    """Protocol 3: the closed-form tree path on infinite trees without a cap, else the
+    message-passing path (both consume ``rng`` identically and give the same infected
+    set, times, parents and virtual sources on trees)."""
+    if store[5][2] == 1 and params[0] < 0:
+        return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
+    return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
 
-    With ``graph_relay`` False the message travels along infection-tree edges (never
-    back where it came from); with True it is forwarded once to every infected contact
-    (a flood over the infected subgraph that never enters ``exclude``). Every node it
-    reaches infects its uninfected contacts, at most ``cap`` of them (a uniform random
-    subset) when ``cap >= 0``. On a tree without cap both are the thesis's procedure
-    (only the leaves have uninfected contacts).
+
+@nb.njit(cache=True)
+def _relay_collect(start, deg, nbr, ns, x0, exclude, t, graph_relay, stack, visit):
+    """The nodes an Infection Message sent by ``x0`` away from ``exclude`` reaches.
+
+    Tree relay: along infection-tree edges, never back where it came from (FLAG holds
+    where each node was reached from). Graph relay: forwarded once to every infected
+    contact infected before step ``t``, never entering ``exclude`` (FLAG holds a stamp).
     """
-    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-    # collect the nodes the message reaches before anyone is newly infected
     top = 0
     nvis = 0
     stack[top] = x0
     top += 1
     if graph_relay:
-        stamp = -(t + 2)  # FLAG holds node ids in tree mode, stamps (< -1) here
+        stamp = -(t + 2)
         if exclude >= 0:
             ns[exclude, FLAG] = stamp
         ns[x0, FLAG] = stamp
@@ -237,9 +274,6 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
             x = stack[top]
             visit[nvis] = x
             nvis += 1
-            if start[x] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x):
-                store = expand(store, x)
-                start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
             s = start[x]
             for j in range(deg[x]):
                 w = nbr[s + j]
@@ -267,11 +301,16 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
                     stack[top] = c
                     top += 1
                 c = ns[c, SIB]
+    return nvis
+
+
+@nb.njit(cache=True)
+def _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                  visit, nvis, t, cap, rng, buf, n_inf):
+    """Every reached node infects its uninfected contacts (a uniform ``cap``-subset)."""
     for i in range(nvis):
         x = visit[i]
-        if start[x] < 0 and not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x):
-            store = expand(store, x)
-            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
         s = start[x]
         k = 0
         for j in range(deg[x]):
@@ -280,7 +319,7 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
                 buf[k] = w
                 k += 1
         if cap >= 0 and k > cap:
-            for j in range(cap):  # partial Fisher-Yates: a uniform cap-subset
+            for j in range(cap):  # partial Fisher-Yates
                 r = j + rng.integers(0, k - j)
                 tmp = buf[j]
                 buf[j] = buf[r]
@@ -290,12 +329,203 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
             w = buf[j]
             n_inf = _infect(ns, order, w, t, x, n_inf)
             _link_child(ns, x, w)
-    return store, n_inf
+    return n_inf
 
 
 @nb.njit(cache=True)
-def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
-    """Protocol 3 (thesis §2.3, §2.4.2).
+def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, buf):
+    """Protocol 3's Infection Message procedure (thesis Protocol 3, lines 22-27)."""
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+    nvis = _relay_collect(start, deg, nbr, ns, x0, exclude, t, graph_relay, stack, visit)
+    store = reserve(store, nvis)
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+    n_inf = _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                          visit, nvis, t, cap, rng, buf, n_inf)
+    return store, n_inf
+
+
+@nb.njit(cache=True, inline="always")
+def _ad_member(t, j, a, hidx, passed):
+    """Is the node at hop offset ``a`` from virtual-source path index ``j`` infected at t?
+
+    On a tree the infected set at even t is the ball of radius t/2 around the virtual
+    source path[hidx[t]]; an odd t adds one level, everywhere (keep) or only beyond the
+    new virtual source (pass). ``a + |i - j|`` is the distance to path[i].
+    """
+    if t == 0:
+        return j == 0 and a == 0
+    if t == 1:
+        return j <= 1 and a == 0
+    if t % 2 == 0:
+        return a + abs(hidx[t] - j) <= t // 2
+    if passed[t] == 0:
+        return a + abs(hidx[t] - j) <= (t + 1) // 2
+    k = hidx[t]
+    if a + abs(k - 1 - j) <= (t - 1) // 2:
+        return True
+    return j >= k and a + (j - k) <= (t - 1) // 2
+
+
+@nb.njit(cache=True)
+def _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                   qn, qj, qa, head, tail, H, path, hidx, passed, T, counts):
+    """Visit one breadth-first level of the infected set; returns the new queue end."""
+    end = tail
+    for q in range(head, tail):
+        x = qn[q]
+        jx = qj[q]
+        ax = qa[q]
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
+        px = ns[x, PARENT]
+        s = start[x]
+        for jj in range(deg[x]):
+            w = nbr[s + jj]
+            if w == px:
+                continue
+            if ax == 0 and jx < H and w == path[jx + 1]:
+                jw = jx + 1
+                aw = 0
+            else:
+                jw = jx
+                aw = ax + 1
+            if not _ad_member(T, jw, aw, hidx, passed):
+                continue
+            lo = 1  # earliest t with membership (monotone in t)
+            hi = T
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if _ad_member(mid, jw, aw, hidx, passed):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            ns[w, TIME] = lo
+            ns[w, PARENT] = x
+            _link_child(ns, x, w)
+            counts[lo] += 1
+            qn[end] = w
+            qj[end] = jw
+            qa[end] = aw
+            end += 1
+    return end
+
+
+@nb.njit(cache=True)
+def _grow_queue(q, n):
+    out = np.empty(max(n, 2 * q.shape[0]), np.int32)
+    out[: q.shape[0]] = q
+    return out
+
+
+@nb.njit(cache=True)
+def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out):
+    """Protocol 3 on a tree without cap, in one pass over the final infected set.
+
+    The coin flips and token moves are drawn exactly as in the message-passing path;
+    then every node's infection time follows from its distance to the virtual-source
+    path (see ``_ad_member``) and its parent is its neighbour towards the source, so
+    each infected node is visited once instead of once per relay.
+    """
+    width = T // 2 + 2
+    for t in range(T + 1):
+        vs_out[t] = -1
+        sizes_out[t] = 0
+    path = np.empty(T // 2 + 3, np.int32)
+    hidx = np.zeros(T + 1, np.int64)
+    passed = np.zeros(T + 1, np.int8)
+    path[0] = source
+    H = 0
+    if T >= 1:
+        store = expand(store, source)
+        start, deg, nbr = store[0], store[1], store[2]
+        if deg[source] > 0:
+            H = 1
+            path[1] = nbr[start[source] + rng.integers(0, deg[source])]
+    for t in range(1, min(T, 2) + 1):
+        hidx[t] = H
+    t = 3
+    while t <= T:
+        keep = rng.random() < params[3 + (t - 1) * width + H]
+        if not keep:
+            v = path[H]
+            store = expand(store, v)
+            start, deg, nbr = store[0], store[1], store[2]
+            k = deg[v] - 1
+            if k <= 0:
+                keep = True
+            else:
+                # the relay path lists v's children newest first: the r-th is the
+                # (k-1-r)-th neighbour other than the previous virtual source
+                r = k - 1 - rng.integers(0, k)
+                s = start[v]
+                for j in range(deg[v]):
+                    w = nbr[s + j]
+                    if w == path[H - 1]:
+                        continue
+                    if r == 0:
+                        path[H + 1] = w
+                        break
+                    r -= 1
+                H += 1
+                passed[t] = 1
+        hidx[t] = H
+        if t + 1 <= T:
+            hidx[t + 1] = H
+        t += 2
+    ns = store[8]
+    order = store[9]
+    ns[source, TIME] = 0
+    ns[source, PARENT] = -1
+    if T >= 1 and H == 0:  # an isolated source: nothing ever spreads
+        for t in range(T + 1):
+            vs_out[t] = source
+            sizes_out[t] = 1
+        order[0] = source
+        return store, 1
+    for t in range(T + 1):
+        vs_out[t] = path[hidx[t]]
+    qn = np.empty(1024, np.int32)
+    qj = np.empty(1024, np.int32)
+    qa = np.empty(1024, np.int32)
+    qn[0] = source
+    qj[0] = 0
+    qa[0] = 0
+    counts = np.zeros(T + 2, np.int64)
+    counts[0] = 1
+    head = 0
+    tail = 1
+    while head < tail:
+        store = reserve(store, tail - head)
+        dm = max_degree(store)
+        need = tail + (tail - head) * dm
+        if need > qn.shape[0]:
+            qn = _grow_queue(qn, need)
+            qj = _grow_queue(qj, need)
+            qa = _grow_queue(qa, need)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        end = _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                             qn, qj, qa, head, tail, H, path, hidx, passed, T, counts)
+        head = tail
+        tail = end
+    # infection order: a stable counting sort of the visit order by infection time
+    order = store[9]
+    ns = store[8]
+    pos = np.zeros(T + 2, np.int64)
+    acc = 0
+    for t in range(T + 1):
+        pos[t] = acc
+        acc += counts[t]
+        sizes_out[t] = acc
+    for i in range(tail):
+        x = qn[i]
+        t = ns[x, TIME]
+        order[pos[t]] = x
+        pos[t] += 1
+    return store, tail
+
+
+@nb.njit(cache=True)
+def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out):
+    """Protocol 3 (thesis §2.3, §2.4.2) by relaying infection messages.
 
     ``params = [cap, maxdeg, graph_relay, alpha.ravel()...]`` where ``alpha[t, h]`` (shape
     ``(T + 1, T // 2 + 2)``) is the probability that the virtual source keeps the
@@ -303,7 +533,8 @@ def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     """
     cap = int(params[0])
     maxdeg = int(params[1])
-    graph_relay = params[2] > 0.5
+    # on lazily grown trees both relays are the same; the tree relay needs no expansion
+    graph_relay = params[2] > 0.5 and store[5][2] == 0
     width = T // 2 + 2
     n_inf = _start(store, source, vs_out, sizes_out)
     vs_out[0] = source

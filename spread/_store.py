@@ -34,7 +34,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["NCOL", "new_finite_store", "new_lazy_store"]
+__all__ = ["NCOL", "expand", "max_degree", "new_finite_store", "new_lazy_store", "reserve", "touch"]
 
 # Columns of the per-run node state ``ns``.
 TIME = 0  # step at which the node was infected, -1 if uninfected
@@ -62,13 +62,15 @@ def _splitmix64(x):
 
 @nb.njit(cache=True, inline="always")
 def _draw_degree(key, dvals, dcdf):
-    if dvals.shape[0] == 1:
+    n = dvals.shape[0]
+    if n == 1:
         return dvals[0]
     u = float(_splitmix64(key ^ np.uint64(0xD1B54A32D192ED03)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-    j = np.searchsorted(dcdf, u, side="right")
-    if j >= dvals.shape[0]:
-        j = dvals.shape[0] - 1
-    return dvals[j]
+    # a linear scan: degree distributions have a handful of values
+    for j in range(n - 1):
+        if u < dcdf[j]:
+            return dvals[j]
+    return dvals[n - 1]
 
 
 @nb.njit(cache=True, inline="always")
@@ -148,6 +150,39 @@ def expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
     meta[_M_NODES] = c
     meta[_M_NBR] = pos
     return True
+
+
+@nb.njit(cache=True)
+def reserve(store, m):
+    """Make room to expand ``m`` more lazy nodes (a no-op on finite graphs).
+
+    Kernels call this once per step, before their inner loop, so that the inner loop
+    never has to grow (and so rebind) the store's arrays: a rebinding inside a numba
+    loop costs reference-count traffic on every iteration.
+    """
+    meta = store[5]
+    if meta[_M_LAZY] == 0 or m <= 0:
+        return store
+    dm = store[6].max()
+    store = _grow_nodes(store, meta[_M_NODES] + m * dm)
+    return _grow_nbr(store, meta[_M_NBR] + m * dm)
+
+
+@nb.njit(cache=True, inline="always")
+def touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+    """Expand ``v`` if needed, in room made by :func:`reserve`."""
+    if start[v] < 0:
+        if not expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v):
+            raise RuntimeError("anonspread internal error: lazy store used without reserve()")
+
+
+@nb.njit(cache=True)
+def max_degree(store):
+    """Largest degree a node of this store can have."""
+    if store[5][_M_LAZY] == 1:
+        return int(store[6].max())
+    n = store[5][_M_NODES]
+    return int(store[1][:n].max()) if n > 0 else 0
 
 
 @nb.njit(cache=True)

@@ -1,0 +1,49 @@
+"""The closed-form tree path of adaptive diffusion equals the message-passing path exactly."""
+
+import math
+
+import numpy as np
+import pytest
+
+from spread import _kernels
+from spread.graphs import line, random_tree, regular_tree
+from spread.protocols import AdaptiveDiffusion
+
+
+def run(kernel, g, T, seed, d0):
+    store = g._new_store(capacity=64)  # small: exercises in-kernel growth too
+    params = AdaptiveDiffusion(d0).kernel_params(g, T)
+    vs = np.empty(T + 1, np.int32)
+    sizes = np.empty(T + 1, np.int64)
+    rng = np.random.default_rng(seed)
+    store, n = kernel(store, 0, T, params, rng, vs, sizes)
+    # node ids follow allocation order, which differs between the paths; a node's
+    # position key does not, so compare through it
+    key, ns = store[4], store[8]
+
+    def k(v):
+        return -1 if v < 0 else int(key[v])
+
+    idx = store[9][:n]
+    trace = {k(v): (int(ns[v, 0]), k(ns[v, 1])) for v in idx}
+    times = ns[idx, 0]
+    return trace, [k(v) for v in vs], sizes, times, rng.random()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda s: random_tree({1: 0.1, 2: 0.2, 3: 0.4, 5: 0.3}, rng=s),
+     lambda s: regular_tree(3), lambda s: line()],
+    ids=["random", "regular", "line"],
+)
+def test_tree_path_equals_relay_path(make):
+    for seed in range(40):
+        d0 = [2, 3, 4.5, math.inf][seed % 4]
+        for T in range(0, 12):
+            a = run(_kernels.run_adaptive_diffusion_tree, make(seed), T, seed, d0)
+            b = run(_kernels.run_adaptive_diffusion_relay, make(seed), T, seed, d0)
+            assert a[0] == b[0], (seed, T)
+            assert a[1] == b[1]
+            assert np.array_equal(a[2], b[2])
+            assert np.all(np.diff(a[3]) >= 0)  # infection order
+            assert a[4] == b[4]  # the same random numbers were consumed
