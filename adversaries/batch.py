@@ -389,10 +389,17 @@ def simulate_and_score(
     hops = np.zeros((e, trials), np.int64)
     rank = np.zeros((e, trials), np.float64)
     n_out = np.zeros(trials, np.int64)
-    _score_batch(
+    args = (
         protocol.kernel, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
         codes, tie_u, r_node, alive, dead, r_edge, move, detected, pdet, hops, rank, n_out,
     )  # fmt: skip
+    try:
+        _score_batch(*args)
+    except ReferenceError:
+        # numba can fail to *save* the on-disk cache entry of a kernel that takes a
+        # function argument ("underlying object has vanished"); the compiled overload
+        # is registered before the save, so the retry runs it (nothing ran before).
+        _score_batch(*args)
     if lazy:
         labels = sources.astype(np.int64)
     else:
