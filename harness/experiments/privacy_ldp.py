@@ -1,4 +1,4 @@
-"""Local differential privacy experiments of Kairouz's thesis, chapter 3 (Figs. 3.3-3.7).
+"""Local differential privacy experiments of Kairouz's thesis, chapter 3 (Figs. 3.3-3.8).
 
 Also registers the privacy components and the ``ldp-utility`` sweep template:
 
@@ -252,6 +252,247 @@ register_experiment(Experiment(
     plot=PlotSpec(x="eps", logx=True, y=("staircase", "binary"),
                   theory=(Theory("staircase", tv_closed_form, "Cor. 3.3.7"),
                           Theory("binary", tv_closed_form, "Cor. 3.3.7"))),
+))
+
+
+# ----------------------------------------------------------------- Figs. 3.5 and 3.8
+#
+# The thesis scatters 100 uniform random instances against a property of each
+# instance (||P0 - P1||_TV, D_kl(P0 || P1), P(T) P(T^c), H(X)). The harness puts a
+# grid parameter on the x axis, so each trial draws a random instance whose property
+# equals the grid value exactly; the averages then sit on the closed forms.
+
+
+def pair_with_tv(k: int, tv: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random ``P0, P1`` on ``k`` letters with ``||P0 - P1||_TV = tv`` exactly.
+
+    ``P_nu = (1 - tv) R + tv A_nu`` with ``R`` uniform on the simplex and ``A0, A1``
+    uniform on the two sides of a random split of the alphabet (disjoint supports).
+    """
+    R = rng.dirichlet(np.ones(k))
+    order = rng.permutation(k)
+    j = int(rng.integers(1, k))
+    A0, A1 = np.zeros(k), np.zeros(k)
+    A0[order[:j]] = rng.dirichlet(np.ones(j))
+    A1[order[j:]] = rng.dirichlet(np.ones(k - j))
+    return (1 - tv) * R + tv * A0, (1 - tv) * R + tv * A1
+
+
+def pair_with_kl(k: int, kl: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random ``P0, P1`` with ``D_kl(P0 || P1) = kl`` (to solver precision).
+
+    ``P0`` is uniform on the simplex and ``P1 = (1 - s) P0 + s B`` with ``B`` uniform on
+    a random proper subset of the letters; ``D(P0 || P1)`` grows from 0 to infinity in
+    ``s``, which is found by root finding.
+    """
+    from scipy.optimize import brentq
+
+    def gap(s: float) -> float:
+        return float(np.sum(P0 * np.log(P0 / ((1 - s) * P0 + s * B)))) - kl
+
+    while True:  # redraw the rare pairs whose P0 puts too little mass off B's support
+        P0 = rng.dirichlet(np.ones(k))
+        order = rng.permutation(k)
+        j = int(rng.integers(1, k))
+        B = np.zeros(k)
+        B[order[:j]] = rng.dirichlet(np.ones(j))
+        if gap(1.0 - 1e-12) > 0:
+            break
+    s = brentq(gap, 0.0, 1.0 - 1e-12, xtol=1e-15, rtol=1e-12)
+    return P0, (1 - s) * P0 + s * B
+
+
+def dist_with_balance(k: int, balance: float, rng: np.random.Generator) -> np.ndarray:
+    """Random ``P`` on ``k`` letters with ``P(T) P(T^c) = balance`` (T of Eq. 3.21), ``0 < balance <= 1/4``.
+
+    One letter carries ``m = (1 + sqrt(1 - 4 balance)) / 2 >= 1/2`` and the others share
+    ``1 - m`` uniformly at random; then ``{heavy letter}`` is a most balanced set.
+    """
+    m = 0.5 * (1.0 + np.sqrt(max(0.0, 1.0 - 4.0 * balance)))
+    P = np.empty(k)
+    heavy = int(rng.integers(k))
+    P[heavy] = m
+    P[np.arange(k) != heavy] = (1 - m) * rng.dirichlet(np.ones(k - 1))
+    return P
+
+
+def dist_with_entropy(k: int, entropy: float, rng: np.random.Generator) -> np.ndarray:
+    """Random ``P`` on ``k`` letters with ``H(P) = entropy`` nats, ``0 < entropy < log k``.
+
+    ``P proportional to R^beta`` for ``R`` uniform on the simplex; the entropy falls from
+    ``log k`` (``beta = 0``) towards 0 as ``beta`` grows, and ``beta`` is found by root finding.
+    """
+    from scipy.optimize import brentq
+    from scipy.special import softmax
+
+    logR = np.log(rng.dirichlet(np.ones(k)))
+
+    def gap(beta: float) -> float:
+        P = softmax(beta * logR)
+        nz = P[P > 0]
+        return float(-np.sum(nz * np.log(nz))) - entropy
+
+    return softmax(brentq(gap, 0.0, 1e4, xtol=1e-12) * logR)
+
+
+def _four(utility: Any, eps: float) -> dict[str, float]:
+    out = {}
+    for name, factory in zip(MECHANISMS, (binary, randomized_response, geometric, staircase)):
+        out[name] = utility.value(factory(utility, eps))
+    return out
+
+
+def kl_high_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """D_kl(M0 || M1) of the four mechanisms for one random pair with the given TV."""
+    from privacy.utility import KL
+
+    return _four(KL(*pair_with_tv(int(params["k"]), float(params["tv"]), rng)), float(params["eps"]))
+
+
+def kl_low_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """D_kl(M0 || M1) of the four mechanisms for one random pair with the given D(P0||P1)."""
+    from privacy.utility import KL
+
+    return _four(KL(*pair_with_kl(int(params["k"]), float(params["kl"]), rng)), float(params["eps"]))
+
+
+def mi_high_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """I(X; Y) of the four mechanisms for one random P with the given P(T)P(T^c)."""
+    from privacy.utility import MutualInformation
+
+    P = dist_with_balance(int(params["k"]), float(params["balance"]), rng)
+    return _four(MutualInformation(P), float(params["eps"]))
+
+
+def mi_low_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """I(X; Y) of the four mechanisms for one random P with the given H(X)."""
+    from privacy.utility import MutualInformation
+
+    P = dist_with_entropy(int(params["k"]), float(params["entropy"]), rng)
+    return _four(MutualInformation(P), float(params["eps"]))
+
+
+def eq_3_17(params: Mapping[str, Any]) -> float:
+    """Leading term of Eq. (3.17): (e^eps - 1)^2 / (e^eps + 1) ||P0 - P1||_TV^2."""
+    eps = float(params["eps"])
+    return float(np.expm1(eps) ** 2 / (np.exp(eps) + 1.0) * float(params["tv"]) ** 2)
+
+
+def eq_3_18(params: Mapping[str, Any]) -> float:
+    """Eq. (3.18) without its instance-dependent e^-eps term: D_kl(P0 || P1)."""
+    return float(params["kl"])
+
+
+def eq_3_23(params: Mapping[str, Any]) -> float:
+    """Eq. (3.23) exactly: I(X; Y) of the binary mechanism depends on P only through P(T)."""
+    from privacy.bounds import mi_binary
+
+    t = 0.5 * (1.0 - np.sqrt(max(0.0, 1.0 - 4.0 * float(params["balance"]))))
+    return float(mi_binary([t, 1 - t], float(params["eps"])))
+
+
+def cor_3_4_4(params: Mapping[str, Any]) -> float:
+    """Cor. 3.4.4 with delta = 0 (leading term of Eq. 3.23): P(T) P(T^c) eps^2 / 2."""
+    return 0.5 * float(params["balance"]) * float(params["eps"]) ** 2
+
+
+def eq_3_24(params: Mapping[str, Any]) -> float:
+    """Eq. (3.24) / Cor. 3.4.5 with delta = 0: H(X) - (k - 1) eps e^-eps."""
+    eps = float(params["eps"])
+    return float(params["entropy"]) - (int(params["k"]) - 1) * eps * np.exp(-eps)
+
+
+_RAW = tuple(Metric(m, "mean", m.replace("_", " ")) for m in MECHANISMS)
+
+register_experiment(Experiment(
+    name="ldp-kl-scaling-high",
+    title="KL divergence vs ||P0 - P1||_TV at eps = 0.1 (thesis Fig. 3.5 left)",
+    description="""
+    D_kl(M0 || M1) under the binary, randomized response, geometric and optimal
+    staircase mechanisms at eps = 0.1 (high privacy), for random pairs over k = 6
+    letters, against ||P0 - P1||_TV, with the leading term of Eq. (3.17),
+    (e^eps - 1)^2/(e^eps + 1) TV^2, overlaid on the binary and optimal panels.
+    Reproduces Kairouz (2015), Fig. 3.5 left. Differences: the thesis scatters 100
+    uniform random pairs against their TV; the harness needs TV on a grid, so each
+    trial draws a pair with exactly that TV (P_nu = (1 - TV) R + TV A_nu, A0 and A1
+    on disjoint random halves of the alphabet) and we plot the average per TV with
+    95% intervals; log-log axes (y grows as TV^2).""",
+    grid=Grid(product={"tv": [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "eps": [0.1], "k": [6]}),
+    metrics=_RAW,
+    trial=kl_high_privacy,
+    default_trials=100,
+    batch_size=25,
+    plot=PlotSpec(x="tv", logx=True, logy=True, y=MECHANISMS,
+                  theory=(Theory("binary", eq_3_17, "Eq. 3.17 leading term"),
+                          Theory("staircase", eq_3_17, "Eq. 3.17 leading term"))),
+))
+
+register_experiment(Experiment(
+    name="ldp-kl-scaling-low",
+    title="KL divergence vs D_kl(P0 || P1) at eps = 10 (thesis Fig. 3.5 right)",
+    description="""
+    D_kl(M0 || M1) under the four mechanisms at eps = 10 (low privacy), for random
+    pairs over k = 6 letters, against D_kl(P0 || P1), with Eq. (3.18) overlaid on the
+    randomized response and optimal panels. Eq. (3.18) is D(P0||P1) - G e^-eps plus
+    O(e^-2eps); G depends on the instance, so the overlay is its leading term
+    D(P0||P1) (the e^-eps term is below 5e-5 G here). Reproduces Kairouz (2015),
+    Fig. 3.5 right. Differences: instead of scattering uniform random pairs, each
+    trial draws a pair with exactly the grid's D(P0||P1) (P0 uniform on the simplex,
+    P1 = (1 - s) P0 + s B with B on a random proper subset, s by root finding), and
+    we plot averages with 95% intervals; log-log axes.""",
+    grid=Grid(product={"kl": [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], "eps": [10.0], "k": [6]}),
+    metrics=_RAW,
+    trial=kl_low_privacy,
+    default_trials=100,
+    batch_size=25,
+    plot=PlotSpec(x="kl", logx=True, logy=True, y=MECHANISMS,
+                  theory=(Theory("randomized_response", eq_3_18, "Eq. 3.18 (D(P0||P1))"),
+                          Theory("staircase", eq_3_18, "Eq. 3.18 (D(P0||P1))"))),
+))
+
+register_experiment(Experiment(
+    name="ldp-mi-scaling-high",
+    title="Mutual information vs P(T)P(T^c) at eps = 0.1 (thesis Fig. 3.8 left)",
+    description="""
+    I(X; Y) under the binary mechanism for mutual information (Eq. 3.22), randomized
+    response, the geometric and the optimal staircase mechanisms at eps = 0.1, for
+    random P over k = 6 letters, against P(T) P(T^c) (T the most balanced set, Eq.
+    3.21). Overlays: Eq. (3.23) exactly on the binary panel (it depends on P only
+    through P(T)) and its leading term P(T)P(T^c) eps^2/2 (Cor. 3.4.4) on the optimal
+    panel. Reproduces Kairouz (2015), Fig. 3.8 left. Differences: uniform random P
+    have P(T)P(T^c) close to 1/4, so to sweep it each trial draws P with one letter of
+    mass m >= 1/2 (m(1 - m) = the grid value, the other letters uniform on the
+    simplex); averages with 95% intervals; log-log axes.""",
+    grid=Grid(product={"balance": [0.02, 0.05, 0.1, 0.15, 0.2, 0.25], "eps": [0.1], "k": [6]}),
+    metrics=_RAW,
+    trial=mi_high_privacy,
+    default_trials=100,
+    batch_size=25,
+    plot=PlotSpec(x="balance", logx=True, logy=True, y=MECHANISMS,
+                  theory=(Theory("binary", eq_3_23, "Eq. 3.23"),
+                          Theory("staircase", cor_3_4_4, "Cor. 3.4.4 (eps^2/2 term)"))),
+))
+
+register_experiment(Experiment(
+    name="ldp-mi-scaling-low",
+    title="Mutual information vs H(X) at eps = 10 (thesis Fig. 3.8 right)",
+    description="""
+    I(X; Y) under the four mechanisms at eps = 10 (low privacy), for random P over
+    k = 6 letters, against H(X), with Eq. (3.24), H(X) - (k - 1) eps e^-eps,
+    overlaid on the randomized response and optimal panels. Reproduces Kairouz
+    (2015), Fig. 3.8 right. Differences: each trial draws P with exactly the grid's
+    entropy (P proportional to R^beta, R uniform on the simplex, beta by root finding)
+    instead of scattering uniform random P; averages with 95% intervals. Note the
+    remainder of Eq. (3.24) is O(e^-eps), not O(e^-2eps) (privacy.bounds).""",
+    grid=Grid(product={"entropy": [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75], "eps": [10.0],
+                       "k": [6]}),
+    metrics=_RAW,
+    trial=mi_low_privacy,
+    default_trials=100,
+    batch_size=25,
+    plot=PlotSpec(x="entropy", y=MECHANISMS,
+                  theory=(Theory("randomized_response", eq_3_24, "Eq. 3.24"),
+                          Theory("staircase", eq_3_24, "Eq. 3.24"))),
 ))
 
 
