@@ -3,11 +3,14 @@
 Importing this package fills the experiment, component and sweep-template
 registries; :func:`harness.get_experiment` does so on its first call.
 
-* :mod:`harness.experiments.privacy_ldp` -- thesis ch. 3 (Figs. 3.3, 3.4, 3.6, 3.7,
+* :mod:`harness.experiments.privacy_ldp` -- thesis ch. 3 (Figs. 3.3-3.8,
   Cor. 3.3.7), the privacy components and the ``ldp-utility`` sweep.
-* :mod:`harness.experiments.krandom` -- K-randomization's relaxed privacy level.
+* :mod:`harness.experiments.krandom` -- K-randomization: relaxed privacy level and
+  privacy ratio.
+* :mod:`harness.experiments.profiles` -- profile-based privacy (Geumlek & Chaudhuri,
+  Figs. 2(a)-(c), 3).
 """
 
-from harness.experiments import krandom, privacy_ldp
+from harness.experiments import krandom, privacy_ldp, profiles
 
-__all__ = ["krandom", "privacy_ldp"]
+__all__ = ["krandom", "privacy_ldp", "profiles"]
