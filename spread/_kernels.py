@@ -48,6 +48,7 @@ __all__ = [
     "run_batch",
     "run_flooding",
     "run_line_protocol",
+    "run_protocol",
     "run_random_diffusion",
     "run_tree_protocol",
 ]
@@ -625,9 +626,32 @@ def _vs_hops(store, vs, n_inf):
     return h
 
 
+#: Kernel codes for :func:`run_protocol` (see ``Protocol.kernel_code``).
+FLOODING, RANDOM_DIFFUSION, LINE_PROTOCOL, TREE_PROTOCOL, ADAPTIVE_DIFFUSION = 0, 1, 2, 3, 4
+
+
 @nb.njit(cache=True)
-def run_batch(run, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node):
-    """Run ``sources.shape[0]`` independent trials of ``run`` back to back.
+def run_protocol(code, store, source, T, params, rng, vs_out, sizes_out):
+    """Run the kernel with the given code.
+
+    Compiled drivers dispatch on an integer rather than taking the kernel as a
+    function argument: numba's on-disk cache cannot always re-save an entry whose
+    signature holds a function type ("underlying object has vanished").
+    """
+    if code == ADAPTIVE_DIFFUSION:
+        return run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out)
+    if code == RANDOM_DIFFUSION:
+        return run_random_diffusion(store, source, T, params, rng, vs_out, sizes_out)
+    if code == LINE_PROTOCOL:
+        return run_line_protocol(store, source, T, params, rng, vs_out, sizes_out)
+    if code == TREE_PROTOCOL:
+        return run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out)
+    return run_flooding(store, source, T, params, rng, vs_out, sizes_out)
+
+
+@nb.njit(cache=True)
+def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node):
+    """Run ``sources.shape[0]`` independent trials of protocol ``code`` back to back.
 
     Finite graphs reuse one store (only the infected nodes' state is cleared between
     trials); lazy trees start a fresh realisation from ``seeds[i]`` for each trial.
@@ -642,7 +666,7 @@ def run_batch(run, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, 
             reset_lazy(store, seeds[i])
         else:
             reset_run_state(store, n_inf)
-        store, n_inf = run(store, sources[i], T, params, rng, vs_out, sizes[i])
+        store, n_inf = run_protocol(code, store, sources[i], T, params, rng, vs_out, sizes[i])
         vs_node[i] = vs_out[T]
         vs_hops[i] = _vs_hops(store, vs_out[T], n_inf)
     if not lazy:

@@ -56,11 +56,13 @@ def register_protocol(name: str):
 class Protocol:
     """Base class: a spreading protocol run by a compiled kernel.
 
-    Subclasses set :attr:`kernel` (a function of ``spread._kernels``) and implement
-    :meth:`kernel_params`, the float64 parameter vector the kernel reads.
+    Subclasses set :attr:`kernel` (a function of ``spread._kernels``), its
+    :attr:`kernel_code` (for compiled drivers, see ``spread._kernels.run_protocol``) and
+    implement :meth:`kernel_params`, the float64 parameter vector the kernel reads.
     """
 
     name: ClassVar[str] = "protocol"
+    kernel_code: ClassVar[int] = -1
     #: True if the protocol maintains a virtual source (``Spread.virtual_source``).
     has_virtual_source: ClassVar[bool] = False
 
@@ -103,6 +105,7 @@ class Flooding(Protocol):
     """
 
     kernel = staticmethod(_kernels.run_flooding)
+    kernel_code = _kernels.FLOODING
 
 
 @register_protocol("random-diffusion")
@@ -119,6 +122,7 @@ class RandomDiffusion(Protocol):
     """
 
     kernel = staticmethod(_kernels.run_random_diffusion)
+    kernel_code = _kernels.RANDOM_DIFFUSION
 
     def __init__(self, p: float = 0.5) -> None:
         self.p = check_probability(p, "p")
@@ -150,6 +154,7 @@ class LineProtocol(Protocol):
     """
 
     kernel = staticmethod(_kernels.run_line_protocol)
+    kernel_code = _kernels.LINE_PROTOCOL
 
 
 @register_protocol("tree")
@@ -165,6 +170,7 @@ class TreeProtocol(Protocol):
     """
 
     kernel = staticmethod(_kernels.run_tree_protocol)
+    kernel_code = _kernels.TREE_PROTOCOL
 
 
 # ----------------------------------------------------------------- Protocol 3
@@ -281,6 +287,7 @@ class AdaptiveDiffusion(Protocol):
     """
 
     kernel = staticmethod(_kernels.run_adaptive_diffusion)
+    kernel_code = _kernels.ADAPTIVE_DIFFUSION
     has_virtual_source = True
 
     def __init__(

@@ -190,7 +190,7 @@ def simulate_many(
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
-    run_batch(protocol.kernel, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops, vs_node)
+    run_batch(protocol.kernel_code, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops, vs_node)
     return SpreadBatch(
         T=T,
         trials=trials,

@@ -1,0 +1,439 @@
+"""Spreading experiments: thesis Chapter 2 (Figs. 2.2, 2.3, 2.7, 2.8, 2.9, Thm 2.3.1,
+Props. 2.2.1-2.2.2) and the main job ``compare-detection``.
+
+Every random experiment runs the compiled Monte Carlo path of
+:func:`adversaries.simulate_and_score` (simulate + estimate + score on flat arrays), one
+call per (point, batch), so a batch of trials costs little more than its spreads.
+
+Also registers the spreading components (kind ``graph``: named contact graphs; kind
+``protocol``: protocol factories) and the ``detection`` sweep template, so
+``anonspread sweep detection --set graph=... --set protocol=... --set estimator=...``
+composes graph x protocol x estimator x T from the command line.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from harness.components import register_component
+from harness.compose import SweepTemplate, register_template
+from harness.experiment import Experiment, Metric, PlotSpec, Theory
+from harness.grid import Grid
+from harness.registry import register_experiment
+
+__all__: list[str] = []
+
+# ----------------------------------------------------------------- components
+
+#: Degree distributions of the irregular random trees (Fig. 2.7; the thesis does not list
+#: its three, so these span a narrow, a mixed and a heavy-tailed case).
+TREE_DEGREES = {
+    "random-tree-34": {3: 0.5, 4: 0.5},
+    "random-tree-234": {2: 0.25, 3: 0.5, 4: 0.25},
+    "random-tree-3-10": {3: 0.8, 10: 0.2},
+}
+
+
+@functools.lru_cache(maxsize=8)
+def _facebook():
+    import datasets
+
+    return datasets.load_graph("ego-facebook", min_degree=3)
+
+
+def make_graph(name: str) -> Any:
+    """A named contact graph (built once per process; lazy trees are fresh each call)."""
+    from spread.graphs import from_networkx, line, random_tree, regular_tree
+
+    if name == "ego-facebook":
+        return _fb_csr()
+    if name == "line":
+        return line()
+    if name.startswith("regular-"):
+        return regular_tree(int(name.split("-", 1)[1]))
+    if name in TREE_DEGREES:
+        return random_tree(TREE_DEGREES[name], rng=0)
+    if name == "barabasi-albert":
+        import networkx as nx
+
+        return from_networkx(nx.barabasi_albert_graph(10_000, 3, seed=1))
+    raise KeyError(name)
+
+
+@functools.lru_cache(maxsize=2)
+def _fb_csr():
+    from spread.graphs import from_networkx
+
+    return from_networkx(_facebook())
+
+
+GRAPHS = ("ego-facebook", "line", "regular-3", "regular-4", "regular-5", "barabasi-albert",
+          *TREE_DEGREES)
+
+
+def make_protocol(name: str, graph: Any) -> Any:
+    """The protocol ``name`` as the thesis runs it on ``graph``.
+
+    ``adaptive-diffusion`` uses the graph's degree on regular trees, d0 = 3 on the random
+    trees, and d0 = inf with a cap of 3 infections per node and step on finite graphs with
+    cycles (§2.4.2); ``random-diffusion`` uses p = 0.5.
+    """
+    from spread.graphs import ContactGraph
+    from spread.protocols import (
+        AdaptiveDiffusion,
+        Flooding,
+        LineProtocol,
+        RandomDiffusion,
+        TreeProtocol,
+    )
+
+    if name == "adaptive-diffusion":
+        if isinstance(graph, ContactGraph):
+            return AdaptiveDiffusion(math.inf, 3)
+        d = graph.regular_degree()
+        return AdaptiveDiffusion(d if d is not None else 3)
+    factories = {
+        "random-diffusion": lambda: RandomDiffusion(0.5),
+        "flooding": Flooding,
+        "line": LineProtocol,
+        "tree": TreeProtocol,
+    }
+    return factories[name]()
+
+
+PROTOCOL_NAMES = ("adaptive-diffusion", "random-diffusion", "flooding", "line", "tree")
+
+for _g in GRAPHS:
+    register_component("graph", _g, functools.partial(make_graph, _g))
+for _p in PROTOCOL_NAMES:
+    register_component("protocol", _p, functools.partial(make_protocol, _p))
+
+
+# ----------------------------------------------------------------- the trial
+
+
+def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator) -> dict:
+    """``n`` trials of (graph, protocol, T) scored by ``estimator``.
+
+    Metrics: ``detection`` (1 if the estimate, ties broken uniformly, is the source),
+    ``hops`` (estimate-to-source hop distance), ``n_infected`` (N_T), ``rank``.
+    """
+    from adversaries import simulate_and_score
+
+    g = make_graph(str(params["graph"]))
+    proto = make_protocol(str(params["protocol"]), g)
+    est = str(params["estimator"])
+    b = simulate_and_score(g, proto, int(params["T"]), n, estimators=(est,), rng=rng)
+    e = b[est]
+    return {
+        "detection": e.detected.astype(np.float64),
+        "hops": e.hops.astype(np.float64),
+        "n_infected": b.n_infected.astype(np.float64),
+        "rank": e.rank,
+    }
+
+
+DETECTION_METRICS = (
+    Metric("detection", "proportion", "P(detect)"),
+    Metric("hops", "mean", "E[hop distance]"),
+    Metric("n_infected", "mean", "E[N_T]"),
+    Metric("rank", "mean", "E[rank of source]"),
+)
+
+def detection_sweep(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
+                    components: Mapping[str, Any]) -> dict:
+    """Sweep body of the ``detection`` template (components resolved by name)."""
+    from adversaries import simulate_and_score
+
+    g = components["graph"][params["graph"]]()
+    proto = components["protocol"][params["protocol"]](g)
+    est = str(params["estimator"])
+    b = simulate_and_score(g, proto, int(params["T"]), n, estimators=(est,), rng=rng)
+    e = b[est]
+    return {"detection": e.detected.astype(np.float64), "hops": e.hops.astype(np.float64),
+            "n_infected": b.n_infected.astype(np.float64), "rank": e.rank}
+
+
+for _e in ("ml", "jordan", "rumor"):
+    register_component("estimator", _e, functools.partial(str, _e))
+
+register_template(SweepTemplate(
+    name="detection",
+    description="Detection probability, hop distance and rank of a source estimator against a "
+    "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T).",
+    components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
+    defaults={"graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "jordan", "T": 6},
+    metrics=DETECTION_METRICS,
+    trials=detection_sweep,
+    default_trials=2000,
+    plot=PlotSpec(x="T", series="estimator", y=("detection", "hops")),
+))
+
+
+# ----------------------------------------------------------------- theory curves
+
+
+def _ball(d: int, r: int) -> float:
+    return 2 * r + 1 if d == 2 else 1 + d * ((d - 1) ** r - 1) / (d - 2)
+
+
+def _degree(params: Mapping[str, Any]) -> int:
+    g = str(params["graph"])
+    return 2 if g == "line" else int(g.split("-")[1])
+
+
+def ad_detection_theory(params: Mapping[str, Any]) -> float:
+    """Thm 2.3.1: 1/(N_T - 1) at even T (exact), the bound (2.15) at odd T."""
+    d, T = _degree(params), int(params["T"])
+    if T % 2 == 0:
+        return 1.0 / (_ball(d, T // 2) - 1) if T > 0 else 1.0
+    if d == 2:
+        return 1.0 / T
+    return min(1.0, (d - 2) / (2 * (d - 1) ** ((T + 1) / 2 - d)))
+
+
+def ad_hops_theory(params: Mapping[str, Any]) -> float:
+    """Thm 2.3.1(c): E[hop] >= (d - 1)/d * T/2."""
+    d, T = _degree(params), int(params["T"])
+    return (d - 1) / d * T / 2
+
+
+def ad_size_theory(params: Mapping[str, Any]) -> float:
+    """Eq. (2.14): N_T >= 2 (d-1)^((T+1)/2 - d)/(d-2) + 1 (T + 1 on the line)."""
+    d, T = _degree(params), int(params["T"])
+    if d == 2:
+        return T + 1.0
+    return 2 * (d - 1) ** ((T + 1) / 2 - d) / (d - 2) + 1
+
+
+register_experiment(Experiment(
+    name="thm2.3.1-adaptive-diffusion-regular-trees",
+    title="Adaptive diffusion on d-regular trees: ML detection, hop distance, N_T (Thm 2.3.1)",
+    description="""
+    Thesis Theorem 2.3.1 by simulation: adaptive diffusion (Protocol 3, alpha of Eq. 2.13,
+    d0 = d) on the infinite d-regular tree, attacked by the exact ML estimator
+    (Prop. 2.4.1, message passing; ties broken uniformly). Dashed: 1/(N_T - 1) at even T
+    (every infected node but the virtual source is equally likely, so this is exact) and
+    the bound (2.15) at odd T; E[hop] >= (d-1)/d T/2 (2.16); N_T >= Eq. (2.14).""",
+    grid=Grid(product={"graph": ["line", "regular-3", "regular-4"], "protocol": ["adaptive-diffusion"],
+                       "estimator": ["ml"], "T": list(range(1, 13))}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=4000,
+    plot=PlotSpec(x="T", series="graph", y=("detection", "hops", "n_infected"), logy=True,
+                  theory=(Theory("detection", ad_detection_theory, "Thm 2.3.1(b)"),
+                          Theory("hops", ad_hops_theory, "(d-1)/d T/2"),
+                          Theory("n_infected", ad_size_theory, "Eq. 2.14"))),
+))
+
+
+def line_protocol_size(params: Mapping[str, Any]) -> float:
+    return int(params["T"]) + 1.0
+
+
+def line_protocol_detection_bound(params: Mapping[str, Any]) -> float:
+    T = int(params["T"])
+    return (2 * T + 1) / (T + 1) ** 2
+
+
+def line_protocol_hops_bound(params: Mapping[str, Any]) -> float:
+    T = int(params["T"])
+    return T**3 / (9 * (T + 1) ** 2)
+
+
+register_experiment(Experiment(
+    name="prop2.2.1-line-protocol",
+    title="Protocol 1 on the line: E[N_T] = T + 1, detection and hop bounds (Prop. 2.2.1)",
+    description="""
+    Thesis Proposition 2.2.1 by simulation on the infinite line. The estimator is the
+    Jordan centre, which on the line is the ML estimate (thesis, caption of Fig. 2.3).
+    Dashed: E[N_T] = T + 1 (a), P(detect) <= (2T+1)/(T+1)^2 (b),
+    E[hop] >= T^3 / (9 (T+1)^2) (c).""",
+    grid=Grid(product={"graph": ["line"], "protocol": ["line"], "estimator": ["jordan"],
+                       "T": [2, 4, 8, 16, 32, 64]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=4000,
+    plot=PlotSpec(x="T", y=("n_infected", "detection", "hops"), logx=True, logy=True,
+                  theory=(Theory("n_infected", line_protocol_size, "T + 1"),
+                          Theory("detection", line_protocol_detection_bound, "(2T+1)/(T+1)^2"),
+                          Theory("hops", line_protocol_hops_bound, "T^3/(9(T+1)^2)"))),
+))
+
+
+def tree_protocol_size_bound(params: Mapping[str, Any]) -> float:
+    d, T = _degree(params), int(params["T"])
+    return (d - 1) ** ((T + 1) / 2) / (d - 2)
+
+
+register_experiment(Experiment(
+    name="prop2.2.2-tree-protocol",
+    title="Protocol 2 on d-regular trees: N_T and Jordan-centre detection (Prop. 2.2.2)",
+    description="""
+    Thesis Proposition 2.2.2(a) by simulation: Protocol 2 on d-regular trees; dashed is the
+    bound N_T >= (d-1)^((T+1)/2)/(d-2). Detection is reported for the Jordan centre
+    (not the ML estimator of Prop. 2.2.2(b), which anonspread does not implement for
+    Protocol 2): the source is a leaf while the Jordan centre is the middle of the
+    virtual-source chain, so it is never caught, which is the protocol's point.""",
+    grid=Grid(product={"graph": ["regular-3", "regular-4"], "protocol": ["tree"],
+                       "estimator": ["jordan"], "T": list(range(1, 13))}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=2000,
+    plot=PlotSpec(x="T", series="graph", y=("n_infected", "detection", "hops"), logy=True,
+                  theory=(Theory("n_infected", tree_protocol_size_bound, "(d-1)^((T+1)/2)/(d-2)"),)),
+))
+
+
+register_experiment(Experiment(
+    name="fig2.3-line-protocol-jordan-trees",
+    title="Protocol 1 on d-regular trees: the Jordan centre finds the source (Fig. 2.3)",
+    description="""
+    Thesis Figure 2.3: Protocol 1 spread on d-regular trees (d = 2, 3, 4, 5) attacked by the
+    Jordan centre; the detection probability stays bounded away from zero as the infection
+    grows when d > 2, while on the line (d = 2, where Jordan = ML) it decays like
+    1/E[N_T]. The thesis plots against E[N_T]; the harness plots against T and reports
+    E[N_T] alongside (panel 2).""",
+    grid=Grid(product={"graph": ["line", "regular-3", "regular-4", "regular-5"],
+                       "protocol": ["line"], "estimator": ["jordan"], "T": [2, 4, 6, 8, 10, 12]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=2000,
+    plot=PlotSpec(x="T", series="graph", y=("detection", "n_infected"), logy=True),
+))
+
+
+def inverse_mean_size(params: Mapping[str, Any]) -> float:
+    """Not a bound: 1/E[N_T] is filled in from the run by the plot's second panel."""
+    return math.nan
+
+
+register_experiment(Experiment(
+    name="fig2.7-irregular-trees",
+    title="Adaptive diffusion on irregular random trees: ML detection vs T (Fig. 2.7)",
+    description="""
+    Thesis Figure 2.7: adaptive diffusion with d0 = 3 on infinite random trees whose degrees
+    are i.i.d. (three distributions: {3,4} uniform, {2: .25, 3: .5, 4: .25}, {3: .8, 10: .2};
+    the thesis does not list its three), each trial on a fresh tree, attacked by the exact
+    ML estimator of Prop. 2.4.1 / Algorithm 4 (irregular degrees). The thesis finds the
+    detection probability decays nearly as 1/E[N_T]: compare panel 1 with 1/(panel 2).
+    Thesis: 10,000 trials per point, T = 2..20; the default here is T = 2..16 (benchmark:
+    benchmarks/README.md times the full T = 2..20 run).""",
+    grid=Grid(product={"graph": list(TREE_DEGREES), "protocol": ["adaptive-diffusion"],
+                       "estimator": ["ml"], "T": [2, 4, 6, 8, 10, 12, 14, 16]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=10_000,
+    plot=PlotSpec(x="T", series="graph", y=("detection", "n_infected"), logy=True),
+))
+
+
+register_experiment(Experiment(
+    name="fig2.8-facebook-near-ml",
+    title="Adaptive diffusion on ego-Facebook: near-ML detection with the infection tree (Fig. 2.8)",
+    description="""
+    Thesis Figure 2.8 on the bundled SNAP ego-Facebook graph with nodes of degree < 3
+    removed once (3,866 nodes; the thesis used the 2009 New Orleans Facebook graph, 9,502
+    users, which cannot be shipped). Adaptive diffusion with d0 = inf and at most 3 new
+    infections per node and step; the adversary also sees the infection tree and uses the
+    near-ML estimator of §2.4.2 (degrees replaced by infection-tree children). Source
+    uniform over the graph. Infection messages use the protocol's tree relay, which on this
+    clustered graph reaches far fewer nodes than the thesis's 96% in 10 steps (see
+    docs/spreading.md); E[N_T] is the second panel.""",
+    grid=Grid(product={"graph": ["ego-facebook"], "protocol": ["adaptive-diffusion"],
+                       "estimator": ["ml"], "T": [2, 3, 4, 5, 6, 7, 8, 9, 10]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=2000,
+    plot=PlotSpec(x="T", y=("detection", "n_infected"), logy=True),
+))
+
+
+register_experiment(Experiment(
+    name="fig2.9-facebook-hops",
+    title="Adaptive diffusion on ego-Facebook: hop distance of the near-ML estimate (Fig. 2.9)",
+    description="""
+    Thesis Figure 2.9: the mean hop distance between the true source and the near-ML
+    estimate, for the setting of fig2.8-facebook-near-ml (ego-Facebook, d0 = inf, cap 3,
+    infection tree revealed). The thesis measures it over the infection subtree; here it
+    is measured in the contact graph, which is never larger.""",
+    grid=Grid(product={"graph": ["ego-facebook"], "protocol": ["adaptive-diffusion"],
+                       "estimator": ["ml"], "T": [2, 3, 4, 5, 6, 7, 8, 9, 10]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=2000,
+    plot=PlotSpec(x="T", y=("hops",)),
+))
+
+
+# ----------------------------------------------------------------- Figure 2.2 (exact)
+
+
+def posterior_fig22(params: Mapping[str, Any]) -> dict[str, float]:
+    """Exact P(v* = k | V_T = {1..n}) on the line for Protocol 1 and random diffusion.
+
+    Both ends of the infected interval move independently: under Protocol 1 each end's
+    extent is uniform on {0..T} (the induction behind Prop. 2.2.1a), under random diffusion
+    (p) it is Binomial(T, p). The posterior of k is proportional to
+    P(left = k - 1) P(right = n - k).
+    """
+    from scipy import stats
+
+    n, T, k = int(params["infected"]), int(params["T"]), int(params["position"])
+    ks = np.arange(1, n + 1)
+    left, right = ks - 1, n - ks
+    if params["protocol"] == "line":
+        w = ((left <= T) & (right <= T)).astype(float)
+    else:
+        p = 0.5
+        w = stats.binom.pmf(left, T, p) * stats.binom.pmf(right, T, p)
+    post = w / w.sum()
+    return {"posterior": float(post[k - 1]), "uniform": 1.0 / n}
+
+
+register_experiment(Experiment(
+    name="fig2.2-line-posterior",
+    title="Posterior of the source on the line: Protocol 1 vs random diffusion (Fig. 2.2)",
+    description="""
+    Thesis Figure 2.2, exact: the posterior P(v* = k | V_T = {1, ..., 101}) of the source
+    position for Protocol 1 and for random diffusion (p = 1/2), both at T = 100 (where
+    E[N_T] = 101 for each). Protocol 1's posterior is flat (Eq. 2.6); random diffusion's
+    concentrates in a central window of width O(sqrt(T)).""",
+    grid=Grid(product={"protocol": ["line", "random-diffusion"], "infected": [101], "T": [100],
+                       "position": list(range(1, 102))}),
+    metrics=(Metric("posterior", "mean", "P(v* = k | V_T)"),
+             Metric("uniform", "mean", "1/|V_T|")),
+    evaluate=posterior_fig22,
+    plot=PlotSpec(x="position", series="protocol", y=("posterior",)),
+))
+
+
+# ----------------------------------------------------------------- the main job
+
+
+register_experiment(Experiment(
+    name="compare-detection",
+    title="Adaptive diffusion vs random diffusion vs flooding under ML, Jordan and rumour adversaries",
+    description="""
+    The main job. Three spreading protocols -- adaptive diffusion (Protocol 3), random
+    diffusion (p = 1/2) and flooding -- on two contact graphs: the bundled ego-Facebook
+    graph (degree >= 3; adaptive diffusion with d0 = inf and a cap of 3, the adversary
+    also sees the infection tree) and an infinite random tree with degrees 3 or 4 (d0 = 3,
+    a fresh tree per trial). Each is attacked by every applicable estimator: the exact
+    (on trees) or near (on Facebook) ML estimator of adaptive diffusion, the Jordan centre
+    and rumour centrality. At equal T, adaptive diffusion keeps detection near 1/N_T while
+    the diffusions give their source away to centrality estimators.""",
+    grid=Grid(product={"graph": ["random-tree-34", "ego-facebook"], "T": [4]},
+              zip={"protocol": ["adaptive-diffusion"] * 3 + ["random-diffusion"] * 2 + ["flooding"] * 2,
+                   "estimator": ["ml", "jordan", "rumor", "jordan", "rumor", "jordan", "rumor"]}),
+    metrics=DETECTION_METRICS,
+    trials=detection_trials,
+    default_trials=1000,
+    batch_size=250,
+    plot=PlotSpec(x="estimator", series="protocol", y=("detection", "hops", "n_infected")),
+))
