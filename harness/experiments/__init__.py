@@ -11,8 +11,11 @@ registries; :func:`harness.get_experiment` does so on its first call.
   Figs. 2(a)-(c), 3).
 * :mod:`harness.experiments.funnel` -- the privacy funnel with LDP/LIP (Lopuhaä-Zwakenberg
   et al., Figs. 3-8).
+* :mod:`harness.experiments.spreading` -- thesis ch. 2 (Figs. 2.2, 2.3, 2.7-2.9,
+  Thm 2.3.1, Props. 2.2.1-2.2.2), the main job ``compare-detection``, the graph,
+  protocol and estimator components and the ``detection`` sweep.
 """
 
-from harness.experiments import funnel, krandom, privacy_ldp, profiles
+from harness.experiments import funnel, krandom, privacy_ldp, profiles, spreading
 
-__all__ = ["funnel", "krandom", "privacy_ldp", "profiles"]
+__all__ = ["funnel", "krandom", "privacy_ldp", "profiles", "spreading"]
