@@ -189,7 +189,9 @@ def jordan_center(snapshot: Snapshot) -> Scores:
     The Jordan centre (thesis §2.1.1, [33, 34]; Fig. 2.3) minimises the largest hop
     distance to the other infected nodes. On trees the eccentricities come from two
     message passes (heights towards the leaves, then the best height through the
-    parent, O(n)); on graphs with cycles from one BFS per node (O(n m)).
+    parent, O(n)); on graphs with cycles by exact eccentricity bounding (Takes &
+    Kosters: BFS from well-chosen nodes until the lower and upper bounds of every
+    node meet; at worst one BFS per node, O(n m)).
 
     Examples
     --------
