@@ -37,6 +37,17 @@ def _normalise_rows(H: np.ndarray) -> np.ndarray:
 def _generators(H: np.ndarray, lin_set: tuple[int, ...]) -> np.ndarray:
     """All generators ``[t, g]`` of ``{z : H[:, 0] + H[:, 1:] @ z >= 0}`` (rows in lin_set: = 0)."""
     mat = cdd.matrix_from_array(H, lin_set=lin_set, rep_type=cdd.RepType.INEQUALITY)
+    # Redundant inequalities (many, for large eps) only slow the double description down;
+    # finding them is one small LP each.
+    try:
+        redundant = cdd.redundant_rows(mat)
+    except RuntimeError:
+        redundant = set()
+    if redundant:
+        keep = [i for i in range(H.shape[0]) if i not in redundant]
+        lin_set = tuple(keep.index(i) for i in lin_set)
+        H = H[keep]
+        mat = cdd.matrix_from_array(H, lin_set=lin_set, rep_type=cdd.RepType.INEQUALITY)
     last_error: Exception | None = None
     for order in _ORDERS:
         try:
