@@ -105,6 +105,10 @@ def workload_b(trials: int, snap_path: str | None) -> dict:
         res["b"] = A.simulate_and_score(g, proto, T, trials, estimators=est, rng=1)
 
     out["simulate_and_score(jordan, rumor)"], _ = rate(run_batch, trials)
+    for one in est:
+        out[f"simulate_and_score({one})"], _ = rate(
+            lambda one=one: A.simulate_and_score(g, proto, T, trials, estimators=(one,), rng=1), trials
+        )
     b = res["b"]
     out["mean_infected"] = float(b.n_infected.mean())
     out["jordan_detection"] = b["jordan"].mean("detection_probability")
