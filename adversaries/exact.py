@@ -284,12 +284,26 @@ def _exact_params(protocol, graph) -> dict:
     return {"protocol": protocol}
 
 
+def _exact_extra(protocol, graph, reveal_edges) -> str | None:
+    from adversaries.observation import graph_is_forest
+
+    if protocol.name != "random-diffusion" and not graph_is_forest(graph):
+        return (
+            f"estimator 'exact' handles {protocol!r} only when the infected subgraph is a tree; "
+            f"got {graph!r}, which has cycles (only random diffusion is exact on any graph)"
+        )
+    if getattr(protocol, "max_infections_per_step", None) is not None:
+        return f"estimator 'exact' does not model max_infections_per_step; got {protocol!r}"
+    return None
+
+
 @register_estimator(
     "exact",
     protocols=("adaptive-diffusion", "tree", "line", "random-diffusion", "flooding"),
     likelihood=True,
     batch=False,
     params=_exact_params,
+    extra=_exact_extra,
 )
 def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int = MAX_STATES) -> Scores:
     """Log-likelihood ``log P(G_T | v)`` by summing over every protocol trajectory.
@@ -327,8 +341,8 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
     >>> import networkx as nx, spread
     >>> s = Snapshot(nx.path_graph(7), [2, 3, 4], T=2)
     >>> sc = exact_likelihood(s, spread.LineProtocol())
-    >>> float(np.exp(sc[3]))  # both ends advance at t=1 and stall at t=2: (1/2)^2 (2/3)^2
-    0.1111111111111111
+    >>> round(float(np.exp(sc[3])), 12)  # 4 ways (which ends grow at t = 1), 1/36 each
+    0.111111111111
     """
     snapshot = _check_snapshot(snapshot)
     if not isinstance(protocol, Protocol):

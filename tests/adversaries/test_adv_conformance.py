@@ -1,0 +1,51 @@
+"""Every registered estimator: runs on an applicable snapshot, scores exactly the infected nodes,
+is deterministic, validates its input, and its registry declaration matches what it accepts."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import adversaries as A
+import spread
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+
+POINTS = [
+    (nx.random_labeled_tree(40, seed=1), spread.AdaptiveDiffusion(3), 5),
+    (nx.path_graph(30), spread.LineProtocol(), 4),
+    (nx.random_labeled_tree(30, seed=2), spread.TreeProtocol(), 4),
+    (nx.connected_watts_strogatz_graph(40, 4, 0.2, seed=3), spread.RandomDiffusion(0.3), 2),
+    (nx.connected_watts_strogatz_graph(80, 4, 0.2, seed=4), spread.AdaptiveDiffusion(math.inf), 4),
+]
+
+
+@pytest.mark.parametrize("name", sorted(A.ESTIMATORS) or ["ml", "jordan", "rumor", "exact"])
+def test_every_registered_estimator_conforms(name):
+    spec = A.get_estimator(name)
+    ran = 0
+    for G, proto, T in POINTS:
+        if spec.why_not(proto, G, reveal_edges=True) is not None:
+            continue
+        sp = spread.simulate(G, proto, T, source=0, rng=5)
+        snap = A.observe(sp, reveal_edges=True)
+        if name == "exact" and snap.n > 14:
+            continue
+        sc = spec.func(snap, **spec.params(proto, G))
+        again = spec.func(snap, **spec.params(proto, G))
+        assert isinstance(sc, A.Scores) and set(sc) == set(sp.infected.tolist())
+        assert not np.any(np.isnan(sc.array)) and np.array_equal(sc.array, again.array)
+        assert sc.is_likelihood == spec.likelihood
+        if spec.likelihood:
+            assert sc[sp.source] > -math.inf  # the true source is never ruled out
+        assert A.pick(sc, rng=1) == A.pick(sc, rng=1)
+        with pytest.raises(InvalidTypeError):
+            spec.func("not a snapshot", **spec.params(proto, G))
+        ran += 1
+    assert ran >= 1
+    # the registry refuses what the declaration excludes, with the reason
+    if spec.protocols is not None:
+        with pytest.raises(InvalidParameterError, match=name):
+            A.check_applicable(name, spread.Flooding() if "flooding" not in spec.protocols else
+                               spread.RandomDiffusion(0.2) if "random-diffusion" not in spec.protocols
+                               else spread.AdaptiveDiffusion(max_infections_per_step=1), nx.path_graph(4))  # fmt: skip
