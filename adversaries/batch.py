@@ -25,6 +25,7 @@ from adversaries.registry import check_applicable
 from adversaries.scores import TIE_RTOL
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
+from spread._kernels import run_protocol
 from spread._store import PARENT, reset_lazy, reset_run_state
 from spread.graphs import LazyTree, as_contact_graph
 from spread.protocols import Protocol
@@ -117,7 +118,7 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
 
 @nb.njit(cache=True)
 def _score_batch(
-    run, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
+    kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
     r_node, alive, dead, r_edge, move,
     detected, pdet, hops, rank, n_out,
 ):  # fmt: skip
@@ -135,7 +136,7 @@ def _score_batch(
             reset_lazy(store, seeds[i])
         else:
             reset_run_state(store, n_inf)
-        store, n_inf = run(store, sources[i], T, params, rng, vs_out, sizes)
+        store, n_inf = run_protocol(kernel_code, store, sources[i], T, params, rng, vs_out, sizes)
         n = n_inf
         n_out[i] = n
         if loc.shape[0] < store[0].shape[0]:
@@ -390,16 +391,10 @@ def simulate_and_score(
     rank = np.zeros((e, trials), np.float64)
     n_out = np.zeros(trials, np.int64)
     args = (
-        protocol.kernel, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
+        protocol.kernel_code, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
         codes, tie_u, r_node, alive, dead, r_edge, move, detected, pdet, hops, rank, n_out,
     )  # fmt: skip
-    try:
-        _score_batch(*args)
-    except ReferenceError:
-        # numba can fail to *save* the on-disk cache entry of a kernel that takes a
-        # function argument ("underlying object has vanished"); the compiled overload
-        # is registered before the save, so the retry runs it (nothing ran before).
-        _score_batch(*args)
+    _score_batch(*args)
     if lazy:
         labels = sources.astype(np.int64)
     else:

@@ -131,6 +131,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
 def _report(res: Any) -> None:
     files = ", ".join(str(p) for k, p in res.paths.items() if k != "journal")
     reused = f", {res.reused} reused from the journal" if res.reused else ""
+    print(res.table.format_text())
     print(f"{res.experiment.name}: {res.computed} batches computed{reused} in {res.elapsed:.1f} s; wrote {files}")
 
 

@@ -90,6 +90,41 @@ class Table:
             writer.writerow([format_value(row[c]) for c in self.columns])
         return buf.getvalue()
 
+    def format_text(self, *, max_points: int = 40) -> str:
+        """A readable wide table: one line per parameter point, one column per metric.
+
+        Each cell is ``mean [ci_low, ci_high]`` (just the mean when the interval is
+        degenerate, as for exact evaluations). Only the parameters that vary are shown;
+        tables longer than ``max_points`` points are cut with a note.
+        """
+        points: dict[tuple, dict[str, str]] = {}
+        metrics: list[str] = []
+        for row in self.rows:
+            key = tuple(row[p] for p in self.params)
+            m = row["metric"]
+            if m not in metrics:
+                metrics.append(m)
+            mean, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
+            cell = f"{mean:.4g}"
+            if isinstance(lo, float) and isinstance(hi, float) and hi > lo:
+                cell += f" [{lo:.3g}, {hi:.3g}]"
+            points.setdefault(key, {})[m] = cell
+        keys = list(points)
+        varying = [i for i, p in enumerate(self.params) if len({k[i] for k in keys}) > 1] or list(
+            range(len(self.params))
+        )
+        header = [self.params[i] for i in varying] + metrics
+        lines = [[str(k[i]) for i in varying] + [points[k].get(m, "") for m in metrics]
+                 for k in keys[:max_points]]
+        widths = [max(len(h), *(len(r[j]) for r in lines)) if lines else len(h)
+                  for j, h in enumerate(header)]
+        out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
+               "  ".join("-" * w for w in widths)]
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
+        if len(keys) > max_points:
+            out.append(f"... {len(keys) - max_points} more points in the CSV")
+        return "\n".join(line.rstrip() for line in out)
+
     def where(self, **params: Scalar) -> list[dict[str, Any]]:
         """Rows whose parameters (and ``metric``) equal the given values."""
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
