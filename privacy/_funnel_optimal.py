@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from anonspread.errors import InfeasibleError
+from anonspread.errors import InfeasibleError, InvalidParameterError
 from privacy._funnel_checks import check_eps, check_joint
+from privacy._funnel_colgen import colgen_optimum
 from privacy._funnel_polytope import cone_rays, polytope_vertices
 from privacy.mechanism import Mechanism
 
@@ -19,6 +20,7 @@ __all__ = [
     "_optimal_ldp_vertex_enumeration",
     "column_utility",
     "ldp_cone_constraints",
+    "lip_cone_constraints",
     "optimal_from_rays",
     "optimal_ldp",
     "optimal_lip",
@@ -93,7 +95,31 @@ def ldp_cone_constraints(p_x_given_s: np.ndarray, eps: float) -> np.ndarray:
     return np.unique(np.array(rows), axis=0)
 
 
-def optimal_ldp(p_sx: Any, eps: Any) -> Mechanism:
+def lip_cone_constraints(pk: np.ndarray, eps: float) -> np.ndarray:
+    """Rows of ``A q >= 0``: Eq. (3) for one column ``q``, ``e^-eps <= q.p_{X|s} / q.p_X <= e^eps``."""
+    p_x = pk.sum(axis=0)
+    cond = pk / pk.sum(axis=1, keepdims=True)
+    e = np.exp(eps)
+    return np.unique(np.vstack([e * p_x - cond, cond - p_x / e]), axis=0)
+
+
+_METHODS = ("auto", "enumerate", "colgen")
+# "auto" enumerates when the cone is small (fast and exact) and switches to column
+# generation above this many data values, where the number of extreme rays explodes.
+_AUTO_ENUMERATE_MAX_A = 8
+
+
+def _check_method(method: Any) -> str:
+    if method not in _METHODS:
+        raise InvalidParameterError(f"method must be one of {list(_METHODS)}; got {method!r}")
+    return method
+
+
+def _use_colgen(method: str, a: int) -> bool:
+    return method == "colgen" or (method == "auto" and a > _AUTO_ENUMERATE_MAX_A)
+
+
+def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     r"""The mechanism maximising ``I(X; Y)`` under ``eps``-LDP w.r.t. S (Problem 2, §IV).
 
     Instead of enumerating the vertices of the ``a(a-1)``-dimensional polytope
@@ -146,6 +172,13 @@ def optimal_ldp(p_sx: Any, eps: Any) -> Mechanism:
         Joint distribution of the secret S (rows) and the data X (columns).
     eps : float
         Privacy level, ``>= 0``.
+    method : {"auto", "enumerate", "colgen"}
+        ``"enumerate"`` lists all extreme rays with cddlib and solves the LP once
+        (exact; the number of rays grows quickly with ``a`` and ``c``). ``"colgen"``
+        grows the LP column by column and certifies the final dual by branch and bound
+        (exact to 1e-10 nats, see ``privacy._funnel_colgen``); it handles the Adult
+        cases with ``a = 16, c = 15`` whose ray count is out of reach. ``"auto"``
+        enumerates for ``a <= 8`` and uses column generation above.
 
     Returns
     -------
@@ -171,11 +204,14 @@ def optimal_ldp(p_sx: Any, eps: Any) -> Mechanism:
     """
     p = check_joint(p_sx)
     eps = check_eps(eps)
+    method = _check_method(method)
     pk, _, x_keep = _restrict(p)
     if pk.shape[1] == 1:
         return _embed(np.ones((1, 1)), x_keep)
     p_x = pk.sum(axis=0)
     A = ldp_cone_constraints(pk / pk.sum(axis=1, keepdims=True), eps)
+    if _use_colgen(method, pk.shape[1]):
+        return _embed(colgen_optimum(A, p_x), x_keep)
     rays = cone_rays(A)
     return _embed(optimal_from_rays(rays, p_x, "optimal_ldp"), x_keep)
 
@@ -200,7 +236,7 @@ def _entropy_rows(V: np.ndarray) -> np.ndarray:
         return -np.sum(np.where(V > 0, V * np.log(np.where(V > 0, V, 1.0)), 0.0), axis=1)
 
 
-def optimal_lip(p_sx: Any, eps: Any) -> Mechanism:
+def optimal_lip(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     r"""The mechanism maximising ``I(X; Y)`` under ``eps``-LIP w.r.t. S (Theorem 3, §V).
 
     Enumerates the vertices :math:`v_1, \dots, v_M` of the ``(a-1)``-dimensional polytope
@@ -225,6 +261,13 @@ def optimal_lip(p_sx: Any, eps: Any) -> Mechanism:
         Joint distribution of S (rows) and X (columns).
     eps : float
         Privacy level, ``>= 0``.
+    method : {"auto", "enumerate", "colgen"}
+        ``"enumerate"`` is Theorem 3 as above. ``"colgen"`` solves the same problem as
+        the cone-ray LP of :func:`optimal_ldp` for the LIP cone :math:`\{q \ge 0 :
+        e^{-\varepsilon} q \cdot p_X \le q \cdot p_{X|s} \le e^{\varepsilon} q \cdot
+        p_X\}` (Eq. 3 is homogeneous in each column too; ``v = p_X \odot q / p_X
+        \cdot q`` maps its rays onto the vertices of Delta), by column generation.
+        ``"auto"`` enumerates for ``a <= 8``.
 
     Returns
     -------
@@ -249,10 +292,13 @@ def optimal_lip(p_sx: Any, eps: Any) -> Mechanism:
     """
     p = check_joint(p_sx)
     eps = check_eps(eps)
+    method = _check_method(method)
     pk, _, x_keep = _restrict(p)
     if pk.shape[1] == 1:
         return _embed(np.ones((1, 1)), x_keep)
     p_x = pk.sum(axis=0)
+    if _use_colgen(method, pk.shape[1]):
+        return _embed(colgen_optimum(lip_cone_constraints(pk, eps), p_x), x_keep)
     V = lip_polytope_vertices(pk, eps)
     alpha = _solve_lp(_entropy_rows(V), V.T, p_x, "optimal_lip (Eq. 17)")
     used = np.flatnonzero(alpha > 0)

@@ -90,7 +90,6 @@ def test_optimal_ldp_equals_vertex_enumeration(seed, c, a, eps):
     assert fast.n_outputs <= a
 
 
-@pytest.mark.slow  # the reference vertex enumeration takes ~25 s on a loaded machine
 def test_optimal_ldp_equals_vertex_enumeration_a5():
     p = random_joint(4, 2, 5)
     p_x = p.sum(axis=0)
