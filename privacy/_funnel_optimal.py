@@ -13,6 +13,7 @@ from scipy.optimize import linprog
 from anonspread.errors import InfeasibleError, InvalidParameterError
 from privacy._funnel_checks import check_eps, check_joint
 from privacy._funnel_colgen import colgen_optimum
+from privacy._funnel_measures import ldp_epsilon, lip_epsilon
 from privacy._funnel_polytope import cone_rays, polytope_vertices
 from privacy.mechanism import Mechanism
 
@@ -209,6 +210,8 @@ def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     if pk.shape[1] == 1:
         return _embed(np.ones((1, 1)), x_keep)
     p_x = pk.sum(axis=0)
+    if ldp_epsilon(np.eye(pk.shape[1]), pk) <= eps:  # releasing X is allowed: I = H(X)
+        return _embed(np.eye(pk.shape[1]), x_keep)
     A = ldp_cone_constraints(pk / pk.sum(axis=1, keepdims=True), eps)
     if _use_colgen(method, pk.shape[1]):
         return _embed(colgen_optimum(A, p_x), x_keep)
@@ -297,6 +300,8 @@ def optimal_lip(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     if pk.shape[1] == 1:
         return _embed(np.ones((1, 1)), x_keep)
     p_x = pk.sum(axis=0)
+    if lip_epsilon(np.eye(pk.shape[1]), pk) <= eps:  # releasing X is allowed: I = H(X)
+        return _embed(np.eye(pk.shape[1]), x_keep)
     if _use_colgen(method, pk.shape[1]):
         return _embed(colgen_optimum(lip_cone_constraints(pk, eps), p_x), x_keep)
     V = lip_polytope_vertices(pk, eps)

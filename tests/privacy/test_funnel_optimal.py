@@ -138,6 +138,8 @@ def test_large_eps_releases_x():
     p_x = p.sum(axis=0)
     assert mutual_information(optimal_ldp(p, eps), p_x) == pytest.approx(entropy(p_x), abs=1e-9)
     assert mutual_information(optimal_lip(p, eps), p_x) == pytest.approx(entropy(p_x), abs=1e-9)
+    for Q in (optimal_ldp(p, 1e6), optimal_lip(p, 1e6), grr(p, 1e6)):  # no overflow
+        assert mutual_information(Q, p_x) == pytest.approx(entropy(p_x), abs=1e-9)
 
 
 def test_eps_zero_gives_perfect_privacy():
