@@ -11,7 +11,9 @@ secret ``s``, columns: the data ``x``), this module provides
 - the optimal mechanisms :func:`optimal_ldp` (a linear program over the extreme rays
   of an ``a``-dimensional cone, proven equivalent to Theorem 2; much faster than its
   vertex enumeration) and :func:`optimal_lip` (Theorem 3: vertex enumeration of the
-  polytope Delta with cddlib, then the LP (17) with HiGHS);
+  polytope Delta with cddlib, then the LP (17) with HiGHS). For large alphabets
+  (``a > 8`` by default, ``method="colgen"``) both solve the same LP by column
+  generation with a branch-and-bound optimality certificate;
 - the Theorem 4 product protocol for multi-attribute data, :func:`srlip_product`
   (with :func:`srlip_components` and :func:`product_mechanism`);
 - the explicit protocols :func:`grr`, :func:`oue` and :func:`conditional_reporting`
