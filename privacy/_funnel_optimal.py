@@ -161,8 +161,9 @@ def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     :math:`\theta_k = \sum_y \lambda_{yk}` is LP-feasible (:math:`\sum_k \theta_k r_k =
     \sum_y q_y = \mathbf 1`) with value at least :math:`I(X;Y)` of :math:`Q`. A basic
     optimal solution has at most ``a`` non-zeros, so ``b <= a`` outputs suffice
-    (Theorem 2(1)). :math:`\square` For S = X the cone's rays are exactly the
-    staircase patterns and the LP is the thesis's (3.11).
+    (Theorem 2(1)). :math:`\square` For S = X the cone's extreme rays are the
+    non-constant staircase patterns (entries in :math:`\{1, e^\varepsilon\}`; the
+    constant pattern is a combination of them) and the LP is the thesis's (3.11).
 
     The LP is always feasible (:math:`\mathbf 1 \in C_\varepsilon`), so a solver failure
     is reported as :class:`~anonspread.errors.InfeasibleError`.
