@@ -35,6 +35,7 @@ def _series(table: Table, spec: PlotSpec, metric: str) -> dict[tuple, list[dict[
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import LogFormatter, NullFormatter
 
     labels = dict(labels or {})
     metrics = list(spec.y) or list(dict.fromkeys(r["metric"] for r in table.rows))
@@ -61,10 +62,14 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         ax.set_ylabel(labels.get(metric, metric))
         if spec.logx:
             ax.set_xscale("log")
+            # short axes otherwise get overlapping labels on every minor tick
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.xaxis.set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(0, 0)))
         if spec.logy:
             ax.set_yscale("log")
+            ax.yaxis.set_minor_formatter(NullFormatter())
         if len(groups) > 1 or any(t.metric == metric for t in spec.theory):
-            ax.legend(fontsize="small")
+            ax.legend(fontsize="x-small" if len(groups) > 6 else "small")
         ax.grid(True, alpha=0.3)
     if title:
         fig.suptitle(title)
