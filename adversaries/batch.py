@@ -27,8 +27,9 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
 from spread._kernels import run_protocol
 from spread._store import PARENT, reset_lazy, reset_run_state
-from spread.graphs import LazyTree, as_contact_graph
+from spread.graphs import as_contact_graph
 from spread.protocols import Protocol
+from spread.simulate import batch_setup
 
 __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 
@@ -357,23 +358,7 @@ def simulate_and_score(
         raise InvalidParameterError(f"estimators must name at least one estimator; got {estimators!r}")
     codes = np.array([CODES[nm] for nm in names], np.int64)
     params = protocol.kernel_params(g, T)
-    lazy = isinstance(g, LazyTree)
-    # sources and seeds exactly as spread.simulate_many draws them
-    if lazy:
-        if source not in (None, 0):
-            raise InvalidParameterError(
-                f"source must be None or 0 on an infinite tree (every trial starts at node 0); got {source!r}"
-            )
-        sources = np.zeros(trials, np.int32)
-        seeds = gen.integers(0, 2**63 - 1, size=trials, dtype=np.int64).astype(np.uint64)
-        store = g._new_store(capacity=protocol.growth_hint(g, T))
-    else:
-        if source is None:
-            sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
-        else:
-            sources = np.full(trials, g.node_index(source), np.int32)
-        seeds = np.zeros(trials, np.uint64)
-        store = g._new_store()
+    lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
     try:
         tie_gen = gen.spawn(1)[0]
     except (AttributeError, TypeError):  # a Generator without a SeedSequence

@@ -14,7 +14,7 @@ from spread.graphs import LazyTree, as_contact_graph
 from spread.protocols import Protocol
 from spread.result import Spread, SpreadBatch
 
-__all__ = ["simulate", "simulate_many"]
+__all__ = ["batch_setup", "simulate", "simulate_many"]
 
 
 def _check_protocol(protocol: Any) -> Protocol:
@@ -127,6 +127,35 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     )
 
 
+def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np.random.Generator):
+    """Sources, tree seeds and a fresh store for ``trials`` Monte Carlo runs.
+
+    Shared by every compiled batch driver (here and in ``adversaries``), so the same
+    ``rng`` gives the same spreads whichever driver runs them. On a finite graph each
+    trial draws a uniform source unless ``source`` is given; on an infinite tree every
+    trial starts at node 0 and gets its own realisation seed.
+
+    Returns
+    -------
+    (lazy, sources, seeds, store)
+    """
+    if isinstance(g, LazyTree):
+        if source is not None and source != 0:
+            # a named node exists only in the object's own realisation, not in fresh ones
+            raise InvalidParameterError(
+                "source must be None or 0 on an infinite tree (every trial starts at node 0); "
+                f"got {source!r}"
+            )
+        sources = np.zeros(trials, np.int32)
+        seeds = gen.integers(0, 2**63 - 1, size=trials, dtype=np.int64).astype(np.uint64)
+        return True, sources, seeds, g._new_store(capacity=protocol.growth_hint(g, T))
+    if source is None:
+        sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
+    else:
+        sources = np.full(trials, g.node_index(source), np.int32)
+    return False, sources, np.zeros(trials, np.uint64), g._new_store()
+
+
 def simulate_many(
     graph: Any,
     protocol: Protocol,
@@ -168,25 +197,7 @@ def simulate_many(
     gen = check_rng(rng)
     g = as_contact_graph(graph)
     params = protocol.kernel_params(g, T)
-    lazy = isinstance(g, LazyTree)
-    if lazy:
-        src = _source_index(g, source, gen)
-        if src != 0:
-            # a named node exists only in the object's own realisation, not in fresh ones
-            raise InvalidParameterError(
-                "simulate_many on an infinite tree starts every trial at node 0; "
-                f"got source={source!r}"
-            )
-        sources = np.zeros(trials, np.int32)
-        seeds = gen.integers(0, 2**63 - 1, size=trials, dtype=np.int64).astype(np.uint64)
-        store = g._new_store(capacity=protocol.growth_hint(g, T))
-    else:
-        if source is None:
-            sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
-        else:
-            sources = np.full(trials, g.node_index(source), np.int32)
-        seeds = np.zeros(trials, np.uint64)
-        store = g._new_store()
+    lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
