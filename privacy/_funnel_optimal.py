@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import highspy
 import numpy as np
-from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
 from privacy._funnel_checks import check_eps, check_joint
@@ -60,12 +60,48 @@ def column_utility(cols: np.ndarray, p_x: np.ndarray) -> np.ndarray:
     return (cols * logs) @ p_x
 
 
+def _highs_eq_lp(
+    cost: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray
+) -> tuple[bool, np.ndarray, str]:
+    """``min cost . w`` s.t. ``A_eq w = b_eq``, ``w >= 0`` with highspy directly.
+
+    scipy's ``linprog`` wrapper costs ~2 ms per call in option checking alone, more
+    than the whole small-case solve; this calls HiGHS itself.
+    """
+    m, n = A_eq.shape
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = m
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = np.full(n, highspy.kHighsInf)
+    lp.row_lower_ = np.asarray(b_eq, dtype=float)
+    lp.row_upper_ = np.asarray(b_eq, dtype=float)
+    nz = np.nonzero(A_eq.T)  # column-wise
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.count_nonzero(A_eq, axis=0))])
+    lp.a_matrix_.index_ = nz[1].astype(np.int32)
+    lp.a_matrix_.value_ = A_eq.T[nz]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for key, value in _LP_OPTIONS.items():
+        h.setOptionValue(key, value)
+    if n <= 1000:  # presolve costs more than it saves on these small LPs
+        h.setOptionValue("presolve", "off")
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    ok = status == highspy.HighsModelStatus.kOptimal
+    x = np.asarray(h.getSolution().col_value) if ok else np.zeros(n)
+    return ok, x, h.modelStatusToString(status)
+
+
 def _solve_lp(cost: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, what: str) -> np.ndarray:
     """Minimise ``cost . w`` over ``w >= 0, A_eq w = b_eq`` (HiGHS); refine on the support."""
-    res = linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs", options=_LP_OPTIONS)
-    if res.status != 0:
-        raise InfeasibleError(f"the linear program of {what} has no solution: {res.message}")
-    w = np.clip(res.x, 0.0, None)
+    ok, x, message = _highs_eq_lp(cost, A_eq, b_eq)
+    if not ok:
+        raise InfeasibleError(f"the linear program of {what} has no solution: {message}")
+    w = np.clip(x, 0.0, None)
     supp = np.flatnonzero(w > 1e-12 * max(w.max(), 1e-300))
     # The optimum is a basic solution: re-solve its square system for full accuracy.
     sol, *_ = np.linalg.lstsq(A_eq[:, supp], b_eq, rcond=None)

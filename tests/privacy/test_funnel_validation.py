@@ -91,14 +91,12 @@ def test_infeasible_and_unbounded_are_reported():
 
 def test_lp_failure_is_reported(monkeypatch):
     """A solver failure surfaces as InfeasibleError, never as a silently wrong mechanism."""
-    from types import SimpleNamespace
-
     import privacy._funnel_optimal as opt
 
     monkeypatch.setattr(
-        opt, "linprog", lambda *a, **k: SimpleNamespace(status=2, message="infeasible", x=None)
+        opt, "_highs_eq_lp", lambda c, A, b: (False, np.zeros(A.shape[1]), "Infeasible")
     )
     with pytest.raises(InfeasibleError, match="optimal_lip"):
-        funnel.optimal_lip(P, 0.5)
+        funnel.optimal_lip(P, 0.1)
     with pytest.raises(InfeasibleError, match="optimal_ldp"):
-        funnel.optimal_ldp(P, 0.5)
+        funnel.optimal_ldp(P, 0.1)
