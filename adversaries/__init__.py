@@ -27,6 +27,7 @@ from adversaries.registry import (
     register_estimator,
 )
 from adversaries.scores import Scores, pick
+from adversaries.spies import *  # noqa: F403  (the spy adversary: observe_spies, draw_spies, ...)
 
 __all__ = [
     "ESTIMATORS",

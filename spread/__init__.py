@@ -6,6 +6,7 @@ Graphs live in :mod:`spread.graphs`, protocols in :mod:`spread.protocols`.
 """
 
 from spread import graphs, protocols
+from spread.events import simulate_messages as simulate_messages
 from spread.protocols import (
     AdaptiveDiffusion,
     Flooding,

@@ -729,7 +729,7 @@ def simulate_messages(
     >>> import spread
     >>> run = simulate_messages(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 4, rng=1)
     >>> run.spread.n_infected, run.counts.total
-    (10, 15)
+    (10, 12)
     """
     protocol = _check_protocol(protocol)
     T = check_int(T, "T", low=0)
