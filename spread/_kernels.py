@@ -494,15 +494,18 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     counts[0] = 1
     head = 0
     tail = 1
+    dm = max_degree(store)
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     while head < tail:
-        store = reserve(store, tail - head)
-        dm = max_degree(store)
-        need = tail + (tail - head) * dm
+        m = (tail - head) * dm
+        if meta[0] + m > start.shape[0] or meta[1] + m > nbr.shape[0]:
+            store = reserve(store, tail - head)
+            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        need = tail + m
         if need > qn.shape[0]:
             qn = _grow_queue(qn, need)
             qj = _grow_queue(qj, need)
             qa = _grow_queue(qa, need)
-        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
         end = _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
                              qn, qj, qa, head, tail, H, path, hidx, passed, T, counts)
         head = tail
