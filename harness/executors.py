@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -95,6 +96,17 @@ class InProcessExecutor(Executor):
 def _ignore_sigint() -> None:
     # Ctrl-C is handled by the parent, which journals what finished and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # If the parent dies without stopping the pool (SIGKILL, a crash), the kernel sends
+    # this worker SIGTERM instead of leaving it computing as an orphan (Linux only).
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - exotic libc
+            pass
 
 
 class ProcessPoolExecutor(Executor):

@@ -9,11 +9,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import numbers
 import os
 import platform
+import signal
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -239,6 +242,23 @@ def run(
     return RunResult(exp, table, written, seed, computed, len(units) - computed, time.time() - started)
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Treat SIGTERM like Ctrl-C while units run (journal, stop the workers, exit cleanly)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _execute(
     exp: Experiment,
     points: Sequence[Mapping[str, Scalar]],
@@ -260,7 +280,7 @@ def _execute(
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
     computed = 0
     try:
-        with bar:
+        with bar, _terminate_as_interrupt():
             bar.update(done_trials, len(points) - len(remaining))
             tasks = [
                 Task(exp.name, exp.mode, fn, tuple(m.name for m in exp.metrics), proportions,

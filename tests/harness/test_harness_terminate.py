@@ -1,0 +1,72 @@
+"""A run stopped by SIGTERM or SIGKILL leaves no worker computing, and resumes exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import harness_testexp as tx
+import pytest
+
+import harness
+
+HERE = Path(__file__).parent
+
+
+def _units(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(1 for x in path.read_text().splitlines() if x.strip() and json.loads(x)["type"] == "unit")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        out += [int(x) for x in text]
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.split(") ", 1)[1][0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_run_leaves_no_worker_and_resumes(tmp_path, sig):
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+           "CI": "1"}
+    cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
+           "--rng", "5", "--out", str(out), "--workers", "2"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = out / "test-slow.journal.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _units(journal) < 4:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    workers = _children(proc.pid)
+    assert workers, "the pool should have started worker processes"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 130 and "--resume" in err  # handled like Ctrl-C
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers), "orphaned workers kept running"
+    assert not (out / "test-slow.csv").exists()
+
+    res = harness.run("test-slow", out=out, resume=True, workers=1, plot=False)
+    ref = harness.run(tx.SLOW, rng=5, out=tmp_path / "ref", workers=1, plot=False)
+    assert res.reused >= 4
+    assert res.paths["csv"].read_bytes() == ref.paths["csv"].read_bytes()
