@@ -146,7 +146,7 @@ def draw_spies(graph: Any, fraction: float, *, by: str = "uniform", rng: Any = N
     if by == "uniform":
         idx = gen.choice(n, size=k, replace=False)
     else:
-        deg = g.degrees().astype(np.float64)
+        deg = np.diff(g.indptr).astype(np.float64)
         idx = gen.choice(n, size=k, replace=False, p=deg / deg.sum())
     return _label_array(g, np.sort(idx).astype(np.int64))
 
@@ -419,7 +419,7 @@ def ml_snapshot_spies(snapshot: Snapshot, obs: SpyObservation, d0: float | None)
     """Adaptive diffusion on a tree: snapshot ML (Prop. 2.4.1) restricted by the spies' senders.
 
     On a tree every node first hears the rumour from its neighbour towards the source,
-    so a spy ``s`` that heard first from ``u`` rules out every node on ``s``'s side of the
+    so a spy ``s`` whose first message carried the rumour from ``u`` rules out every node on ``s``'s side of the
     edge ``(u, s)``; given the source, the senders are determined, so
     ``log P(G_T, senders | v) = log P(G_T | v)`` for consistent ``v`` and ``-inf`` otherwise.
     """
@@ -435,8 +435,8 @@ def ml_snapshot_spies(snapshot: Snapshot, obs: SpyObservation, d0: float | None)
     pos = {int(v): i for i, v in enumerate(snapshot.index.tolist())}
     g = obs.graph
     for i, s in enumerate(obs.spy_index.tolist()):
-        if not np.isfinite(obs.time[i]) or obs.time[i] > snapshot.T:
-            continue
+        if not np.isfinite(obs.time[i]) or obs.kind[i] not in ("infect", "token"):
+            continue  # nothing heard, or a relay reaching the source (it heard from no one)
         u = _index(g, obs.sender[i], "sender")
         if s not in pos or u not in pos:
             continue
