@@ -422,11 +422,6 @@ class _Node:
     def unknown(self) -> list[int]:
         return [w for w in self.nbrs if w not in self.known]
 
-    def ticks(self):
-        """Yield the delays to this node's ticks, from the first after now."""
-        while True:
-            yield self.env.timeout(_next_tick(self.env.now))
-
 
 class _FloodNode(_Node):
     def on_infected(self, data):
