@@ -20,6 +20,7 @@ from adversaries.metrics import (
 from adversaries.observation import Snapshot, observe
 from adversaries.registry import (
     ESTIMATORS,
+    OBSERVATIONS,
     EstimatorSpec,
     applicable_estimators,
     check_applicable,
@@ -27,29 +28,49 @@ from adversaries.registry import (
     register_estimator,
 )
 from adversaries.scores import Scores, pick
-from adversaries.spies import *  # noqa: F403  (the spy adversary: observe_spies, draw_spies, ...)
+from adversaries.spies import (
+    SPY_ESTIMATORS,
+    SpyObservation,
+    draw_spies,
+    first_spy,
+    get_spy_estimator,
+    ml_snapshot_spies,
+    ml_spies_diffusion,
+    observe_spies,
+    register_spy_estimator,
+)
 
 __all__ = [
     "ESTIMATORS",
+    "OBSERVATIONS",
+    "SPY_ESTIMATORS",
     "BatchScores",
     "EstimatorSpec",
     "EstimatorTrials",
     "Evaluation",
     "Scores",
     "Snapshot",
+    "SpyObservation",
     "applicable_estimators",
     "check_applicable",
     "detection_probability",
+    "draw_spies",
     "evaluate",
     "exact_likelihood",
+    "first_spy",
     "get_estimator",
+    "get_spy_estimator",
     "hop_distance",
     "jordan_center",
     "ml_adaptive_diffusion",
+    "ml_snapshot_spies",
+    "ml_spies_diffusion",
     "observe",
+    "observe_spies",
     "pick",
     "posterior",
     "register_estimator",
+    "register_spy_estimator",
     "rumor_centrality",
     "simulate_and_score",
     "source_rank",

@@ -20,6 +20,7 @@ from spread.protocols import Protocol
 
 __all__ = [
     "ESTIMATORS",
+    "OBSERVATIONS",
     "EstimatorSpec",
     "applicable_estimators",
     "check_applicable",
@@ -155,10 +156,27 @@ def _check_protocol(protocol: Any) -> Protocol:
     return protocol
 
 
+#: What each observation kind lets an adversary see (an estimator applies when the
+#: observation it needs is among them).
+OBSERVATIONS = {
+    "snapshot": {"snapshot"},
+    "spies": {"spies"},
+    "snapshot+spies": {"snapshot", "spies", "snapshot+spies"},
+}
+
+
 def applicable_estimators(
-    protocol: Protocol, graph: Any, *, reveal_edges: bool = False, batch: bool = False
+    protocol: Protocol,
+    graph: Any,
+    *,
+    reveal_edges: bool = False,
+    batch: bool = False,
+    observation: str = "snapshot",
 ) -> list[str]:
     """Names of the registered estimators that apply to this protocol, graph and observation.
+
+    ``observation`` is what the adversary has: ``"snapshot"`` (the default, thesis
+    §2.1.2), ``"spies"`` (first receipts at spy nodes) or ``"snapshot+spies"``.
 
     Examples
     --------
@@ -168,10 +186,17 @@ def applicable_estimators(
     """
     _load()
     protocol = _check_protocol(protocol)
+    if observation not in OBSERVATIONS:
+        raise InvalidParameterError(
+            f"observation must be one of {sorted(OBSERVATIONS)}; got {observation!r}"
+        )
+    seen = OBSERVATIONS[observation]
     return sorted(
         name
         for name, spec in ESTIMATORS.items()
-        if (spec.batch or not batch) and spec.why_not(protocol, graph, reveal_edges=reveal_edges) is None
+        if spec.observation in seen
+        and (spec.batch or not batch)
+        and spec.why_not(protocol, graph, reveal_edges=reveal_edges) is None
     )
 
 
@@ -189,4 +214,5 @@ def check_applicable(
 def _load() -> None:
     # the estimator modules register themselves on import
     import adversaries.estimators
-    import adversaries.exact  # noqa: F401
+    import adversaries.exact
+    import adversaries.spies  # noqa: F401

@@ -30,7 +30,7 @@ import numpy as np
 
 from adversaries.estimators import ml_adaptive_diffusion
 from adversaries.observation import Snapshot, graph_is_forest
-from adversaries.registry import EstimatorSpec
+from adversaries.registry import ESTIMATORS, EstimatorSpec, register_estimator
 from adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_probability, check_rng
@@ -228,16 +228,10 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
         )
 
     def deco(func: Callable) -> Callable:
-        if name in SPY_ESTIMATORS:
-            raise InvalidParameterError(f"estimator name {name!r} is already registered")
-        doc = (func.__doc__ or "").strip().splitlines()
-        SPY_ESTIMATORS[name] = EstimatorSpec(
-            name=name, func=func,
-            protocols=None if protocols is None else frozenset(protocols),
-            graphs=graphs, observation=observation, edges_on_cycles=False,
-            likelihood=likelihood, batch=False,
-            params=params or (lambda protocol, graph: {}), description=doc[0] if doc else "",
-        )
+        # one registry for every estimator; SPY_ESTIMATORS is the view of the spy ones
+        register_estimator(name, protocols=protocols, graphs=graphs, observation=observation,
+                           likelihood=likelihood, params=params)(func)
+        SPY_ESTIMATORS[name] = ESTIMATORS[name]
         return func
 
     return deco

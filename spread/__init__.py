@@ -1,12 +1,14 @@
 """Spreading protocols on contact graphs, and the simulators that run them.
 
 ``spread.simulate(graph, protocol, T)`` returns one run's full trace;
-``spread.simulate_many(graph, protocol, T, trials)`` is the compiled Monte Carlo path.
+``spread.simulate_many(graph, protocol, T, trials)`` is the compiled Monte Carlo path;
+``spread.simulate_messages`` (:mod:`spread.events`) runs the same protocols message by
+message on SimPy, every node a process that only talks to its neighbours.
 Graphs live in :mod:`spread.graphs`, protocols in :mod:`spread.protocols`.
 """
 
-from spread import graphs, protocols
-from spread.events import simulate_messages as simulate_messages
+from spread import events, graphs, protocols
+from spread.events import simulate_messages
 from spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -25,8 +27,10 @@ __all__ = [
     "Spread",
     "SpreadBatch",
     "TreeProtocol",
+    "events",
     "graphs",
     "protocols",
     "simulate",
     "simulate_many",
+    "simulate_messages",
 ]

@@ -20,7 +20,14 @@ POINTS = [
 ]
 
 
-@pytest.mark.parametrize("name", sorted(A.ESTIMATORS) or ["ml", "jordan", "rumor", "exact"])
+def test_snapshot_estimators_are_all_listed_here():
+    # spy estimators have their own conformance test (tests/adversaries/test_adv_spies.py)
+    A.get_estimator("ml")
+    snap = sorted(n for n, s in A.ESTIMATORS.items() if s.observation == "snapshot")
+    assert snap == ["exact", "jordan", "ml", "rumor"]
+
+
+@pytest.mark.parametrize("name", ["ml", "jordan", "rumor", "exact"])
 def test_every_registered_estimator_conforms(name):
     spec = A.get_estimator(name)
     ran = 0
@@ -49,3 +56,14 @@ def test_every_registered_estimator_conforms(name):
             A.check_applicable(name, spread.Flooding() if "flooding" not in spec.protocols else
                                spread.RandomDiffusion(0.2) if "random-diffusion" not in spec.protocols
                                else spread.AdaptiveDiffusion(max_infections_per_step=1), nx.path_graph(4))  # fmt: skip
+
+
+def test_one_registry_filters_by_observation():
+    ad, tree = spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3)
+    both = A.applicable_estimators(ad, tree, observation="snapshot+spies")
+    spies_only = A.applicable_estimators(spread.RandomDiffusion(0.5), tree, observation="spies")
+    assert {"ml", "jordan", "rumor"} <= set(both) and "first-spy" in both
+    assert "first-spy" in spies_only and "jordan" not in spies_only
+    assert set(A.SPY_ESTIMATORS) <= set(A.ESTIMATORS)
+    with pytest.raises(InvalidParameterError, match="observation must be one of"):
+        A.applicable_estimators(ad, tree, observation="telepathy")
