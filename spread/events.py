@@ -55,6 +55,7 @@ import simpy
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real, check_rng
+from spread._params import Parametrized
 from spread.graphs import LazyTree, as_contact_graph
 from spread.protocols import (
     AdaptiveDiffusion,
@@ -66,7 +67,7 @@ from spread.protocols import (
     alpha_table,
 )
 from spread.result import Spread
-from spread.simulate import _check_protocol, _labels, _source_index
+from spread.simulate import _check_protocol, _labels, _source_index, make_spread
 
 __all__ = [
     "ContinuousDiffusion",
@@ -91,7 +92,7 @@ _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 # ----------------------------------------------------------------- delay models
 
 
-class DelayModel:
+class DelayModel(Parametrized):
     """When a rumour-carrying message sent at time ``now`` is received.
 
     Subclasses implement :meth:`arrival`. Control messages never use it (they take no
@@ -103,19 +104,6 @@ class DelayModel:
 
     def arrival(self, now: float, rng: np.random.Generator) -> float:  # pragma: no cover
         raise NotImplementedError
-
-    def _params(self) -> dict[str, Any]:
-        return {}
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._params() == other._params()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self._params().items()))))
 
 
 class OneStep(DelayModel):
@@ -780,8 +768,7 @@ def _assemble(g, protocol, T, src, nodes, channel, delay) -> MessageRun:
     discrete = delay is not None and delay.discrete
     times = times_f.astype(np.int32) if discrete else times_f
     sizes = np.searchsorted(times_f, np.arange(T + 1), side="right").astype(np.int64)
-    infected = _labels(g, idx)
-    vs, hist = None, None
+    vs_idx = None
     if protocol.has_virtual_source:
         vs_idx = np.full(T + 1, src, np.int64)
         tok = np.nonzero((kind == "token") & (recv <= T))[0]
@@ -789,21 +776,8 @@ def _assemble(g, protocol, T, src, nodes, channel, delay) -> MessageRun:
             # the token sent in step t marks the virtual source after step t
             t = _step_of_tick(sent[i])
             vs_idx[t:] = r_idx[i]
-        hist = _labels(g, vs_idx)
-        vs = hist[T].item() if hasattr(hist[T], "item") else hist[T]
-    sp = Spread(
-        source=infected[0].item() if hasattr(infected[0], "item") else infected[0],
-        T=T,
-        infected=infected,
-        times=times,
-        parent_position=parent_position,
-        virtual_source=vs,
-        virtual_source_history=hist,
-        graph=g,
-        protocol=protocol,
-        index=idx.astype(np.int32) if not isinstance(g, LazyTree) else idx,
-        sizes=sizes,
-    )
+    index = idx.astype(np.int32) if not isinstance(g, LazyTree) else idx
+    sp = make_spread(g, protocol, T, index, times, parent_position, vs_idx, sizes)
     all_idx = np.concatenate([s_idx, r_idx])
     lab = _labels(g, all_idx) if n_msg else np.empty(0, np.int64)
     log = MessageLog(

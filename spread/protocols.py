@@ -23,6 +23,7 @@ import numpy as np
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_probability
 from spread import _kernels
+from spread._params import Parametrized
 
 __all__ = [
     "PROTOCOLS",
@@ -53,7 +54,7 @@ def register_protocol(name: str):
     return deco
 
 
-class Protocol:
+class Protocol(Parametrized):
     """Base class: a spreading protocol run by a compiled kernel.
 
     Subclasses set :attr:`kernel` (a function of ``spread._kernels``), its
@@ -73,18 +74,6 @@ class Protocol:
     def kernel_params(self, graph, T: int) -> np.ndarray:
         return np.zeros(1, np.float64)
 
-    def _params(self) -> dict[str, Any]:
-        return {}
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._params() == other._params()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self._params().items()))))
 
     def growth_hint(self, graph, T: int) -> int:
         """A guess at the number of nodes a run touches (sizes the first allocation)."""

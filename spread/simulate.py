@@ -14,7 +14,7 @@ from spread.graphs import LazyTree, as_contact_graph
 from spread.protocols import Protocol
 from spread.result import Spread, SpreadBatch
 
-__all__ = ["batch_setup", "simulate", "simulate_many"]
+__all__ = ["batch_setup", "make_spread", "simulate", "simulate_many"]
 
 
 def _check_protocol(protocol: Any) -> Protocol:
@@ -48,6 +48,34 @@ def _labels(g, idx: np.ndarray) -> np.ndarray:
     out = np.empty(len(idx), dtype=object)
     out[:] = [labels[i] for i in idx]
     return out
+
+
+def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarray,
+                parent_position: np.ndarray, vs_index: np.ndarray | None, sizes: np.ndarray) -> Spread:
+    """The :class:`Spread` of a run given by internal node indices (shared by the engines).
+
+    ``idx`` are the infected nodes in infection order (source first), ``vs_index`` the
+    virtual source after each step (ignored for protocols without one).
+    """
+    infected = _labels(g, idx)
+    if protocol.has_virtual_source and vs_index is not None:
+        hist = _labels(g, vs_index)
+        vs = hist[T].item() if hasattr(hist[T], "item") else hist[T]
+    else:
+        hist, vs = None, None
+    return Spread(
+        source=infected[0].item() if hasattr(infected[0], "item") else infected[0],
+        T=T,
+        infected=infected,
+        times=times,
+        parent_position=parent_position,
+        virtual_source=vs,
+        virtual_source_history=hist,
+        graph=g,
+        protocol=protocol,
+        index=idx,
+        sizes=sizes,
+    )
 
 
 def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng: Any = None) -> Spread:
@@ -106,25 +134,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     pos[idx] = np.arange(n)
     parents = ns[idx, PARENT]
     parent_position = np.where(parents >= 0, pos[np.maximum(parents, 0)], -1)
-    infected = _labels(g, idx)
-    if protocol.has_virtual_source:
-        hist = _labels(g, vs_out)
-        vs = hist[T].item() if hasattr(hist[T], "item") else hist[T]
-    else:
-        hist, vs = None, None
-    return Spread(
-        source=infected[0].item() if hasattr(infected[0], "item") else infected[0],
-        T=T,
-        infected=infected,
-        times=times,
-        parent_position=parent_position,
-        virtual_source=vs,
-        virtual_source_history=hist,
-        graph=g,
-        protocol=protocol,
-        index=idx,
-        sizes=sizes,
-    )
+    return make_spread(g, protocol, T, idx, times, parent_position, vs_out, sizes)
 
 
 def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np.random.Generator):
