@@ -52,7 +52,7 @@ def same_mean(a, b):
     return stats.ttest_ind(a, b, equal_var=False).pvalue
 
 
-def compare(make_graph, proto, T, estimators, fresh_graph):
+def assert_same_distribution(make_graph, proto, T, estimators, fresh_graph):
     rng = np.random.default_rng(2024)
     sizes, hops, det = [], [], {e: [] for e in estimators}
     g = make_graph(0)
@@ -77,20 +77,20 @@ def compare(make_graph, proto, T, estimators, fresh_graph):
 
 @pytest.mark.slow
 def test_regular_tree_adaptive_diffusion():
-    compare(lambda i: spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 5,
+    assert_same_distribution(lambda i: spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 5,
             ("ml", "jordan", "rumor"), fresh_graph=False)
 
 
 @pytest.mark.slow
 def test_random_tree_adaptive_diffusion():
     # simulate_many draws a fresh realisation per trial; so does this side
-    compare(lambda i: spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=i), spread.AdaptiveDiffusion(3),
+    assert_same_distribution(lambda i: spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=i), spread.AdaptiveDiffusion(3),
             4, ("ml", "jordan", "rumor"), fresh_graph=True)
 
 
 @pytest.mark.slow
 def test_ego_facebook_adaptive_diffusion_with_cap():
-    compare(lambda i: facebook(), spread.AdaptiveDiffusion(math.inf, 3), 4, ("jordan", "rumor"),
+    assert_same_distribution(lambda i: facebook(), spread.AdaptiveDiffusion(math.inf, 3), 4, ("jordan", "rumor"),
             fresh_graph=False)
 
 
@@ -98,4 +98,4 @@ def test_ego_facebook_adaptive_diffusion_with_cap():
 @pytest.mark.parametrize("proto", [spread.RandomDiffusion(0.5), spread.TreeProtocol(),
                                    spread.LineProtocol()], ids=repr)
 def test_regular_tree_other_protocols(proto):
-    compare(lambda i: spread.graphs.regular_tree(3), proto, 3, ("jordan", "rumor"), fresh_graph=False)
+    assert_same_distribution(lambda i: spread.graphs.regular_tree(3), proto, 3, ("jordan", "rumor"), fresh_graph=False)

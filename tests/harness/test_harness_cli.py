@@ -18,7 +18,7 @@ def _run(capsys, *argv):
     return rc, out, err
 
 
-def _one_line_error(rc, err, *fragments):
+def assert_one_line_error(rc, err, *fragments):
     assert rc != 0
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -27,7 +27,7 @@ def _one_line_error(rc, err, *fragments):
         assert f in lines[0]
 
 
-def _no_results(out_dir, name):
+def assert_no_results(out_dir, name):
     for suffix in (".csv", ".json", ".png"):
         assert not (out_dir / f"{name}{suffix}").exists()
 
@@ -48,9 +48,9 @@ def test_help_has_examples(capsys):
 
 def test_unknown_experiment_suggests(capsys, tmp_path):
     rc, _, err = _run(capsys, "run", "test-coni", "--out", str(tmp_path))
-    _one_line_error(rc, err, "unknown experiment 'test-coni'", "did you mean 'test-coin'")
+    assert_one_line_error(rc, err, "unknown experiment 'test-coni'", "did you mean 'test-coin'")
     rc, _, err = _run(capsys, "show", "tset-exact")
-    _one_line_error(rc, err, "did you mean 'test-exact'")
+    assert_one_line_error(rc, err, "did you mean 'test-exact'")
 
 
 @pytest.mark.parametrize(
@@ -70,16 +70,16 @@ def test_unknown_experiment_suggests(capsys, tmp_path):
 )
 def test_bad_run_input(capsys, tmp_path, argv, fragments):
     rc, _, err = _run(capsys, "run", "test-coin", "--out", str(tmp_path), "--workers", "1", *argv)
-    _one_line_error(rc, err, *fragments)
+    assert_one_line_error(rc, err, *fragments)
     assert rc == 2
-    _no_results(tmp_path, "test-coin")
+    assert_no_results(tmp_path, "test-coin")
 
 
 def test_unwritable_output_directory(capsys, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     rc, _, err = _run(capsys, "run", "test-exact", "--out", str(blocker / "sub"))
-    _one_line_error(rc, err, "cannot create the output directory")
+    assert_one_line_error(rc, err, "cannot create the output directory")
 
 
 def test_unreachable_scheduler_fails_fast(capsys, tmp_path):
@@ -87,8 +87,8 @@ def test_unreachable_scheduler_fails_fast(capsys, tmp_path):
     rc, _, err = _run(capsys, "run", "test-coin", "--scheduler", "tcp://127.0.0.1:9",
                       "--out", str(tmp_path))
     assert time.monotonic() - start < 20
-    _one_line_error(rc, err, "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'")
-    _no_results(tmp_path, "test-coin")
+    assert_one_line_error(rc, err, "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'")
+    assert_no_results(tmp_path, "test-coin")
     assert not (tmp_path / "test-coin.journal.jsonl").exists()
 
 
@@ -106,8 +106,8 @@ def test_trial_error_is_one_line(capsys, tmp_path):
         rc, _, err = _run(capsys, "run", "test-bad", "--workers", "1", "--out", str(tmp_path))
     finally:
         harness.unregister_experiment("test-bad")
-    _one_line_error(rc, err, "returned metrics ['wrong']; declared ['right']")
-    _no_results(tmp_path, "test-bad")
+    assert_one_line_error(rc, err, "returned metrics ['wrong']; declared ['right']")
+    assert_no_results(tmp_path, "test-bad")
 
 
 def test_run_and_replot(capsys, tmp_path):
@@ -135,7 +135,7 @@ def test_plot_without_sidecar(capsys, tmp_path):
     csv = tmp_path / "orphan.csv"
     csv.write_text("a,metric\n")
     rc, _, err = _run(capsys, "plot", str(csv))
-    _one_line_error(rc, err, "no sidecar")
+    assert_one_line_error(rc, err, "no sidecar")
 
 
 def test_sweep_from_flags_and_toml(capsys, tmp_path):
@@ -162,18 +162,18 @@ def test_sweep_from_flags_and_toml(capsys, tmp_path):
 
 def test_sweep_errors(capsys, tmp_path):
     rc, _, err = _run(capsys, "sweep", "test-flip", "--set", "coin=biasd", "--out", str(tmp_path))
-    _one_line_error(rc, err, "unknown test-coin 'biasd'", "did you mean 'biased'")
+    assert_one_line_error(rc, err, "unknown test-coin 'biasd'", "did you mean 'biased'")
     rc, _, err = _run(capsys, "sweep", "test-flp", "--out", str(tmp_path))
-    _one_line_error(rc, err, "did you mean 'test-flip'")
+    assert_one_line_error(rc, err, "did you mean 'test-flip'")
     rc, _, err = _run(capsys, "sweep", "test-flip", "--out", str(tmp_path))
-    _one_line_error(rc, err, "needs a value for 'coin'", "fair")
+    assert_one_line_error(rc, err, "needs a value for 'coin'", "fair")
     bad = tmp_path / "bad.toml"
     bad.write_text("template = [\n")
     rc, _, err = _run(capsys, "sweep", "--config", str(bad))
-    _one_line_error(rc, err, "not valid TOML")
+    assert_one_line_error(rc, err, "not valid TOML")
     bad.write_text('template = "test-flip"\nproducts = {}\n')
     rc, _, err = _run(capsys, "sweep", "--config", str(bad))
-    _one_line_error(rc, err, "unknown keys ['products']")
+    assert_one_line_error(rc, err, "unknown keys ['products']")
     rc, out, _ = _run(capsys, "sweep", "--list")
     assert rc == 0 and "test-flip" in out and "test-coin: biased, fair" in out
 
