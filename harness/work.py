@@ -100,17 +100,19 @@ def plan_units(n_points: int, trials: int, batch_size: int, *, exact: bool) -> l
 
 
 def chunk(units: Sequence[Unit], workers: int, *, max_units: int = 64) -> list[list[Unit]]:
-    """Split units into contiguous chunks: about 8 per worker, at most ``max_units`` each.
+    """Deal units into chunks: about 8 per worker, at most ``max_units`` each.
 
     Small chunks keep the journal and progress bar fresh and bound what an
-    interruption loses; not too many keeps the per-task overhead small.
+    interruption loses; not too many keeps the per-task overhead small. Units are dealt
+    round-robin rather than cut into contiguous runs, because neighbouring grid points
+    tend to cost alike (the largest T of a sweep, say): contiguous chunks put all the
+    expensive units on one worker. Results do not depend on the chunking.
     """
     if not units:
         return []
     n_chunks = max(8 * max(1, workers), math.ceil(len(units) / max_units))
     n_chunks = min(len(units), n_chunks)
-    size = math.ceil(len(units) / n_chunks)
-    return [list(units[i : i + size]) for i in range(0, len(units), size)]
+    return [list(units[i::n_chunks]) for i in range(n_chunks)]
 
 
 def unit_stream(entropy: int, point: int, batch: int) -> np.random.Generator:

@@ -51,3 +51,16 @@ def test_estimates_cover_truth(tmp_path):
         assert abs(r["mean"] - r["p"]) < 5 * r["stderr"]
     u = res.table.where(metric="u")
     assert all(r["ci_low"] <= 0.5 <= r["ci_high"] for r in u)
+
+
+def test_chunks_deal_units_round_robin():
+    from harness.work import Unit, chunk
+
+    units = [Unit(point=p, batch=b, n=10) for p in range(30) for b in range(2)]
+    chunks = chunk(units, workers=2)
+    dealt = [(u.point, u.batch) for c in chunks for u in c]
+    assert sorted(dealt) == [(u.point, u.batch) for u in units]  # each unit exactly once
+    assert len(chunks) == 16 and max(map(len, chunks)) - min(map(len, chunks)) <= 1
+    # the last (typically most expensive) grid points land on different chunks
+    last = [i for i, c in enumerate(chunks) for u in c if u.point >= 28]
+    assert len(set(last)) == len(last) == 4
