@@ -146,6 +146,27 @@ _METHODS = ("auto", "enumerate", "colgen")
 _AUTO_ENUMERATE_MAX_A = 8
 
 
+def _prepare(p_sx: Any, eps: Any, method: Any, level: Any):
+    """Checks and reductions shared by the optimisers.
+
+    Returns ``(eps, method, pk, p_x, x_keep, trivial)``: ``pk`` is ``p_sx`` restricted to
+    the data values of positive probability, and ``trivial`` is the optimum when no
+    optimisation is needed (a single data value, or X itself already within ``eps``
+    under ``level``, so that I(X; Y) = H(X)), else None.
+    """
+    p = check_joint(p_sx)
+    eps = check_eps(eps)
+    method = _check_method(method)
+    pk, _, x_keep = _restrict(p)
+    p_x = pk.sum(axis=0)
+    trivial = None
+    if pk.shape[1] == 1:
+        trivial = _embed(np.ones((1, 1)), x_keep)
+    elif level(np.eye(pk.shape[1]), pk) <= eps:
+        trivial = _embed(np.eye(pk.shape[1]), x_keep)
+    return eps, method, pk, p_x, x_keep, trivial
+
+
 def _check_method(method: Any) -> str:
     if method not in _METHODS:
         raise InvalidParameterError(f"method must be one of {list(_METHODS)}; got {method!r}")
@@ -240,15 +261,9 @@ def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     >>> bool(ldp_epsilon(Q, p_sx) <= 0.5 + 1e-9)
     True
     """
-    p = check_joint(p_sx)
-    eps = check_eps(eps)
-    method = _check_method(method)
-    pk, _, x_keep = _restrict(p)
-    if pk.shape[1] == 1:
-        return _embed(np.ones((1, 1)), x_keep)
-    p_x = pk.sum(axis=0)
-    if ldp_epsilon(np.eye(pk.shape[1]), pk) <= eps:  # releasing X is allowed: I = H(X)
-        return _embed(np.eye(pk.shape[1]), x_keep)
+    eps, method, pk, p_x, x_keep, trivial = _prepare(p_sx, eps, method, ldp_epsilon)
+    if trivial is not None:
+        return trivial
     A = ldp_cone_constraints(pk / pk.sum(axis=1, keepdims=True), eps)
     if _use_colgen(method, pk.shape[1]):
         return _embed(colgen_optimum(A, p_x), x_keep)
@@ -330,15 +345,9 @@ def optimal_lip(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     >>> bool(lip_epsilon(Q, p_sx) <= 0.5 + 1e-9)
     True
     """
-    p = check_joint(p_sx)
-    eps = check_eps(eps)
-    method = _check_method(method)
-    pk, _, x_keep = _restrict(p)
-    if pk.shape[1] == 1:
-        return _embed(np.ones((1, 1)), x_keep)
-    p_x = pk.sum(axis=0)
-    if lip_epsilon(np.eye(pk.shape[1]), pk) <= eps:  # releasing X is allowed: I = H(X)
-        return _embed(np.eye(pk.shape[1]), x_keep)
+    eps, method, pk, p_x, x_keep, trivial = _prepare(p_sx, eps, method, lip_epsilon)
+    if trivial is not None:
+        return trivial
     if _use_colgen(method, pk.shape[1]):
         return _embed(colgen_optimum(lip_cone_constraints(pk, eps), p_x), x_keep)
     V = lip_polytope_vertices(pk, eps)
