@@ -27,7 +27,6 @@ import time
 import numpy as np
 
 import datasets
-from privacy._funnel_optimal import _optimal_ldp_vertex_enumeration
 from privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
@@ -43,6 +42,7 @@ from privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
+from privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
 
 PAPER_EPS = (0.5, 1.0, 1.5, 2.0)
 ADULT_EPS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from privacy._funnel_optimal import _optimal_ldp_vertex_enumeration
 from privacy.funnel import (
     conditional_reporting,
     grr,
@@ -17,6 +16,7 @@ from privacy.funnel import (
     optimal_lip,
     oue,
 )
+from privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
 
 
 def random_joint(seed, c, a):

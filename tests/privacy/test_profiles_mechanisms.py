@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from privacy import profiles as pr
+from privacy.profiles.lp import _repair
 
 EPS_GRID = [0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 5.0]
 P_GRID = np.linspace(0.0, 1.0, 11)
@@ -204,7 +205,7 @@ def test_repair_restores_an_exact_guarantee():
     a = pr.ldp_flip_probability(eps) - 1e-7  # slightly too little noise
     mats = pr.flip_matrices([a, a])
     assert level(P, [(0, 1)], mats) > eps
-    fixed = pr._repair(P, [(0, 1)], mats.copy(), eps)
+    fixed = _repair(P, [(0, 1)], mats.copy(), eps)
     assert level(P, [(0, 1)], fixed) <= eps + 1e-12
     assert fixed[0, 0, 1] == pytest.approx(pr.ldp_flip_probability(eps), abs=1e-12)
 

@@ -6,6 +6,7 @@ from scipy.optimize import OptimizeResult
 
 from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
 from privacy import profiles as pr
+from privacy.profiles import lp as profiles_lp
 
 P3 = [[0.2, 0.8], [0.5, 0.5], [0.9, 0.1]]
 
@@ -127,7 +128,7 @@ def test_solver_failure_is_reported(monkeypatch):
     def failing(*args, **kwargs):
         return OptimizeResult(status=4, x=None, message="numerical difficulties")
 
-    monkeypatch.setattr(pr, "linprog", failing)
+    monkeypatch.setattr(profiles_lp, "linprog", failing)
     with pytest.raises(InfeasibleError, match="numerical difficulties"):
         pr.smooth_categorical(P3, [(0, 1)], 1.0)
     with pytest.raises(InfeasibleError, match="HiGHS found no optimal solution"):

@@ -23,7 +23,7 @@ from scipy.optimize import brentq
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from privacy._funnel_checks import check_eps, check_joint
+from privacy.funnel.checks import check_eps, check_joint
 from privacy.mechanism import Mechanism
 
 __all__ = [

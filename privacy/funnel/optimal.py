@@ -11,10 +11,10 @@ import highspy
 import numpy as np
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
-from privacy._funnel_checks import check_eps, check_joint
-from privacy._funnel_colgen import colgen_optimum
-from privacy._funnel_measures import ldp_epsilon, lip_epsilon
-from privacy._funnel_polytope import cone_rays, polytope_vertices
+from privacy.funnel.checks import check_eps, check_joint
+from privacy.funnel.colgen import colgen_optimum
+from privacy.funnel.measures import ldp_epsilon, lip_epsilon
+from privacy.funnel.polytope import cone_rays, polytope_vertices
 from privacy.mechanism import Mechanism
 
 __all__ = [
@@ -235,7 +235,7 @@ def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
         ``"enumerate"`` lists all extreme rays with cddlib and solves the LP once
         (exact; the number of rays grows quickly with ``a`` and ``c``). ``"colgen"``
         grows the LP column by column and certifies the final dual by branch and bound
-        (exact to 1e-10 nats, see ``privacy._funnel_colgen``); it handles the Adult
+        (exact to 1e-10 nats, see ``privacy.funnel.colgen``); it handles the Adult
         cases with ``a = 16, c = 15`` whose ray count is out of reach. ``"auto"``
         enumerates for ``a <= 8`` and uses column generation above.
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import InvalidParameterError
-from privacy._funnel_checks import check_joint, check_mechanism_matrix
+from privacy.funnel.checks import check_joint, check_mechanism_matrix
 
 __all__ = ["ldp_epsilon", "lip_epsilon", "mutual_information", "srlip_epsilon"]
 

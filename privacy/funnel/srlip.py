@@ -14,9 +14,9 @@ import numpy as np
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from privacy._funnel_checks import check_eps, check_joint
-from privacy._funnel_optimal import _embed, optimal_from_rays
-from privacy._funnel_polytope import cone_rays
+from privacy.funnel.checks import check_eps, check_joint
+from privacy.funnel.optimal import _embed, optimal_from_rays
+from privacy.funnel.polytope import cone_rays
 from privacy.mechanism import Mechanism
 
 __all__ = ["product_mechanism", "srlip_components", "srlip_product"]

@@ -21,6 +21,14 @@ secret ``s``, columns: the data ``x``), this module provides
   w.r.t. S equals the target ``eps`` (Eqs. 29, 32, 33 solved for ``alpha``);
 - :func:`adult_joint` to build ``p_sx`` from the UCI Adult records (Figure 5).
 
+The package has one module per part: :mod:`~privacy.funnel.measures` (the privacy
+levels and the utility), :mod:`~privacy.funnel.optimal` (optimal LDP and LIP),
+:mod:`~privacy.funnel.colgen` (column generation with its certificate),
+:mod:`~privacy.funnel.polytope` (cddlib vertex and ray enumeration),
+:mod:`~privacy.funnel.srlip` (Theorem 4), :mod:`~privacy.funnel.protocols` (GRR, OUE,
+CR), :mod:`~privacy.funnel.data` (Adult joints) and :mod:`~privacy.funnel.checks`
+(argument checks).
+
 Every mechanism is returned as a :class:`privacy.Mechanism`. Logarithms are natural
 (nats).
 
@@ -35,13 +43,14 @@ Examples
 True
 """
 
-from privacy._funnel_measures import ldp_epsilon, lip_epsilon, mutual_information, srlip_epsilon
-from privacy._funnel_optimal import (  # the paper's Theorem 2 kept as the reference
+from privacy.funnel.data import ADULT_DATA, ADULT_SECRETS, EmpiricalJoint, adult_joint
+from privacy.funnel.measures import ldp_epsilon, lip_epsilon, mutual_information, srlip_epsilon
+from privacy.funnel.optimal import (  # the paper's Theorem 2 kept as the reference
     _optimal_ldp_vertex_enumeration,  # noqa: F401
     optimal_ldp,
     optimal_lip,
 )
-from privacy._funnel_protocols import (
+from privacy.funnel.protocols import (
     conditional_reporting,
     cr_alpha,
     cr_lip,
@@ -52,8 +61,7 @@ from privacy._funnel_protocols import (
     oue_alpha,
     oue_lip,
 )
-from privacy._funnel_srlip import product_mechanism, srlip_components, srlip_product
-from privacy.funnel_data import ADULT_DATA, ADULT_SECRETS, EmpiricalJoint, adult_joint
+from privacy.funnel.srlip import product_mechanism, srlip_components, srlip_product
 
 __all__ = [
     "ADULT_DATA",
