@@ -10,17 +10,27 @@ Part 2 runs the Adult experiments of Figure 5 (S in {marital-status, occupation}
 X in {education, relationship, sex}) on a grid of eps: Opt-LIP and Opt-LDP with
 ``method="auto"``, and GRR, CR and OUE calibrated to each eps, with their utilities.
 
+Part 3 (``--part large``) is the paper's largest size, a random ``(c, a) = (15, 16)``
+joint (entries uniform on [0, 1], normalised) at every eps of the paper's grid: CPU time
+of ``optimal_ldp`` (column generation with its branch-and-bound certificate), with
+``--baseline FILE`` the same solve by an earlier ``colgen.py`` loaded from FILE, timed
+interleaved in the same process after a warm-up, and the two certified optima compared.
+
 Usage::
 
     python benchmarks/bench_funnel.py                 # everything (several minutes)
     python benchmarks/bench_funnel.py --part synthetic --ref-instances 3
     python benchmarks/bench_funnel.py --part adult --eps 0.5 1 2
     python benchmarks/bench_funnel.py --part multi     # Figure 4 set-up (Theorem 4)
+    git show b929041:privacy/_funnel_colgen.py > /tmp/colgen_before.py
+    python benchmarks/bench_funnel.py --part large --instances 3 --baseline /tmp/colgen_before.py
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import platform
 import time
 
@@ -42,7 +52,12 @@ from privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
-from privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
+from privacy.funnel.colgen import colgen_optimum
+from privacy.funnel.optimal import (
+    _optimal_ldp_vertex_enumeration,
+    column_utility,
+    ldp_cone_constraints,
+)
 
 PAPER_EPS = (0.5, 1.0, 1.5, 2.0)
 ADULT_EPS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)
@@ -153,13 +168,62 @@ def adult(eps_grid: tuple[float, ...]) -> None:
     print()
 
 
+def _load_colgen(path: str):
+    spec = importlib.util.spec_from_file_location("colgen_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.colgen_optimum
+
+
+def large(n_instances: int, seed: int, baseline: str | None) -> None:
+    """Opt-LDP at (c, a) = (15, 16), the paper's eps grid; CPU seconds per solve."""
+    rng = np.random.default_rng(seed)
+    solvers = [("now", colgen_optimum)]
+    if baseline:
+        solvers.append(("baseline", _load_colgen(baseline)))
+    print(f"## Opt-LDP at (c, a) = (15, 16), {n_instances} random joints (seed {seed})\n")
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; CPU seconds (time.process_time)\n")
+    cols = " | ".join(f"{name} s | {name} I" for name, _ in solvers)
+    print(f"| instance | eps | {cols} | abs diff I |")
+    print("|---:|---:|" + "---:|---:|" * len(solvers) + "---:|")
+    warm = rng.random((15, 16))
+    warm /= warm.sum()
+    for _, solve in solvers:  # warm-up: imports, HiGHS start-up
+        solve(ldp_cone_constraints(warm / warm.sum(1, keepdims=True), 2.0), warm.sum(0))
+    totals = {name: [] for name, _ in solvers}
+    for i in range(n_instances):
+        p = rng.random((15, 16))
+        p /= p.sum()
+        p_x = p.sum(axis=0)
+        for eps in PAPER_EPS:
+            A = ldp_cone_constraints(p / p.sum(axis=1, keepdims=True), eps)
+            row = []
+            values = []
+            for name, solve in solvers:
+                t0 = time.process_time()
+                Q = solve(A, p_x)
+                dt = time.process_time() - t0
+                totals[name].append(dt)
+                values.append(float(column_utility(Q.T, p_x).sum()))
+                row.append(f"{dt:.2f} | {values[-1]:.10f}")
+            diff = f"{max(values) - min(values):.1e}" if len(values) > 1 else "-"
+            print(f"| {i} | {eps} | " + " | ".join(row) + f" | {diff} |", flush=True)
+    for name, ts in totals.items():
+        print(f"\n{name}: max {max(ts):.2f} s, mean {np.mean(ts):.2f} s per solve")
+    if baseline:
+        ratio = np.array(totals["baseline"]) / np.array(totals["now"])
+        print(f"baseline / now: min {ratio.min():.1f}x, median {np.median(ratio):.1f}x")
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["all", "synthetic", "multi", "adult"], default="all")
+    ap.add_argument("--part", choices=["all", "synthetic", "multi", "adult", "large"], default="all")
     ap.add_argument("--instances", type=int, default=10)
     ap.add_argument("--ref-instances", type=int, default=10, help="instances given to Thm 2")
     ap.add_argument("--seed", type=int, default=2020)
     ap.add_argument("--eps", type=float, nargs="*", default=list(ADULT_EPS))
+    ap.add_argument("--baseline", help="an earlier privacy/funnel/colgen.py to time against")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}\n")
     if args.part in ("all", "synthetic"):
@@ -168,6 +232,8 @@ def main() -> None:
         multi_attribute(args.instances, args.seed)
     if args.part in ("all", "adult"):
         adult(tuple(args.eps))
+    if args.part in ("all", "large"):
+        large(args.instances, args.seed, args.baseline)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,14 @@ Imported lazily: compiling (or loading the cached compilation of) these kernels 
 numba work in :mod:`privacy`.
 
 A staircase pattern (Def. 3.2.3) is ``s = 1 + (e^eps - 1) 1_B`` for a subset ``B`` of the
-inputs. The utilities with a ``_kind`` code have ``mu(s)`` depending on ``s`` only through
-one or two subset sums (``P0(B), P1(B)`` for f-divergences, ``P(B)`` for mutual
-information), and the dual term ``w.s = sum(w) + (e^eps - 1) w(B)`` is a subset sum too. The
+inputs. The kernels price it scaled by ``e^-eps`` (every ``mu`` here is positively
+homogeneous), as ``t = lo + D 1_B`` with ``lo = e^-eps`` and ``D = 1 - e^-eps``: entries in
+``[0, 1]`` at every eps, so no quantity grows like ``e^eps`` (at eps = 30 the unscaled
+reduced costs were differences of numbers near 1e13). The utilities with a ``_kind`` code
+have ``mu(t)`` depending on ``t`` only through one or two subset sums (``P0(B), P1(B)`` for
+f-divergences, ``P(B)`` for mutual information), written so that the ``O(eps^2)`` values
+at small eps do not come from cancelling ``O(1)`` terms where avoidable, and the dual term
+``w.t = lo sum(w) + D w(B)`` is a subset sum too. The
 kernel enumerates all ``2^k`` subsets as ``high * 2^L + low``: subset sums of the ``L`` low
 and ``k - L`` high inputs are tabulated once (``O(2^L + 2^(k-L))`` memory), so each pattern
 costs two additions per sum, with one rounding only, and no Gray-code drift.
@@ -40,32 +45,37 @@ def _subset_table(v):
 
 
 @njit(cache=True, inline="always")
-def _mu(kind, E, eps_e, sa, sb):
-    u = 1.0 + E * sa
-    if kind == 4:  # mutual information: eps e^eps P(B) - (P.s) log(P.s)
-        return eps_e * sa - u * math.log(u)
-    v = 1.0 + E * sb
+def _mu(kind, lo, D, eps, sa, sb):
+    u = lo + D * sa
+    if kind == 4:  # mutual information: sum_x P t log t - (P.t) log(P.t), c = P(not B)
+        c = 1.0 - sa
+        return -eps * lo * c - u * math.log1p(-D * c)
+    v = lo + D * sb
+    d = D * (sa - sb)  # u - v without cancellation
     if kind == 0:
-        return u * math.log(u / v)
+        return u * math.log1p(d / v)
     if kind == 1:
-        return 0.5 * abs(u - v)
+        return 0.5 * abs(d)
     if kind == 2:
-        return (u - v) * (u - v) / v
-    su = math.sqrt(u) - math.sqrt(v)
-    return su * su
+        return d * d / v
+    su = math.sqrt(u) + math.sqrt(v)
+    return d * d / (su * su)
 
 
 @njit(cache=True)
 def price_blocks(kind, a, b, w, eps, n_low, best_rc, best_idx):
-    """Best reduced cost ``mu(s) - w.s`` over each block of ``2^n_low`` patterns.
+    """Best reduced cost ``mu(t) - w.t`` over each block of ``2^n_low`` scaled patterns.
 
-    Pattern index ``j`` follows Definition 3.2.3: input ``x`` is in ``B`` when bit
-    ``k - 1 - x`` of ``j`` is set. Block ``h`` holds ``j = h * 2^n_low + l``; its best
-    reduced cost and index are written to ``best_rc[h]`` and ``best_idx[h]``.
+    ``t = e^-eps s`` is the staircase pattern ``s`` scaled to entries ``e^-eps`` and 1,
+    and ``w`` the duals of the master LP written in the scaled patterns. Pattern index
+    ``j`` follows Definition 3.2.3: input ``x`` is in ``B`` when bit ``k - 1 - x`` of
+    ``j`` is set. Block ``h`` holds ``j = h * 2^n_low + l``; its best reduced cost and
+    index are written to ``best_rc[h]`` and ``best_idx[h]``. Pattern 0 (``B`` empty, a
+    multiple of the all-ones pattern) is skipped.
     """
     k = a.size
-    E = math.expm1(eps)
-    eps_e = eps * math.exp(eps)
+    lo = math.exp(-eps)
+    D = -math.expm1(-eps)
     W = 0.0
     for x in range(k):
         W += w[x]
@@ -83,13 +93,13 @@ def price_blocks(kind, a, b, w, eps, n_low, best_rc, best_idx):
     for h in range(ha.size):
         sa0 = ha[h]
         sb0 = hb[h]
-        base = W + E * hw[h]
+        base = lo * W + D * hw[h]
         best = -np.inf
         arg = 0
-        for lo in range(n_l):
-            rc = _mu(kind, E, eps_e, sa0 + la[lo], sb0 + lb[lo]) - base - E * lw[lo]
+        for low in range(1 if h == 0 else 0, n_l):
+            rc = _mu(kind, lo, D, eps, sa0 + la[low], sb0 + lb[low]) - base - D * lw[low]
             if rc > best:
                 best = rc
-                arg = lo
+                arg = low
         best_rc[h] = best
         best_idx[h] = (h << n_low) | arg

@@ -67,10 +67,41 @@ class _Pricing:
         self.idx = np.arange(a, dtype=np.int32)
         self.free_hi = np.full(a, highspy.kHighsInf)
         self.p_x = p_x
+        self.box = self._tightest_box()
 
-    def argmax(self, g: np.ndarray, lo: np.ndarray | None = None, hi: np.ndarray | None = None):
-        """The maximiser of ``g . r`` over ``P1`` (inside ``[lo, hi]``), or None if empty."""
+    def _tightest_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """The smallest box ``[lo, hi]`` containing ``P1`` (2a LPs, once per problem).
+
+        ``r_x <= 1 / p_x`` holds on ``P1`` trivially; the privacy rows cut it much
+        further, and every secant bound of the certificate shrinks with the box.
+        """
+        a = self.p_x.size
+        lo, hi = np.zeros(a), 1.0 / self.p_x
+        for x in range(a):
+            e = np.zeros(a)
+            e[x] = 1.0
+            top = self.argmax(e)
+            bottom = self.argmax(-e)
+            if top is not None:
+                hi[x] = min(hi[x], top[x] * (1 + 1e-9) + 1e-12)
+            if bottom is not None:
+                lo[x] = max(0.0, bottom[x] * (1 - 1e-9) - 1e-12)
+        return lo, hi
+
+    def argmax(
+        self,
+        g: np.ndarray,
+        lo: np.ndarray | None = None,
+        hi: np.ndarray | None = None,
+        basis: highspy.HighsBasis | None = None,
+    ):
+        """The maximiser of ``g . r`` over ``P1`` (inside ``[lo, hi]``), or None if empty.
+
+        ``basis`` (a parent box's optimal basis) warm-starts the simplex.
+        """
         h, a = self.h, self.p_x.size
+        if basis is not None:
+            h.setBasis(basis)
         h.changeColsCost(a, self.idx, g)
         if lo is None or hi is None:
             h.changeColsBounds(a, self.idx, np.zeros(a), self.free_hi)
@@ -110,7 +141,12 @@ def _climb(pricing: _Pricing, r: np.ndarray, y: np.ndarray, p_x: np.ndarray) -> 
 
 
 def _certify(
-    pricing: _Pricing, y: np.ndarray, p_x: np.ndarray, tol: float, max_nodes: int
+    pricing: _Pricing,
+    y: np.ndarray,
+    p_x: np.ndarray,
+    tol: float,
+    max_nodes: int,
+    pool: list[np.ndarray] | None = None,
 ) -> np.ndarray | None:
     """A point of ``P1`` with ``F > tol``, or ``None`` once ``max F <= tol`` is proven."""
 
@@ -119,27 +155,28 @@ def _certify(
 
     a = p_x.size
     idx = np.arange(a)
-    lo0 = np.zeros(a)
-    hi0 = 1.0 / p_x
+    lo0, hi0 = pricing.box
     counter = 0
 
-    def bound(lo, hi):
+    def bound(lo, hi, basis=None):
         width = hi - lo
         f_lo, f_hi = f(idx, lo), f(idx, hi)
         slope = np.where(width > 0, (f_hi - f_lo) / np.where(width > 0, width, 1.0), 0.0)
         const = f_lo - slope * lo
-        r = pricing.argmax(slope, lo, hi)
+        r = pricing.argmax(slope, lo, hi, basis)
         if r is None:
             return None
+        if pool is not None:
+            pool.append(r)
         ub = slope @ r + const.sum()
-        return ub, r, slope, const
+        return ub, r, slope, const, pricing.h.getBasis()
 
     first = bound(lo0, hi0)
     heap: list = []
     if first is not None:
         heapq.heappush(heap, (-first[0], counter, lo0, hi0, first))
     while heap:
-        neg_ub, _, lo, hi, (ub, r, slope, const) = heapq.heappop(heap)
+        neg_ub, _, lo, hi, (ub, r, slope, const, basis) = heapq.heappop(heap)
         if ub <= tol:
             return None  # best-first: every remaining box is bounded by tol
         val = _mu(r[None], p_x)[0] + y @ r
@@ -159,7 +196,7 @@ def _certify(
         for new_lo, new_hi in ((lo[j], split), (split, hi[j])):
             lo2, hi2 = lo.copy(), hi.copy()
             lo2[j], hi2[j] = new_lo, new_hi
-            child = bound(lo2, hi2)
+            child = bound(lo2, hi2, basis)
             if child is not None and child[0] > tol:
                 heapq.heappush(
                     heap, (-child[0], counter * 2 + int(new_lo > lo[j]), lo2, hi2, child)
@@ -174,6 +211,7 @@ def colgen_optimum(
     a = p_x.size
     pricing = _Pricing(A, p_x)
     cols = [np.ones(a)]  # the constant column is in every such cone
+    pool: list[np.ndarray] = []  # LP solutions met by the certificates (candidate columns)
     for _ in range(10_000):
         R = np.array(cols)
         mu = _mu(R, p_x)
@@ -186,12 +224,17 @@ def colgen_optimum(
         # reduced cost of a column r (p . r = 1): mu(r) + y . r  (zero on the basis)
         new = []
         starts = [R[k] for k in np.flatnonzero(res.x > 0)] + [np.full(a, 1.0)]
+        if pool:
+            # points met by earlier certificates that improve on the new dual
+            P = np.array(pool)
+            gain = _mu(P, p_x) + P @ y
+            starts += [P[k] for k in np.argsort(gain)[::-1][: 2 * a] if gain[k] > tol]
         for start in starts:
             r = _climb(pricing, start, y, p_x)
             if _mu(r[None], p_x)[0] + y @ r > tol:
                 new.append(r)
         if not new:
-            r = _certify(pricing, y, p_x, tol, max_nodes)
+            r = _certify(pricing, y, p_x, tol, max_nodes, pool)
             if r is None:
                 theta = np.clip(res.x, 0.0, None)
                 used = np.flatnonzero(theta > 0)

@@ -264,3 +264,31 @@ def test_optimal_staircase_is_eps_ldp_and_beats_the_closed_forms(seed, k, eps, w
     binary = binary_mechanism_mi(P0, eps) if which == "mi" else binary_mechanism(P0, P1, eps)
     best_closed = max(U.value(binary), U.value(randomized_response(k, eps)))
     assert U.value(Q) >= best_closed * (1 - 1e-9) - 1e-15
+
+
+@pytest.mark.parametrize("k", [6, 10, 16])
+def test_certified_upper_bound_holds_and_is_tight_at_every_eps(k):
+    """Issue 14, defect 2: at eps >= 15 the bound was 4.25 for a value of 0.94 (k = 6, KL,
+    eps = 30) and the loop stopped after one round; at eps = 1e-4 it fell below the binary
+    mechanism's value. The bound must hold at every eps and be tight where precision allows."""
+    P0, P1 = _instance(4200 + k, k)
+    for name, U in _named_utilities(P0, P1).items():
+        for eps in (1e-4, 1e-3, 0.1, 1.0, 15.0, 20.0, 25.0, 30.0):
+            res = solve_staircase_lp(U, eps)
+            binary = binary_mechanism_mi(P0, eps) if name == "mi" else binary_mechanism(P0, P1, eps)
+            feasible = max(U.value(binary), U.value(randomized_response(k, eps)), res.value)
+            assert res.upper_bound >= feasible, (name, eps)
+            if eps >= 0.1:
+                assert res.upper_bound <= res.value * (1 + 1e-6), (name, eps)
+                assert res.value >= feasible * (1 - 1e-9), (name, eps)
+            assert res.mechanism.ldp_epsilon() <= eps + 1e-9
+
+
+def test_large_eps_needs_more_than_one_round_when_the_start_is_not_optimal():
+    """k = 6, KL, eps = 30 (the defect's case): the value is checked against the full LP."""
+    P0, P1 = _instance(4206, 6)
+    U = KL(P0, P1)
+    cg = solve_staircase_lp(U, 30.0)
+    full = solve_staircase_lp(U, 30.0, method="full")
+    assert cg.value == pytest.approx(full.value, rel=1e-9)
+    assert cg.value <= cg.upper_bound <= cg.value * (1 + 1e-9)
