@@ -6,8 +6,14 @@ turns scores into detection probability, hop distance, rank and posterior; and
 :func:`simulate_and_score` runs simulate + estimate + score in one compiled loop.
 """
 
+from adversaries import theory
 from adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
-from adversaries.estimators import jordan_center, ml_adaptive_diffusion, rumor_centrality
+from adversaries.estimators import (
+    jordan_center,
+    ml_adaptive_diffusion,
+    ml_tree_protocol,
+    rumor_centrality,
+)
 from adversaries.exact import exact_likelihood
 from adversaries.metrics import (
     Evaluation,
@@ -65,6 +71,7 @@ __all__ = [
     "ml_adaptive_diffusion",
     "ml_snapshot_spies",
     "ml_spies_diffusion",
+    "ml_tree_protocol",
     "observe",
     "observe_spies",
     "pick",
@@ -74,4 +81,5 @@ __all__ = [
     "rumor_centrality",
     "simulate_and_score",
     "source_rank",
+    "theory",
 ]

@@ -34,7 +34,7 @@ from spread.simulate import batch_setup
 __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 
 #: Batch codes of the estimators with a compiled kernel.
-CODES = {"ml": 0, "jordan": 1, "rumor": 2}
+CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2}
 
 
 @nb.njit(cache=True)
@@ -314,7 +314,8 @@ def simulate_and_score(
     T : int >= 0
     trials : int >= 1
     estimators : tuple of str, optional
-        Names among ``"ml"``, ``"jordan"``, ``"rumor"``; default: every one that
+        Names among ``"ml"`` (adaptive diffusion), ``"ml-tree"`` (Protocol 2),
+        ``"jordan"``, ``"rumor"``; default: every one that
         applies (:func:`adversaries.applicable_estimators`). An inapplicable name
         raises :class:`InvalidParameterError` saying why.
     source : node, optional
@@ -364,7 +365,8 @@ def simulate_and_score(
     except (AttributeError, TypeError):  # a Generator without a SeedSequence
         tie_gen = np.random.default_rng(np.random.SeedSequence(entropy=int(seeds.sum() % 2**63) + 1))
     tie_u = tie_gen.random((codes.shape[0], trials))
-    if "ml" in names:
+    if "ml" in names or "ml-tree" in names:
+        # Protocol 2's ML is adaptive diffusion's with alpha = 0 (its design degree is inf)
         d0 = protocol.design_degree(g)
         r_node, alive, dead, r_edge, move = ad_tables(float(d0), T)
     else:

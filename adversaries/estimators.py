@@ -8,6 +8,7 @@ shared with the Monte Carlo path :func:`adversaries.simulate_and_score`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_real
 
-__all__ = ["jordan_center", "ml_adaptive_diffusion", "rumor_centrality"]
+__all__ = ["jordan_center", "ml_adaptive_diffusion", "ml_tree_protocol", "rumor_centrality"]
 
 
 def _check_snapshot(snapshot: Any) -> Snapshot:
@@ -180,6 +181,50 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
             "of hops with a complete ball; got an inconsistent snapshot"
         )
     return Scores(snapshot.nodes, out, "log-likelihood")
+
+
+@register_estimator(
+    "ml-tree",
+    protocols=("tree",),
+    edges_on_cycles=True,
+    likelihood=True,
+    batch=True,
+)
+def ml_tree_protocol(snapshot: Snapshot) -> Scores:
+    """Log-likelihood ``log P(G_T | v)`` of Protocol 2 (:class:`spread.TreeProtocol`).
+
+    Closed form. Protocol 2's virtual source moves one hop every two steps, so at even
+    ``T = 2k`` the snapshot is the ball of radius ``k`` around a centre ``c`` and the
+    source is a leaf of it; a leaf ``v`` has likelihood
+
+    ``P(G_T | v) = 1/deg(v) * prod_{p in path(v, c) interior} 1/(deg(p) - 1)``
+
+    (the uniform choices of the token's hops) and every other node likelihood 0. At
+    odd ``T = 2k + 1`` the snapshot is every node within ``k`` hops of an edge
+    ``{a, b}`` (two symmetric centres) and a candidate ``k`` hops from ``a`` on a's
+    side has the product above along its path to ``a`` times ``1/(deg(a) - 1)`` for the
+    last hop to ``b``. On a d-regular tree all leaves are therefore equally likely
+    (``1/(d (d-1)^(k-1))`` each at ``T = 2k``, ``1/(d (d-1)^k)`` at ``T = 2k + 1``), the ML
+    estimate is a uniform leaf and it is the source with probability
+    ``1/#leaves = (d-1) / (2 + (d-2) N_T)``, Eq. (2.8) of Proposition 2.2.2.
+
+    Computed by the message passing of :func:`ml_adaptive_diffusion` with the alpha
+    table of Protocol 2 (``alpha = 0``: every keep/pass schedule but "always pass" has
+    probability 0, so part B of Eq. (2.17) is the indicator of ``h = T/2``), which also
+    covers finite trees (a virtual source without a child keeps the token, exactly as
+    the spread kernel does; the result equals :func:`adversaries.exact_likelihood`)
+    and, given the revealed infection tree, graphs with cycles (the near-ML of §2.4.2).
+
+    Examples
+    --------
+    >>> import spread, adversaries
+    >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.TreeProtocol(), 6, rng=3)
+    >>> sc = ml_tree_protocol(adversaries.observe(sp))
+    >>> finite = sc.array[np.isfinite(sc.array)]
+    >>> finite.size, round(float(np.exp(finite[0])), 12)  # 12 leaves, 1/(3 * 2^2) each
+    (12, 0.083333333333)
+    """
+    return ml_adaptive_diffusion(snapshot, math.inf)
 
 
 @register_estimator("jordan", protocols=None, batch=True)

@@ -11,6 +11,7 @@ random diffusion on a line up to T of a few dozen, where states are intervals).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 import numpy as np
@@ -28,6 +29,7 @@ from spread.protocols import (
     Protocol,
     RandomDiffusion,
     TreeProtocol,
+    TreeProtocolPseudocode,
     alpha,
 )
 
@@ -154,11 +156,12 @@ def _flooding(loc: _Local, v: int, T: int, max_states: int) -> float:
     return 1.0 if mask == loc.full else 0.0
 
 
-# ------------------------------------------------------------ Protocol 2
+# ------------------------------------------------------------ Protocol 2's printed pseudo-code
 
 
 def _tree_protocol(loc: _Local, v: int, T: int, max_states: int) -> float:
-    """Protocol 2 as ``spread._kernels.run_tree_protocol`` runs it (state: s1, s2 per node)."""
+    """The printed pseudo-code of Protocol 2 as ``spread._kernels.run_tree_protocol`` runs it
+    (state: s1, s2 per node); Protocol 2 itself is adaptive diffusion with alpha = 0."""
     if T == 0:
         return 1.0 if loc.full == 1 << v else 0.0
     g = loc.gdeg[v]
@@ -299,7 +302,7 @@ def _exact_extra(protocol, graph, reveal_edges) -> str | None:
 
 @register_estimator(
     "exact",
-    protocols=("adaptive-diffusion", "tree", "line", "random-diffusion", "flooding"),
+    protocols=("adaptive-diffusion", "tree", "tree-pseudocode", "line", "random-diffusion", "flooding"),
     likelihood=True,
     batch=False,
     params=_exact_params,
@@ -317,7 +320,9 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
     probability of ending with exactly the observed set is the likelihood of Eq. (2.1).
 
     Supported: :class:`~spread.protocols.AdaptiveDiffusion` (without
-    ``max_infections_per_step``), :class:`~spread.protocols.TreeProtocol`,
+    ``max_infections_per_step``), :class:`~spread.protocols.TreeProtocol` (Protocol 2:
+    adaptive diffusion whose virtual source always passes the token),
+    :class:`~spread.protocols.TreeProtocolPseudocode`,
     :class:`~spread.protocols.LineProtocol` and :class:`~spread.protocols.Flooding`
     when the infected subgraph is a tree (any contact graph around it), and
     :class:`~spread.protocols.RandomDiffusion` on any infected subgraph.
@@ -368,10 +373,14 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
 
         def one(v: int) -> float:
             return _diffusion(loc, v, T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states)
-    elif isinstance(protocol, TreeProtocol):
+    elif isinstance(protocol, TreeProtocolPseudocode):
 
         def one(v: int) -> float:
             return _tree_protocol(loc, v, T, max_states)
+    elif isinstance(protocol, TreeProtocol):
+
+        def one(v: int) -> float:
+            return _adaptive(loc, v, T, math.inf, max_states)
     elif isinstance(protocol, AdaptiveDiffusion):
         if protocol.max_infections_per_step is not None:
             raise InvalidParameterError(
@@ -388,7 +397,8 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
             return _flooding(loc, v, T, max_states)
     else:
         raise InvalidParameterError(
-            "protocol must be AdaptiveDiffusion, TreeProtocol, LineProtocol, RandomDiffusion or "
+            "protocol must be AdaptiveDiffusion, TreeProtocol, TreeProtocolPseudocode, LineProtocol, "
+            "RandomDiffusion or "
             f"Flooding for exact_likelihood; got {protocol!r}"
         )
     probs = np.array([one(v) for v in range(loc.n)], np.float64)

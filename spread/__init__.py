@@ -15,6 +15,7 @@ from spread.protocols import (
     LineProtocol,
     RandomDiffusion,
     TreeProtocol,
+    TreeProtocolPseudocode,
 )
 from spread.result import Spread, SpreadBatch
 from spread.simulate import simulate, simulate_many
@@ -27,6 +28,7 @@ __all__ = [
     "Spread",
     "SpreadBatch",
     "TreeProtocol",
+    "TreeProtocolPseudocode",
     "events",
     "graphs",
     "protocols",

@@ -177,7 +177,8 @@ def run_line_protocol(store, source, T, params, rng, vs_out, sizes_out):
     return _diffuse(store, source, T, 0.0, True, rng, vs_out, sizes_out)
 
 
-# ---------------------------------------------------------------- Protocol 2
+# ---------------------------------------------------------------- Protocol 2, printed pseudo-code
+# (spread.protocols.TreeProtocolPseudocode; Protocol 2 itself runs the Protocol 3 kernels)
 
 
 @nb.njit(cache=True)
@@ -214,7 +215,8 @@ def _tree_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, n_prev,
 
 @nb.njit(cache=True)
 def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
-    """Protocol 2 (thesis §2.2.2); s1 lives in FLAG and s2 in AUX."""
+    """The printed pseudo-code of Protocol 2 (thesis §2.2.2), read literally; s1 lives in
+    FLAG and s2 in AUX. Not Protocol 2 itself (see ``spread.protocols.TreeProtocolPseudocode``)."""
     n_inf = _start(store, source, vs_out, sizes_out)
     if T == 0:
         return store, n_inf

@@ -64,6 +64,7 @@ from spread.protocols import (
     Protocol,
     RandomDiffusion,
     TreeProtocol,
+    TreeProtocolPseudocode,
     alpha_table,
 )
 from spread.result import Spread
@@ -525,7 +526,8 @@ class _HandshakeNode(_Node):
 
 
 class _TreeNode(_HandshakeNode):
-    """Protocol 2: ``s1`` and ``s2`` arrive with the rumour."""
+    """Protocol 2's printed pseudo-code (:class:`TreeProtocolPseudocode`): ``s1`` and ``s2``
+    arrive with the rumour. Protocol 2 itself runs as :class:`_AdaptiveNode` with alpha = 0."""
 
     def on_protocol(self, msg):
         if msg.kind == "infect" and self.infected_at is None:
@@ -654,13 +656,15 @@ def _behaviour(protocol: Protocol, g: Any, T: int) -> tuple[type[_Node], Any]:
         return _DiffusionNode, ("line", None)
     if isinstance(protocol, Flooding):
         return _FloodNode, None
-    if isinstance(protocol, TreeProtocol):
+    if isinstance(protocol, TreeProtocol):  # Protocol 2: the token always moves
+        return _AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2))
+    if isinstance(protocol, TreeProtocolPseudocode):
         return _TreeNode, None
     if isinstance(protocol, ContinuousDiffusion):
         return _ContinuousNode, protocol.rate
     raise InvalidParameterError(
         "protocol must be one the message-level engine runs (AdaptiveDiffusion, LineProtocol, "
-        f"TreeProtocol, RandomDiffusion, Flooding, ContinuousDiffusion); got {protocol!r}"
+        f"TreeProtocol, TreeProtocolPseudocode, RandomDiffusion, Flooding, ContinuousDiffusion); got {protocol!r}"
     )
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "Protocol",
     "RandomDiffusion",
     "TreeProtocol",
+    "TreeProtocolPseudocode",
     "alpha",
     "alpha_table",
     "register_protocol",
@@ -146,9 +147,9 @@ class LineProtocol(Protocol):
     kernel_code = _kernels.LINE_PROTOCOL
 
 
-@register_protocol("tree")
-class TreeProtocol(Protocol):
-    """Protocol 2, spreading on a regular tree (thesis §2.2.2), as its pseudo-code reads.
+@register_protocol("tree-pseudocode")
+class TreeProtocolPseudocode(Protocol):
+    """The thesis's printed pseudo-code of Protocol 2, read literally (NOT Protocol 2).
 
     At ``t = 1`` the source infects one uniformly chosen neighbour u (``s1 = s2 = 1``).
     At each later step every node v infected before the step with ``s2_v > 0`` acts:
@@ -156,10 +157,85 @@ class TreeProtocol(Protocol):
     (``s1_u = 1``, ``s2_u = s2_v + 1``) and sets ``s1_v = 0``; otherwise it infects all
     its uninfected neighbours w (``s1_w = 0``, ``s2_w = s2_v - 1``) and sets
     ``s2_v = 0``. The source's other neighbours are never infected.
+
+    How it differs from :class:`TreeProtocol` (the protocol of the thesis's prose and
+    Figure 2.4): the token-carrying node moves one hop *every* step and the side
+    branches it leaves behind grow for a number of steps that shrinks with their
+    distance from the source, so the infected tree is not balanced around a centre
+    and the source is not one of its leaves. **Proposition 2.2.2 does not hold for
+    it**: exact enumeration over all trajectories on the 3-regular tree gives an ML
+    detection probability of 1/2, 1/2, 1/4, 1/8 at T = 2, 4, 6, 8, above Eq. (2.8)'s
+    1/3, 1/6, 1/12, 1/24 at every even T >= 2 (see ``docs/spreading.md``). It is kept
+    only so that the printed pseudo-code can be studied; use :class:`TreeProtocol`.
     """
 
     kernel = staticmethod(_kernels.run_tree_protocol)
     kernel_code = _kernels.TREE_PROTOCOL
+
+
+@register_protocol("tree")
+class TreeProtocol(Protocol):
+    """Protocol 2, spreading on a regular tree, as the thesis's prose and Figure 2.4 describe it.
+
+    At ``t = 1`` the source infects one uniformly chosen neighbour ``v_1``, the virtual
+    source; at ``t = 2`` ``v_1`` infects all its uninfected neighbours, so ``G_2`` is
+    the ball of radius 1 around ``v_1``. Then every two steps the virtual-source
+    token moves one hop, to a uniform neighbour ``v_{k+1}`` of ``v_k`` other than
+    ``v_{k-1}``, and the infection grows by two levels on ``v_{k+1}``'s side (step
+    ``2k + 1``: the uninfected neighbours of the nodes within ``k - 1`` hops of
+    ``v_{k+1}`` there; step ``2k + 2``: their neighbours). Hence
+
+    * at even ``T = 2k``, ``G_T`` is the ball of radius ``k`` around ``v_k`` and the
+      source is one of its leaves (it is ``k`` hops from ``v_k``);
+    * at odd ``T = 2k + 1``, ``G_T`` is every node within ``k`` hops of the edge
+      ``{v_k, v_{k+1}}``, a tree with two symmetric centres, and the source is one of
+      its ``2 (d-1)^k`` leaves (``{source, v_1}`` at ``T = 1``).
+
+    On a d-regular tree every leaf is equally likely to be the source (the likelihood
+    of a leaf is ``1/d * (d-1)^-(k-1)`` for even T, the same for every leaf), so the
+    ML detection probability is ``1 / #leaves = (d-1) / (2 + (d-2) N_T)``, Eq. (2.8) of
+    Proposition 2.2.2, at every ``T >= 1``; this is the protocol that proposition is
+    about. The thesis's printed pseudo-code is a different protocol for which the
+    proposition fails; it stays reachable as :class:`TreeProtocolPseudocode`.
+
+    Implementation: this is adaptive diffusion whose virtual source always passes the
+    token (``alpha = 0``), so it runs the same kernels, message-level engine and
+    relay of Infection Messages as ``AdaptiveDiffusion(d0=math.inf)`` (the same ``rng``
+    gives the same run). On finite graphs a virtual source with no infection-tree
+    child keeps the token (the ball then grows around it), and on graphs with cycles
+    infection messages travel along infection edges, as for Protocol 3.
+
+    Examples
+    --------
+    >>> import spread
+    >>> s = spread.simulate(spread.graphs.regular_tree(3), TreeProtocol(), T=4, rng=1)
+    >>> hops, v = 0, s.virtual_source  # the source is a leaf of the ball of radius 2
+    >>> while s.parent[v] is not None:
+    ...     hops, v = hops + 1, s.parent[v]
+    >>> s.n_infected, hops
+    (10, 2)
+    """
+
+    kernel = staticmethod(_kernels.run_adaptive_diffusion)
+    kernel_code = _kernels.ADAPTIVE_DIFFUSION
+    has_virtual_source = True
+    #: The virtual source never keeps the token: the alpha table of d0 = inf.
+    d0 = math.inf
+    relay = "tree"
+    max_infections_per_step = None
+
+    def _as_adaptive(self) -> AdaptiveDiffusion:
+        return AdaptiveDiffusion(d0=math.inf)
+
+    def design_degree(self, graph) -> float:
+        """``math.inf``: the alpha table is identically 0 (the token always moves)."""
+        return math.inf
+
+    def kernel_params(self, graph, T):
+        return self._as_adaptive().kernel_params(graph, T)
+
+    def growth_hint(self, graph, T):
+        return self._as_adaptive().growth_hint(graph, T)
 
 
 # ----------------------------------------------------------------- Protocol 3

@@ -159,7 +159,7 @@ def detection_sweep(params: Mapping[str, Any], n: int, rng: np.random.Generator,
             "n_infected": b.n_infected.astype(np.float64), "rank": e.rank}
 
 
-for _e in ("ml", "jordan", "rumor"):
+for _e in ("ml", "ml-tree", "jordan", "rumor"):
     register_component("estimator", _e, functools.partial(str, _e))
 
 register_template(SweepTemplate(
@@ -178,23 +178,17 @@ register_template(SweepTemplate(
 # ----------------------------------------------------------------- theory curves
 
 
-def _ball(d: int, r: int) -> float:
-    return 2 * r + 1 if d == 2 else 1 + d * ((d - 1) ** r - 1) / (d - 2)
-
-
 def _degree(params: Mapping[str, Any]) -> int:
     g = str(params["graph"])
     return 2 if g == "line" else int(g.split("-")[1])
 
 
 def ad_detection_theory(params: Mapping[str, Any]) -> float:
-    """Thm 2.3.1: 1/(N_T - 1) at even T (exact), the bound (2.15) at odd T."""
-    d, T = _degree(params), int(params["T"])
-    if T % 2 == 0:
-        return 1.0 / (_ball(d, T // 2) - 1) if T > 0 else 1.0
-    if d == 2:
-        return 1.0 / T
-    return min(1.0, (d - 2) / (2 * (d - 1) ** ((T + 1) / 2 - d)))
+    """Exact ML detection of adaptive diffusion: 1/(N_T - 1) at even T (Thm 2.3.1), and at
+    odd T the value derived in :func:`adversaries.theory.adaptive_diffusion_detection`."""
+    from adversaries.theory import adaptive_diffusion_detection
+
+    return adaptive_diffusion_detection(_degree(params), int(params["T"]))
 
 
 def ad_hops_theory(params: Mapping[str, Any]) -> float:
@@ -204,11 +198,11 @@ def ad_hops_theory(params: Mapping[str, Any]) -> float:
 
 
 def ad_size_theory(params: Mapping[str, Any]) -> float:
-    """Eq. (2.14): N_T >= 2 (d-1)^((T+1)/2 - d)/(d-2) + 1 (T + 1 on the line)."""
-    d, T = _degree(params), int(params["T"])
-    if d == 2:
-        return T + 1.0
-    return 2 * (d - 1) ** ((T + 1) / 2 - d) / (d - 2) + 1
+    """Eq. (2.14) corrected: the smallest N_T (the ball at even T; at odd T the nodes within
+    (T-1)/2 hops of an edge, (2 (d-1)^((T+1)/2) - d)/(d-2) + 1)."""
+    from adversaries.theory import adaptive_diffusion_min_size
+
+    return float(adaptive_diffusion_min_size(_degree(params), int(params["T"])))
 
 
 register_experiment(Experiment(
@@ -217,18 +211,23 @@ register_experiment(Experiment(
     description="""
     Thesis Theorem 2.3.1 by simulation: adaptive diffusion (Protocol 3, alpha of Eq. 2.13,
     d0 = d) on the infinite d-regular tree, attacked by the exact ML estimator
-    (Prop. 2.4.1, message passing; ties broken uniformly). Dashed: 1/(N_T - 1) at even T
-    (every infected node but the virtual source is equally likely, so this is exact) and
-    the bound (2.15) at odd T; E[hop] >= (d-1)/d T/2 (2.16); N_T >= Eq. (2.14).""",
+    (Prop. 2.4.1, message passing; ties broken uniformly). Dashed, detection: the exact
+    ML detection probability, 1/(N_T - 1) at even T (every infected node but the virtual
+    source is equally likely) and at odd T = 2k + 1 the value derived in
+    adversaries.theory.adaptive_diffusion_detection, (d+2)/(2d) (d-2)/((d-1)^(k+1) - 1)
+    (2/(T+1) on the line), which is above the thesis's bound (2.15); that bound as printed
+    is a transcription error (it exceeds 1 for d = 4, T <= 7). Dashed, N_T: the smallest
+    infected tree, Eq. (2.14) with the exponent corrected to (T+1)/2,
+    (2 (d-1)^((T+1)/2) - d)/(d-2) + 1 at odd T. Hops: (d-1)/d T/2 (2.16).""",
     grid=Grid(product={"graph": ["line", "regular-3", "regular-4"], "protocol": ["adaptive-diffusion"],
                        "estimator": ["ml"], "T": list(range(1, 13))}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
     default_trials=4000,
     plot=PlotSpec(x="T", series="graph", y=("detection", "hops", "n_infected"), logy=True,
-                  theory=(Theory("detection", ad_detection_theory, "Thm 2.3.1(b)"),
+                  theory=(Theory("detection", ad_detection_theory, "exact ML"),
                           Theory("hops", ad_hops_theory, "(d-1)/d T/2"),
-                          Theory("n_infected", ad_size_theory, "Eq. 2.14"))),
+                          Theory("n_infected", ad_size_theory, "min N_T (2.14 corr.)"))),
 ))
 
 
@@ -267,26 +266,44 @@ register_experiment(Experiment(
 
 
 def tree_protocol_size_bound(params: Mapping[str, Any]) -> float:
+    """Prop. 2.2.2(a): N_T >= (d-1)^((T+1)/2)/(d-2)."""
     d, T = _degree(params), int(params["T"])
     return (d - 1) ** ((T + 1) / 2) / (d - 2)
 
 
+def tree_protocol_detection_theory(params: Mapping[str, Any]) -> float:
+    """Prop. 2.2.2(b), Eq. (2.8): (d-1)/(2 + (d-2) N_T), N_T of Protocol 2 (deterministic)."""
+    from adversaries.theory import tree_protocol_detection
+
+    return tree_protocol_detection(_degree(params), int(params["T"]))
+
+
+def tree_protocol_hops_bound(params: Mapping[str, Any]) -> float:
+    """Prop. 2.2.2(c), Eq. (2.9): E[hop] >= T/2."""
+    return int(params["T"]) / 2
+
+
 register_experiment(Experiment(
     name="prop2.2.2-tree-protocol",
-    title="Protocol 2 on d-regular trees: N_T and Jordan-centre detection (Prop. 2.2.2)",
+    title="Protocol 2 on d-regular trees: N_T, ML detection and hop distance (Prop. 2.2.2)",
     description="""
-    Thesis Proposition 2.2.2(a) by simulation: Protocol 2 on d-regular trees; dashed is the
-    bound N_T >= (d-1)^((T+1)/2)/(d-2). Detection is reported for the Jordan centre
-    (not the ML estimator of Prop. 2.2.2(b), which anonspread does not implement for
-    Protocol 2): the source is a leaf while the Jordan centre is the middle of the
-    virtual-source chain, so it is never caught, which is the protocol's point.""",
-    grid=Grid(product={"graph": ["regular-3", "regular-4"], "protocol": ["tree"],
-                       "estimator": ["jordan"], "T": list(range(1, 13))}),
+    Thesis Proposition 2.2.2 by simulation: Protocol 2 as the thesis's prose and Figure 2.4
+    describe it (spread.TreeProtocol: the virtual source moves one hop every two steps, so
+    the infected tree is a ball around it with the source among its leaves) on the infinite
+    d-regular tree, d = 3, 4, 5, attacked by its ML estimator (ml-tree: every leaf of the
+    balanced infected tree equally likely; ties broken uniformly). Dashed: (a) N_T >=
+    (d-1)^((T+1)/2)/(d-2); (b) P(ML detects) = (d-1)/(2 + (d-2) N_T), Eq. (2.8); (c)
+    E[hop] >= T/2. The thesis's printed pseudo-code is a different protocol for which (b)
+    fails (spread.TreeProtocolPseudocode; docs/spreading.md).""",
+    grid=Grid(product={"graph": ["regular-3", "regular-4", "regular-5"], "protocol": ["tree"],
+                       "estimator": ["ml-tree"], "T": list(range(1, 13))}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
-    default_trials=2000,
+    default_trials=4000,
     plot=PlotSpec(x="T", series="graph", y=("n_infected", "detection", "hops"), logy=True,
-                  theory=(Theory("n_infected", tree_protocol_size_bound, "(d-1)^((T+1)/2)/(d-2)"),)),
+                  theory=(Theory("n_infected", tree_protocol_size_bound, "(d-1)^((T+1)/2)/(d-2)"),
+                          Theory("detection", tree_protocol_detection_theory, "Eq. 2.8"),
+                          Theory("hops", tree_protocol_hops_bound, "T/2"))),
 ))
 
 

@@ -15,6 +15,8 @@ POINTS = [
     (nx.random_labeled_tree(40, seed=1), spread.AdaptiveDiffusion(3), 5),
     (nx.path_graph(30), spread.LineProtocol(), 4),
     (nx.random_labeled_tree(30, seed=2), spread.TreeProtocol(), 4),
+    (nx.random_labeled_tree(30, seed=2), spread.TreeProtocolPseudocode(), 4),
+    (nx.connected_watts_strogatz_graph(80, 4, 0.2, seed=4), spread.TreeProtocol(), 4),
     (nx.connected_watts_strogatz_graph(40, 4, 0.2, seed=3), spread.RandomDiffusion(0.3), 2),
     (nx.connected_watts_strogatz_graph(80, 4, 0.2, seed=4), spread.AdaptiveDiffusion(math.inf), 4),
 ]
@@ -24,10 +26,10 @@ def test_snapshot_estimators_are_all_listed_here():
     # spy estimators have their own conformance test (tests/adversaries/test_adv_spies.py)
     A.get_estimator("ml")
     snap = sorted(n for n, s in A.ESTIMATORS.items() if s.observation == "snapshot")
-    assert snap == ["exact", "jordan", "ml", "rumor"]
+    assert snap == ["exact", "jordan", "ml", "ml-tree", "rumor"]
 
 
-@pytest.mark.parametrize("name", ["ml", "jordan", "rumor", "exact"])
+@pytest.mark.parametrize("name", ["ml", "ml-tree", "jordan", "rumor", "exact"])
 def test_every_registered_estimator_conforms(name):
     spec = A.get_estimator(name)
     ran = 0
