@@ -93,11 +93,19 @@ class InProcessExecutor(Executor):
             yield fn(task)
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is handled by the parent, which journals what finished and stops the pool.
+def _worker_init(parent: int) -> None:
+    """Pool worker set-up: leave Ctrl-C to the parent, and die with the parent.
+
+    Ctrl-C is handled by the parent, which journals what finished and stops the pool.
+    If the parent dies without stopping the pool (SIGKILL, a crash), the kernel sends
+    this worker SIGTERM (Linux ``PR_SET_PDEATHSIG``) instead of leaving it computing as
+    an orphan. The death signal only covers deaths *after* it is set, and a spawned
+    worker gets here only after its interpreter started and imported the parent's main
+    module (a second or more): a parent killed in that window has already gone, so the
+    worker checks that its parent is still ``parent`` and exits otherwise. The
+    multiprocessing resource tracker exits by itself once no process holds its pipe.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # If the parent dies without stopping the pool (SIGKILL, a crash), the kernel sends
-    # this worker SIGTERM instead of leaving it computing as an orphan (Linux only).
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -107,6 +115,8 @@ def _ignore_sigint() -> None:
             libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
         except (OSError, AttributeError):  # pragma: no cover - exotic libc
             pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 class ProcessPoolExecutor(Executor):
@@ -127,7 +137,8 @@ class ProcessPoolExecutor(Executor):
         from concurrent.futures import ProcessPoolExecutor as _Pool
 
         ctx = multiprocessing.get_context(self.start_method)
-        self._pool = _Pool(max_workers=self.workers, mp_context=ctx, initializer=_ignore_sigint)
+        self._pool = _Pool(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                           initargs=(os.getpid(),))
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:

@@ -191,11 +191,18 @@ def _coerce(value: Scalar, kind: str) -> Scalar:
     return value
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same directory + replace).
 
     A reader sees either the previous complete file or the new complete file,
-    never a partial one.
+    never a partial one. The file gets the mode the process's umask gives new files
+    (0644 under umask 022); a symlink at ``path`` is replaced, never written through.
 
     Raises
     ------
@@ -207,6 +214,8 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        # mkstemp makes the file 0600; a result file gets the mode open() would give it
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()

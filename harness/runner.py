@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -32,7 +33,7 @@ from harness.errors import OutputError, RunInterrupted
 from harness.executors import Executor, make_executor
 from harness.experiment import Experiment, check_experiment
 from harness.grid import Scalar, check_grid, expand
-from harness.journal import Journal
+from harness.journal import Journal, check_units
 from harness.progress import Progress
 from harness.registry import get_experiment
 from harness.results import Table, aggregate, atomic_write, dumps_sidecar
@@ -209,37 +210,60 @@ def run(
     out_dir = _prepare_out(out)
     paths = output_paths(out_dir, exp.name)
     journal = Journal(paths["journal"])
-    if rng is None and resume:
-        prior = journal.read().header
-        seed = int(prior["seed"]) if prior and prior.get("experiment") == exp.name else resolve_seed(None)
-    else:
-        seed = resolve_seed(rng)
-
-    header = {
-        "experiment": exp.name,
-        "mode": exp.mode,
-        "seed": seed,
-        "trials": None if exp.is_exact else n_trials,
-        "batch_size": bsize,
-        "grid": exp.grid.to_dict(),
-        "metrics": [m.name for m in exp.metrics],
-    }
     units = plan_units(len(points), n_trials, bsize, exact=exp.is_exact)
-    # The executor connects first, so an unreachable scheduler leaves no journal behind.
-    with executor, journal:
-        finished = journal.open(header, resume=resume)
-        results: dict[tuple[int, int], UnitResult] = dict(finished)
-        todo = [u for u in units if (u.point, u.batch) not in results]
-        computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
-    table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
-    finished_at = time.time()
-    written = _write_outputs(exp, table, paths, seed=seed, trials=n_trials, batch_size=bsize,
-                             level=level, executor=executor, plot=plot, pdf=pdf,
-                             timing={"started": started, "finished": finished_at,
-                                     "elapsed_s": finished_at - started,
-                                     "units_computed": computed,
-                                     "units_reused": len(units) - computed})
+    proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
+    try:
+        with executor:
+            # After the executor connected (an unreachable scheduler leaves no journal
+            # behind); the lock is then held until the results are written.
+            journal.acquire()
+            if rng is None and resume:
+                prior = journal.read().header
+                seed = int(prior["seed"]) if prior and prior.get("experiment") == exp.name else resolve_seed(None)
+            else:
+                seed = resolve_seed(rng)
+            header = {
+                "experiment": exp.name,
+                "mode": exp.mode,
+                "seed": seed,
+                "trials": None if exp.is_exact else n_trials,
+                "batch_size": bsize,
+                "grid": exp.grid.to_dict(),
+                "metrics": [m.name for m in exp.metrics],
+            }
+            finished = journal.open(header, resume=resume)
+            results, rejected = check_units(finished, units, header["metrics"], proportions)
+            _report_untrusted(journal, rejected)
+            todo = [u for u in units if (u.point, u.batch) not in results]
+            computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
+        table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
+        finished_at = time.time()
+        written = _write_outputs(exp, table, paths, seed=seed, trials=n_trials, batch_size=bsize,
+                                 level=level, executor=executor, plot=plot, pdf=pdf,
+                                 timing={"started": started, "finished": finished_at,
+                                         "elapsed_s": finished_at - started,
+                                         "units_computed": computed,
+                                         "units_reused": len(units) - computed})
+    finally:
+        journal.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed, time.time() - started)
+
+
+def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:
+    """Warn (once) about journal lines and units that a resume recomputes instead of trusting."""
+    lines = journal.state.rejected
+    if not lines and not units:
+        return
+    parts = [f"line {i}: {why}" for i, why in lines[:3]]
+    parts += [f"unit (point {p}, batch {b}) {why}" for (p, b), why in units[:3]]
+    more = len(lines) + len(units) - len(parts)
+    warnings.warn(
+        f"journal {journal.path}: {len(lines)} line(s) unreadable and {len(units)} unit(s) not "
+        f"matching this run are not trusted and will be recomputed ({'; '.join(parts)}"
+        f"{f'; and {more} more' if more else ''})",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 @contextlib.contextmanager

@@ -413,6 +413,19 @@ def _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
 
 
 @nb.njit(cache=True)
+def alpha_value(d, t, h):
+    """``alpha_d(t, h)`` of Eq. 2.13 (see ``spread.protocols.alpha``): no power overflows."""
+    if d == np.inf:
+        return 0.0
+    if d == 2.0:
+        return (t - 2 * h + 2) / (t + 2)
+    lb = np.log(d - 1.0)
+    a = t // 2 - h + 1
+    c = t // 2 + 1
+    return np.exp(-h * lb) * np.expm1(-a * lb) / np.expm1(-c * lb)
+
+
+@nb.njit(cache=True)
 def _grow_queue(q, n):
     out = np.empty(max(n, 2 * q.shape[0]), np.int32)
     out[: q.shape[0]] = q
@@ -428,7 +441,6 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     path (see ``_ad_member``) and its parent is its neighbour towards the source, so
     each infected node is visited once instead of once per relay.
     """
-    width = T // 2 + 2
     for t in range(T + 1):
         vs_out[t] = -1
         sizes_out[t] = 0
@@ -447,7 +459,7 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
         hidx[t] = H
     t = 3
     while t <= T:
-        keep = rng.random() < params[3 + (t - 1) * width + H]
+        keep = rng.random() < alpha_value(params[3], t - 1, H)
         if not keep:
             v = path[H]
             store = expand(store, v)
@@ -533,15 +545,14 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
 def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3 (thesis §2.3, §2.4.2) by relaying infection messages.
 
-    ``params = [cap, maxdeg, graph_relay, alpha.ravel()...]`` where ``alpha[t, h]`` (shape
-    ``(T + 1, T // 2 + 2)``) is the probability that the virtual source keeps the
-    token at even time ``t`` when it is ``h`` hops from the source.
+    ``params = [cap, maxdeg, graph_relay, d0]``; the virtual source keeps the token at
+    even time ``t`` when it is ``h`` hops from the source with probability
+    ``alpha_value(d0, t, h)`` (Eq. 2.13).
     """
     cap = int(params[0])
     maxdeg = int(params[1])
     # on lazily grown trees both relays are the same; the tree relay needs no expansion
     graph_relay = params[2] > 0.5 and store[5][2] == 0
-    width = T // 2 + 2
     n_inf = _start(store, source, vs_out, sizes_out)
     vs_out[0] = source
     if T == 0:
@@ -575,7 +586,7 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
             stack = np.empty(2 * (n_inf + 1), np.int32)
             visit = np.empty(2 * (n_inf + 1), np.int32)
         ns = store[8]
-        keep = rng.random() < params[3 + (t - 1) * width + h]
+        keep = rng.random() < alpha_value(params[3], t - 1, h)
         if not keep:
             k = 0
             c = ns[vs, CHILD]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -36,6 +37,7 @@ __all__ = [
     "TreeProtocolPseudocode",
     "alpha",
     "alpha_table",
+    "log_alpha",
     "register_protocol",
 ]
 
@@ -248,13 +250,19 @@ def alpha(d: float, t: int, h: int, *, exact: bool = False) -> float | Fraction:
     ``(t - 2h + 2) / (t + 2)`` for ``d = 2``, and 0 for ``d = inf`` (the limit: the
     token always moves). ``t`` is even and ``1 <= h <= t/2``.
 
+    The float value is computed as ``b^(-h) (1 - b^(-a)) / (1 - b^(-c))`` with
+    ``b = d - 1``, ``a = t/2 - h + 1``, ``c = t/2 + 1`` (the same ratio divided through
+    by ``b^c``), so no power overflows: it is accurate to a few ulps for every ``t``
+    and ``d`` (``alpha(3, 2050, 1)`` is 0.5 to 1e-300).
+
     Parameters
     ----------
     d : int, float or math.inf
         Design degree ``d0 >= 2``.
     t, h : int
+        An even step ``t >= 2`` and a hop count ``1 <= h <= t/2``.
     exact : bool
-        Return a :class:`fractions.Fraction` (``d`` must then be an integer).
+        Return a :class:`fractions.Fraction` (``d`` must then be an integer or inf).
 
     Examples
     --------
@@ -262,42 +270,108 @@ def alpha(d: float, t: int, h: int, *, exact: bool = False) -> float | Fraction:
     Fraction(1, 3)
     >>> alpha(2, 4, 1, exact=True)
     Fraction(2, 3)
+    >>> alpha(3, 2050, 1), alpha(3, 2050, 2)
+    (0.5, 0.25)
     """
-    if math.isinf(d):
-        return Fraction(0) if exact else 0.0
+    d = _check_design_degree(d, "d")
+    t = check_int(t, "t", low=2)
+    if t % 2:
+        raise InvalidParameterError(f"t must be an even integer >= 2; got {t!r}")
+    h = check_int(h, "h", low=1, high=t // 2)
     if exact:
+        if math.isinf(d):
+            return Fraction(0)
+        if not float(d).is_integer():
+            raise InvalidParameterError(f"d must be an integer (or inf) when exact=True; got {d!r}")
         if d == 2:
             return Fraction(t - 2 * h + 2, t + 2)
-        d = int(d)
-        return Fraction((d - 1) ** (t // 2 - h + 1) - 1, (d - 1) ** (t // 2 + 1) - 1)
+        b = int(d) - 1
+        return Fraction(b ** (t // 2 - h + 1) - 1, b ** (t // 2 + 1) - 1)
+    return float(_alpha_row(d, t, np.array([h]))[0])
+
+
+def _alpha_row(d: float, t: int, h: np.ndarray) -> np.ndarray:
+    """``alpha_d(t, h)`` for an array of hop counts (no checks; see :func:`alpha`)."""
+    if math.isinf(d):
+        return np.zeros(h.shape)
     if d == 2:
         return (t - 2 * h + 2) / (t + 2)
-    b = float(d) - 1.0
-    # (b^(a) - 1) / (b^(c) - 1) with c = t/2 + 1 computed stably for large t
+    lb = math.log(float(d) - 1.0)
     a, c = t // 2 - h + 1, t // 2 + 1
-    return float(np.expm1(a * np.log(b)) / np.expm1(c * np.log(b)))
+    return np.exp(-h * lb) * np.expm1(-a * lb) / math.expm1(-c * lb)
+
+
+def log_alpha(d: float, t: int, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log alpha_d(t, h)`` and ``log(1 - alpha_d(t, h))`` for an array of hop counts.
+
+    Computed in log space (``-h log b + log(1 - b^-a) - log(1 - b^-c)`` and
+    ``log(1 - b^-h) - log(1 - b^-c)``), so both are finite wherever the exact value is
+    positive, even where ``alpha`` itself underflows (huge ``d``) or is within an ulp
+    of 1; ``-inf`` only for an exact zero (``d = inf``, or ``h = t/2 + 1`` off the table).
+    Used by the likelihood tables of :mod:`adversaries`. No checks (internal).
+    """
+    h = np.asarray(h, dtype=float)
+    if math.isinf(d):
+        return np.full(h.shape, -math.inf), np.zeros(h.shape)
+    with np.errstate(divide="ignore"):
+        if d == 2:
+            return np.log(t - 2 * h + 2) - math.log(t + 2), np.log(2 * h) - math.log(t + 2)
+        lb = math.log(float(d) - 1.0)
+        a, c = t // 2 - h + 1, t // 2 + 1
+        norm = math.log(-math.expm1(-c * lb))
+        keep = -h * lb + np.log(-np.expm1(-a * lb)) - norm
+        move = np.log(-np.expm1(-h * lb)) - norm
+    return keep, move
+
+
+#: Largest alpha table built (entries); ``alpha_table`` refuses beyond (8 bytes each).
+MAX_TABLE_ENTRIES = 1 << 27
 
 
 def alpha_table(d: float, T: int) -> np.ndarray:
     """``alpha_d(t, h)`` for all even ``t <= T`` (rows) and ``h`` (columns).
 
-    Shape ``(T + 1, T // 2 + 2)``; entries outside ``1 <= h <= t/2`` are 0.
+    Shape ``(T + 1, T // 2 + 2)``; entries outside ``1 <= h <= t/2`` are 0. The
+    simulators do not need it (their kernels evaluate Eq. 2.13 on the fly); a table of
+    more than ``MAX_TABLE_ENTRIES`` entries (1 GiB) is refused, naming its size.
     """
+    d = _check_design_degree(d, "d")
+    T = check_int(T, "T", low=0)
+    entries = (T + 1) * (T // 2 + 2)
+    if entries > MAX_TABLE_ENTRIES:
+        raise InvalidParameterError(
+            f"T must be small enough for an alpha table of at most {MAX_TABLE_ENTRIES} entries; "
+            f"got T={T}, whose table needs {entries} entries ({entries * 8 / 2**30:.1f} GiB)"
+        )
     out = np.zeros((T + 1, T // 2 + 2), np.float64)
     for t in range(2, T + 1, 2):
-        for h in range(1, t // 2 + 1):
-            out[t, h] = alpha(d, t, h)
+        out[t, 1 : t // 2 + 1] = _alpha_row(d, t, np.arange(1, t // 2 + 1))
     return out
 
 
-def _check_d0(d0: Any) -> float | None:
-    if d0 is None:
+def _check_design_degree(d: Any, name: str, *, none: bool = False) -> Any:
+    """``d`` checked as a design degree: a real >= 2 that is a float or inf (None if allowed)."""
+    accepted = "a real number >= 2, math.inf" + (" or None" if none else "")
+    if d is None and none:
         return None
-    if isinstance(d0, bool) or not isinstance(d0, numbers.Real):
-        raise InvalidTypeError(f"d0 must be a real number >= 2, math.inf or None; got {d0!r}")
+    if isinstance(d, bool) or not isinstance(d, numbers.Real):
+        raise InvalidTypeError(f"{name} must be {accepted}; got {d!r}")
+    try:
+        x = float(d)
+    except OverflowError:
+        raise InvalidParameterError(
+            f"{name} must be {accepted} (at most {sys.float_info.max:.3g}); got an integer "
+            f"of {len(str(abs(int(d))))} digits"
+        ) from None
+    if math.isnan(x) or x < 2:
+        raise InvalidParameterError(f"{name} must be {accepted}; got {d!r}")
+    return d
+
+
+def _check_d0(d0: Any) -> float | None:
+    if _check_design_degree(d0, "d0", none=True) is None:
+        return None
     d0 = float(d0)
-    if math.isnan(d0) or d0 < 2:
-        raise InvalidParameterError(f"d0 must be a real number >= 2, math.inf or None; got {d0!r}")
     if not math.isinf(d0) and d0.is_integer():
         return int(d0)
     return d0
@@ -398,8 +472,7 @@ class AdaptiveDiffusion(Protocol):
     def kernel_params(self, graph, T):
         d = self.design_degree(graph)
         cap = -1 if self.max_infections_per_step is None else self.max_infections_per_step
-        head = np.array([cap, graph.max_degree(), _RELAYS[self.relay]], np.float64)
-        return np.concatenate([head, alpha_table(d, T).ravel()])
+        return np.array([cap, graph.max_degree(), _RELAYS[self.relay], float(d)], np.float64)
 
     def growth_hint(self, graph, T):
         d = max(graph.max_degree(), 2)

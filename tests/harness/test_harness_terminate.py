@@ -70,3 +70,51 @@ def test_killed_run_leaves_no_worker_and_resumes(tmp_path, sig):
     ref = harness.run(tx.SLOW, rng=5, out=tmp_path / "ref", workers=1, plot=False)
     assert res.reused >= 4
     assert res.paths["csv"].read_bytes() == ref.paths["csv"].read_bytes()
+
+
+def _session(sid: int) -> list[int]:
+    """Live processes of session ``sid`` (the CLI was started as its leader)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0])
+def test_early_sigkill_leaves_no_process(tmp_path, delay):
+    # Killed while the pool is still starting (workers not yet past their set-up, the
+    # death signal not yet armed): every worker and the resource tracker still stop.
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+           "CI": "1"}
+    cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
+           "--rng", "5", "--out", str(out), "--workers", "2"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    journal = out / "test-slow.journal.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not journal.exists():
+        assert proc.poll() is None
+        time.sleep(0.005)
+    time.sleep(delay)
+    seen = set(_session(proc.pid))
+    proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _session(proc.pid):
+        seen |= set(_session(proc.pid))
+        time.sleep(0.05)
+    left = _session(proc.pid)
+    for pid in left:  # do not leave them behind for the rest of the suite
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes of the killed run still alive: {left} (seen {sorted(seen)})"
+    # (so early that the header may not be written yet: the seed is given again)
+    res = harness.run("test-slow", rng=5, out=out, resume=True, workers=1, plot=False)
+    ref = harness.run(tx.SLOW, rng=5, out=tmp_path / "ref", workers=1, plot=False)
+    assert res.paths["csv"].read_bytes() == ref.paths["csv"].read_bytes()

@@ -1,0 +1,135 @@
+"""What a resume trusts, the journal's lock and symlink refusal, the results' mode (issue 14, 4-5).
+
+Each test damages a finished run's journal as a careless user, a crash or a second run
+would, resumes, and checks that the table is the uninterrupted one: nothing untrusted
+reaches the CSV, nothing trustworthy is recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+
+import harness_testexp as tx
+import pytest
+
+import harness
+from harness.journal import Journal, _checksum
+
+UNITS = 8  # test-coin-batched: 2 points x 4 batches (1000 trials by 300)
+
+
+def _finished(tmp_path):
+    first = harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=False)
+    return first, first.paths["journal"]
+
+
+def _lines(path):
+    return path.read_text().splitlines(keepends=True)
+
+
+def _resealed(rec):
+    rec = dict(rec)
+    rec["sum"] = _checksum(rec)
+    return json.dumps(rec, separators=(",", ":")) + "\n"
+
+
+def _resume(tmp_path, **kw):
+    return harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=False, resume=True, **kw)
+
+
+def _assert_recomputed(tmp_path, first, n):
+    with pytest.warns(RuntimeWarning, match="not trusted and will be recomputed"):
+        res = _resume(tmp_path)
+    assert (res.computed, res.reused) == (n, UNITS - n)
+    assert res.paths["csv"].read_bytes() == first.table.to_csv().encode()
+    assert all(r["n"] == 1000 for r in res.table.rows)
+
+
+def test_unit_outside_the_plan_is_not_merged(tmp_path):
+    first, path = _finished(tmp_path)
+    rec = json.loads(_lines(path)[-1])
+    rec["batch"] = 9  # a batch the plan does not have (it was counted: n = 1300)
+    path.write_text("".join(_lines(path)) + _resealed(rec))
+    _assert_recomputed(tmp_path, first, 0)
+
+
+@pytest.mark.parametrize("edit", ["nan", "hand", "missing-metric", "trials"])
+def test_untrustworthy_unit_is_recomputed(tmp_path, edit):
+    first, path = _finished(tmp_path)
+    lines = _lines(path)
+    rec = json.loads(lines[3])
+    if edit == "nan":
+        rec["moments"]["u"][1] = math.nan
+        lines[3] = _resealed(rec)
+    elif edit == "hand":  # a mean edited by hand: the checksum no longer matches
+        lines[3] = lines[3].replace(json.dumps(rec["moments"]["heads"][1]), "0.5")
+        assert lines[3] != _resealed(rec)
+    elif edit == "missing-metric":
+        del rec["moments"]["heads"]
+        lines[3] = _resealed(rec)
+    else:
+        rec["n"] = rec["moments"]["heads"][0] = rec["moments"]["u"][0] = 7
+        lines[3] = _resealed(rec)
+    path.write_text("".join(lines))
+    _assert_recomputed(tmp_path, first, 1)
+
+
+def test_garbled_middle_line_costs_only_its_unit(tmp_path):
+    first, path = _finished(tmp_path)
+    lines = _lines(path)
+    lines[4] = '{"type":"unit","point":0,"bat\x00\x17 garbage\n'
+    path.write_text("".join(lines))
+    state = Journal(path).read()
+    assert [i for i, _ in state.rejected] == [5] and len(state.units) == UNITS - 1
+    _assert_recomputed(tmp_path, first, 1)
+
+
+def test_journal_without_header_is_refused_not_overwritten(tmp_path):
+    _, path = _finished(tmp_path)
+    path.write_text("".join(_lines(path)[1:]))
+    before = path.read_bytes()
+    with pytest.raises(harness.JournalMismatchError, match="no readable header"):
+        _resume(tmp_path)
+    assert path.read_bytes() == before
+
+
+def test_journal_symlink_is_not_followed(tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "test-coin-batched.journal.jsonl").symlink_to(target)
+    with pytest.raises(harness.OutputError, match="symbolic link"):
+        harness.run(tx.COIN_BATCHED, rng=3, out=out, workers=1, plot=False)
+    assert target.read_text() == "keep me\n"
+
+
+def test_journal_path_that_is_a_directory(tmp_path):
+    (tmp_path / "test-coin-batched.journal.jsonl").mkdir()
+    with pytest.raises(harness.OutputError, match="is a directory"):
+        harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=False)
+
+
+def test_second_run_into_the_same_out_is_refused(tmp_path):
+    first, path = _finished(tmp_path)
+    before = path.read_bytes()
+    with Journal(path):  # another run holds the lock
+        for resume in (False, True):
+            with pytest.raises(harness.OutputError, match="another run is writing"):
+                harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=False, resume=resume)
+    assert path.read_bytes() == before
+    res = _resume(tmp_path)  # the lock is gone with its holder
+    assert res.computed == 0
+
+
+def test_results_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        res = harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=True)
+    finally:
+        os.umask(old)
+    for key in ("csv", "json", "png", "journal"):
+        assert stat.S_IMODE(res.paths[key].stat().st_mode) == 0o644, key
