@@ -30,9 +30,11 @@ import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real, check_rng
+from privacy._limits import check_array_size
 
 __all__ = [
     "EXACT_BUDGET",
+    "EXACT_L1_MAX_N",
     "EpsilonEstimate",
     "anonymized_counts",
     "count_pmf",
@@ -46,6 +48,10 @@ __all__ = [
 
 #: Work limit (outcomes x collections x record pairs) of the exact ``L > 1`` computation.
 EXACT_BUDGET = 20_000_000
+
+#: Largest ``n`` of the exact ``L = 1`` computation with ``delta > 0`` (``O(n^2)`` work:
+#: 28 s at ``n = 10^4`` on the development machine, so about 2 minutes at this limit).
+EXACT_L1_MAX_N = 20_000
 
 # Entries of the doubling convolution below this fraction of the largest are dropped:
 # they are below 1e-300 x (the mode), i.e. at or under the double-precision floor.
@@ -61,7 +67,18 @@ def _check_delta(delta: Any) -> float:
 
 
 def _check_bits(x: Any, name: str = "x") -> np.ndarray:
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise InvalidParameterError(
+            f"{name} must be a rectangular array of bits (every record of the same length L); "
+            f"got ragged {type(x).__name__} ({exc})"
+        ) from exc
+    if arr.dtype == object:
+        raise InvalidParameterError(
+            f"{name} must be a rectangular array of bits (every record of the same length L); "
+            f"got an object array of shape {arr.shape}"
+        )
     if arr.dtype == bool:
         arr = arr.astype(np.int64)
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
@@ -219,6 +236,7 @@ def count_pmf(n: int, m: int, q: float) -> np.ndarray:
     n = check_int(n, "n", low=0)
     m = check_int(m, "m", low=0, high=n)
     q = _check_q(q)
+    check_array_size(n + 1, "the pmf over s = 0..n", "n", n)
     ones = _bernoulli_power(m, 1.0 - q)
     zeros = _bernoulli_power(n - m, q)
     off, v = _conv(ones, zeros)
@@ -308,6 +326,7 @@ def log_count_pmf(n: int, m: int, q: float) -> np.ndarray:
     n = check_int(n, "n", low=0)
     m = check_int(m, "m", low=0, high=n)
     q = _check_q(q)
+    check_array_size(2 * (n + 1), "the log-pmf and its ratio recursion over s = 0..n", "n", n)
     return _log_pmfs(n, np.array([m]), q)[0]
 
 
@@ -359,6 +378,7 @@ def privacy_ratio(n: int, m: int, q: float) -> np.ndarray:
     n = check_int(n, "n", low=1)
     m = check_int(m, "m", low=0, high=n - 1)
     q = _check_q(q)
+    check_array_size(2 * (n + 1), "the ratios over s = 0..n and their recursion", "n", n)
     return _privacy_ratios(n, np.array([m]), q)[0]
 
 
@@ -382,8 +402,15 @@ def _eps_from_ratios(ratio: np.ndarray, mass: np.ndarray, delta: float) -> float
 def _epsilon_l1(n: int, q: float, delta: float) -> float:
     if delta == 0.0:
         # max over s and m of pi_n(s; m) is attained at s = 0 for every m (pi decreasing
-        # in s); computed rather than assumed, from the same formula
-        return float(max(0.0, math.log(_privacy_ratios(n, np.array([0]), q)[0, 0])))
+        # in s): pi_n(0; m) = g(rho = inf) = p/q, from the same formula, in O(1) for any n
+        return float(max(0.0, math.log(_g(np.array([np.inf]), q)[0])))
+    if n > EXACT_L1_MAX_N:
+        raise InvalidParameterError(
+            f"n={n!r} is too large for the exact epsilon with delta > 0: it costs O(n^2) "
+            f"(n^2 = {float(n) ** 2:.1e} steps; 28 s at n = 10^4), so n must be at most "
+            f"{EXACT_L1_MAX_N:,} (privacy.krandom.EXACT_L1_MAX_N); "
+            "epsilon_monte_carlo(n, q, L=1, delta=...) estimates it with confidence bounds"
+        )
     N = n - 1
     best = 0.0
     chunk = max(1, min(n, 4_000_000 // max(n, 1)))
@@ -503,8 +530,8 @@ def epsilon(n: int, q: float, *, L: int = 1, delta: float = 0.0) -> float:
     ``A_n(m)`` exceeds ``delta`` (``pi`` decreases in ``s``, Section 4.5; checked for
     each ``m``, with a general fallback). ``O(n^2)`` time and ``O(n)`` memory per
     batch of ``m``; measured on a loaded 2-core machine: 0.2 s at ``n = 1000``,
-    2.5 s at ``n = 3000``, 28 s at ``n = 10^4`` (``delta > 0``; ``delta = 0`` is
-    immediate).
+    2.5 s at ``n = 3000``, 28 s at ``n = 10^4`` (``delta > 0``; refused above
+    :data:`EXACT_L1_MAX_N`; ``delta = 0`` is ``O(1)`` for any ``n``).
 
     ``L > 1`` (exact, small ``n`` and ``L``): every multiset of ``n - 1`` unchanged
     records and every ordered pair of distinct changed records, with the full

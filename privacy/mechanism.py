@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,38 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_real, check_rng
 
 __all__ = ["Mechanism"]
+
+
+def _real_array(matrix: Any) -> np.ndarray:
+    """``matrix`` as a float array, refusing what is not real numbers (never coerced).
+
+    Strings (``"0.5"``), complex numbers, booleans and other objects are refused rather
+    than converted; integers and floats are accepted.
+    """
+    try:
+        raw = np.asarray(matrix)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise InvalidTypeError(
+            f"matrix must be a 2-D array of probabilities; got {type(matrix).__name__} "
+            f"({exc})"
+        ) from exc
+    kind = raw.dtype.kind
+    if kind == "O":
+        flat = raw.ravel().tolist()
+        bad = next(
+            (v for v in flat if isinstance(v, bool) or not isinstance(v, numbers.Real)), None
+        )
+        if bad is not None or raw.size == 0:
+            raise InvalidTypeError(
+                "matrix must be a 2-D array of real probabilities; got an entry of type "
+                f"{type(bad).__name__}" if bad is not None else "matrix must not be empty"
+            )
+    elif kind not in "iuf":
+        raise InvalidTypeError(
+            f"matrix must be a 2-D array of real probabilities (int or float); got dtype "
+            f"{raw.dtype} (strings, complex numbers and booleans are not converted)"
+        )
+    return np.array(raw, dtype=float)
 
 
 class Mechanism:
@@ -39,12 +72,7 @@ class Mechanism:
     __slots__ = ("_Q",)
 
     def __init__(self, matrix: Any, *, atol: float = 1e-9) -> None:
-        try:
-            Q = np.array(matrix, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise InvalidTypeError(
-                f"matrix must be a 2-D array of probabilities; got {type(matrix).__name__}"
-            ) from exc
+        Q = _real_array(matrix)
         if Q.ndim != 2 or Q.shape[0] == 0 or Q.shape[1] == 0:
             raise InvalidParameterError(
                 f"matrix must be a non-empty 2-D array (inputs x outputs); got shape {Q.shape}"

@@ -12,7 +12,9 @@
 * :func:`binary_or_randomized_response` -- the "better of the two" strategy of §3.3.2 and
   §3.4.2.
 
-``eps = inf`` is accepted by the closed forms (the limit, a deterministic mechanism).
+``eps = inf`` is accepted by the closed forms (the limit, a deterministic mechanism); a
+finite eps above 700 is refused (``e^-eps`` would underflow, leaving zeros, i.e. an infinite
+privacy loss, in the matrix). The ``k x k`` mechanisms are refused beyond 1 GiB.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scipy.special import expit
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_distribution, check_int, check_probability, check_real
+from privacy._limits import check_array_size, check_finite_eps
 from privacy.mechanism import Mechanism
 
 __all__ = [
@@ -43,7 +46,7 @@ EXACT_PARTITION_MAX_K = 40
 
 
 def _eps(eps: Any) -> float:
-    return check_real(eps, "eps", low=0.0, allow_inf=True)
+    return check_finite_eps(check_real(eps, "eps", low=0.0, allow_inf=True))
 
 
 def _two_level(in_T: np.ndarray, eps: float) -> Mechanism:
@@ -213,6 +216,7 @@ def randomized_response(k: int, eps: float) -> Mechanism:
            [0.3333, 0.3333, 0.3333]])
     """
     k = check_int(k, "k", low=1)
+    check_array_size(k * k, "the k x k randomized response matrix", "k", k)
     eps = _eps(eps)
     tail = math.exp(-eps)  # 1 / (k - 1 + e^eps) written to stay finite for eps = inf
     off = tail / (1.0 + (k - 1) * tail)
@@ -250,6 +254,7 @@ def geometric_mechanism(k: int, eps: float) -> Mechanism:
            [0.0989, 0.17  , 0.7311]])
     """
     k = check_int(k, "k", low=1)
+    check_array_size(k * k, "the k x k geometric mechanism matrix", "k", k)
     eps = _eps(eps)
     if k == 1:
         return Mechanism([[1.0]])

@@ -156,3 +156,21 @@ def test_bad_counts_arguments():
         kr.randomize([0, 2], 0.2)
     with pytest.raises(InvalidTypeError, match="x must hold bits"):
         kr.anonymized_counts([0.5, 1.0], 0.2)
+
+
+@pytest.mark.timeout(10)
+def test_sizes_that_cannot_fit_are_refused_up_front():
+    """Issue 14, defect 7: count_pmf(10**12, 1, .25) hung / ended in MemoryError."""
+    with pytest.raises(InvalidParameterError, match=r"n=1000000000000 is too large.*TiB"):
+        kr.count_pmf(10**12, 1, 0.25)
+    with pytest.raises(InvalidParameterError, match="too large"):
+        kr.log_count_pmf(10**12, 1, 0.25)
+    with pytest.raises(InvalidParameterError, match="too large"):
+        kr.privacy_ratio(10**12, 1, 0.25)
+
+
+@pytest.mark.parametrize("x", [[[1, 0], [1]], [[1, 0], [1, 1, 0]], [[1], 0]])
+def test_ragged_collections_are_refused(x):
+    """Issue 14, defect 8: ragged input to anonymized_counts gave a raw numpy traceback."""
+    with pytest.raises(InvalidParameterError, match="rectangular array of bits"):
+        kr.anonymized_counts(x, 0.25, rng=0)

@@ -100,3 +100,15 @@ def test_bad_epsilon_arguments():
         kr.epsilon_monte_carlo(10, 0.25, L=2, delta=1e-4, n_samples=1000)
     with pytest.raises(InvalidParameterError, match="delta must be"):
         kr.epsilon_monte_carlo(10, 0.25, L=2, delta=0.0)
+
+
+@pytest.mark.timeout(10)
+def test_epsilon_is_bounded_in_time_or_refused_for_huge_n():
+    """Issue 14, defect 7: epsilon(10**12, .25) ended in MemoryError and
+    epsilon(10**9, .25, delta=1e-3) hung. delta = 0 is O(1); delta > 0 is refused with the size."""
+    assert kr.epsilon(10**12, 0.25) == pytest.approx(math.log(3), rel=1e-15)
+    assert kr.epsilon(10**12, 0.25) == kr.epsilon(50, 0.25)
+    with pytest.raises(InvalidParameterError, match=r"n=1000000000 is too large.*1\.0e\+18"):
+        kr.epsilon(10**9, 0.25, delta=1e-3)
+    with pytest.raises(InvalidParameterError, match="at most 20,000"):
+        kr.epsilon(kr.EXACT_L1_MAX_N + 1, 0.25, delta=1e-3)

@@ -97,3 +97,25 @@ def test_approx_dp_delta_rejects_bad_eps(eps):
 def test_mechanism_rejects_non_stochastic_matrices(matrix, match):
     with pytest.raises(InvalidParameterError, match=match):
         Mechanism(matrix)
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        [["0.5", "0.5"], ["0.5", "0.5"]],  # strings were converted silently
+        [[0.5 + 0j, 0.5], [0.5, 0.5]],  # complex numbers were accepted (imaginary part dropped)
+        np.eye(2, dtype=bool),
+        np.array([[0.5, "0.5"], [0.5, 0.5]], dtype=object),
+        [[0.5, 0.5], [1.0]],  # ragged
+    ],
+)
+def test_non_real_matrices_are_refused_not_coerced(matrix):
+    """Issue 14, defect 9 (and 8): Mechanism of strings or complex numbers was accepted."""
+    with pytest.raises(InvalidTypeError, match="matrix must be a 2-D array of"):
+        Mechanism(matrix)
+
+
+def test_integer_and_object_float_matrices_are_accepted():
+    assert Mechanism([[1, 0], [0, 1]]).matrix.dtype == float
+    obj = np.array([[0.25, 0.75], [1, 0]], dtype=object)
+    assert Mechanism(obj).matrix.tolist() == [[0.25, 0.75], [1.0, 0.0]]

@@ -180,3 +180,34 @@ def test_bad_distributions_and_sizes_are_rejected():
         binary_mechanism_mi([0.5, 0.4], 1.0)
     with pytest.raises(InvalidParameterError, match="k must be an integer >= 1"):
         randomized_response(0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda eps: binary_mechanism([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], eps),
+        lambda eps: binary_mechanism_mi([0.5, 0.3, 0.2], eps),
+        lambda eps: randomized_response(3, eps),
+        lambda eps: geometric_mechanism(3, eps),
+        lambda eps: quaternary_mechanism(eps, 0.1),
+    ],
+)
+def test_closed_forms_refuse_eps_whose_probabilities_underflow(make):
+    """Issue 14, defect 9: at eps >= 740 the closed forms returned matrices with zeros
+    (an infinite loss). A finite eps above 700 is refused; eps = 700 is exact; inf is the limit."""
+    for eps in (740.0, 1e4):
+        with pytest.raises(InvalidParameterError, match="eps must be at most 700 or inf"):
+            make(eps)
+    Q = make(700.0)
+    assert np.all(Q.matrix[:, :2] > 0) or np.all(Q.matrix[:, 2:] > 0)
+    if Q.shape != (2, 4):  # the quaternary mechanism's loss is infinite by design (delta part)
+        assert Q.ldp_epsilon() == pytest.approx(700.0, rel=1e-12)
+    make(float("inf"))
+
+
+@pytest.mark.parametrize("make", [randomized_response, geometric_mechanism])
+def test_k_by_k_mechanisms_refuse_sizes_that_cannot_fit(make):
+    """Issue 14, defect 7: randomized_response(10**6, 1) ended in MemoryError."""
+    with pytest.raises(InvalidParameterError, match=r"k=1000000 is too large.*7\.3 TiB"):
+        make(10**6, 1.0)
+    assert make(2000, 1.0).shape == (2000, 2000)
