@@ -28,6 +28,7 @@ from anonspread.validation import check_int, check_rng
 from spread._kernels import run_protocol
 from spread._store import PARENT, reset_lazy, reset_run_state
 from spread.graphs import as_contact_graph
+from spread.limits import check_run_size
 from spread.protocols import Protocol
 from spread.simulate import batch_setup
 
@@ -345,6 +346,7 @@ def simulate_and_score(
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
+    check_run_size(g, protocol, T, trials, per_trial_steps=True)
     if estimators is None:
         names = tuple(applicable_estimators(protocol, g, reveal_edges=True, batch=True))
     else:

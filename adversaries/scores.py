@@ -102,8 +102,9 @@ def pick(scores: Mapping, *, rng: Any = None) -> Any:
 
     Scores within a relative tolerance of ``1e-9`` of the maximum count as tied
     (they are log-likelihoods computed along different paths, equal in exact
-    arithmetic but not always to the last bit). If every score is ``-inf`` every
-    node is tied.
+    arithmetic but not always to the last bit). If every score is ``-inf`` (no
+    candidate could have produced the observation under the estimator's model) there
+    is nothing to pick: an error, as in :func:`adversaries.posterior`.
 
     Parameters
     ----------
@@ -122,6 +123,11 @@ def pick(scores: Mapping, *, rng: Any = None) -> Any:
     """
     gen = check_rng(rng)
     nodes, values = _as_arrays(scores)
+    if np.isneginf(values.max()):
+        raise InvalidParameterError(
+            "scores must give some node a finite score to pick from; got all -inf (the "
+            "observation is impossible under the estimator's model)"
+        )
     top = top_set(values)
     i = top[0] if top.shape[0] == 1 else top[gen.integers(0, top.shape[0])]
     v = nodes[i]

@@ -192,7 +192,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     table = read_table(args.csv, side)
     spec = PlotSpec.from_dict(side["plot"])
     name = side.get("experiment", "")
-    if name in _EXPERIMENTS:
+    if isinstance(name, str) and name in _EXPERIMENTS:
         registered = _EXPERIMENTS.get(name).plot_spec()
         if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
             spec = PlotSpec(spec.x, spec.y, spec.series, spec.logx, spec.logy, registered.theory)

@@ -52,7 +52,11 @@ def format_value(value: Scalar) -> str:
 
 
 def _parse(text: str, kind: str) -> Scalar:
+    if not isinstance(text, str):  # a short row: csv gives None for the missing cells
+        raise ValueError(f"missing cell {text!r}")
     if kind == "bool":
+        if text not in ("True", "False"):
+            raise ValueError(f"not a bool: {text!r}")
         return text == "True"
     if kind in ("int", "float", "str"):
         return _TYPES[kind](text)
@@ -251,11 +255,39 @@ def read_sidecar(csv_path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     side = Path(csv_path).with_suffix(".json")
     try:
-        return json.loads(side.read_text(encoding="utf-8"))
+        data = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise OutputError(f"no sidecar {side} next to {csv_path} (it is written by 'anonspread run')") from None
     except (OSError, ValueError) as exc:
         raise OutputError(f"cannot read the sidecar {side}: {exc}") from None
+    _check_sidecar(data, side)
+    return data
+
+
+# What reading a table back and redrawing it need from the sidecar, with their JSON types.
+_SIDECAR_KEYS = {"parameters": list, "parameter_types": dict, "metrics": list, "plot": dict}
+
+
+def _check_sidecar(data: Any, side: Path) -> None:
+    if not isinstance(data, dict):
+        raise OutputError(f"the sidecar {side} must hold a JSON object; got {type(data).__name__}")
+    for key, kind in _SIDECAR_KEYS.items():
+        if not isinstance(data.get(key), kind):
+            found = "missing" if key not in data else f"a {type(data[key]).__name__}"
+            raise OutputError(f"the sidecar {side} must have {key!r} as a JSON {kind.__name__}; it is {found}")
+    params = data["parameters"]
+    types = data["parameter_types"]
+    for p in params:
+        if not isinstance(p, str) or types.get(p) not in _TYPES:
+            raise OutputError(
+                f"the sidecar {side}: parameter {p!r} needs a type among {sorted(_TYPES)} in "
+                f"'parameter_types'; got {types.get(p) if isinstance(p, str) else p!r}"
+            )
+    for m in data["metrics"]:
+        if not isinstance(m, dict) or not isinstance(m.get("name"), str):
+            raise OutputError(f"the sidecar {side}: each of 'metrics' must be an object with a 'name'; got {m!r}")
+    if not isinstance(data["plot"].get("x"), str):
+        raise OutputError(f"the sidecar {side}: 'plot' must name its x axis; got {data['plot']!r}")
 
 
 def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | None = None) -> Table:
@@ -271,12 +303,23 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
             if missing:
                 raise OutputError(f"{csv_path} is not a result table (missing columns {sorted(missing)})")
             rows = []
-            for rec in reader:
-                row: dict[str, Any] = {p: _parse(rec[p], types[p]) for p in params}
-                row["metric"] = rec["metric"]
-                row["n"] = int(rec["n"])
-                for c in STAT_COLUMNS[2:]:
-                    row[c] = float(rec[c])
+            for line, rec in enumerate(reader, start=2):
+                column = ""
+                try:
+                    row: dict[str, Any] = {}
+                    for column in params:
+                        row[column] = _parse(rec[column], types[column])
+                    column = "metric"
+                    row["metric"] = rec["metric"]
+                    column = "n"
+                    row["n"] = int(rec["n"])
+                    for column in STAT_COLUMNS[2:]:
+                        row[column] = float(rec[column])
+                except (TypeError, ValueError):
+                    raise OutputError(
+                        f"{csv_path} line {line}: column {column!r} must hold a "
+                        f"{types.get(column, 'int' if column == 'n' else 'float')}; got {rec.get(column)!r}"
+                    ) from None
                 rows.append(row)
     except OSError as exc:
         raise OutputError(f"cannot read {csv_path}: {exc.strerror or exc}") from None

@@ -101,6 +101,12 @@ def output_paths(out: str | os.PathLike[str], name: str) -> dict[str, Path]:
 
 
 def _prepare_out(out: str | os.PathLike[str]) -> Path:
+    try:
+        text = os.fspath(out)
+    except TypeError:
+        raise InvalidTypeError(f"out must be a directory path (str or os.PathLike); got {out!r}") from None
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParameterError(f"out must be a directory path (use '.' for this one); got {out!r}")
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from anonspread.errors import InvalidParameterError
 from harness.errors import TrialError
 from harness.grid import Scalar
 from harness.stats import Moments
@@ -85,8 +86,34 @@ class Task:
     params: tuple[Mapping[str, Scalar], ...]
 
 
+#: Most batches one run may plan (each is a task entry and a journal line).
+MAX_UNITS = 1_000_000
+#: Most trials one run may ask for (over all points).
+MAX_TRIALS = 10**11
+
+
 def plan_units(n_points: int, trials: int, batch_size: int, *, exact: bool) -> list[Unit]:
-    """All units of a run in canonical (point, batch) order."""
+    """All units of a run in canonical (point, batch) order.
+
+    Raises
+    ------
+    InvalidParameterError
+        The run would need more than :data:`MAX_UNITS` batches or :data:`MAX_TRIALS`
+        trials (refused before anything is allocated).
+    """
+    if not exact:
+        count = n_points * -(-trials // batch_size)
+        if count > MAX_UNITS:
+            raise InvalidParameterError(
+                f"trials must make at most {MAX_UNITS} batches; got trials={trials} in batches of "
+                f"{batch_size} over {n_points} points: {count} batches (raise --batch-size or "
+                "lower --trials)"
+            )
+        if n_points * trials > MAX_TRIALS:
+            raise InvalidParameterError(
+                f"trials must total at most {MAX_TRIALS:.0e} over the grid; got trials={trials} "
+                f"over {n_points} points: {n_points * trials:.3g} trials"
+            )
     if exact:
         return [Unit(p, 0, 1) for p in range(n_points)]
     units = []

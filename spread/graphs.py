@@ -14,6 +14,7 @@ import io
 import math
 import numbers
 import os
+import zlib
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
@@ -186,13 +187,58 @@ def from_networkx(graph: nx.Graph) -> ContactGraph:
     return ContactGraph(labels, indptr, indices, dropped=dropped)
 
 
-def _open_text(path: str | os.PathLike) -> io.TextIOBase:
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise GraphError(f"path must be an existing edge-list file; got {path!r} (not found)")
-    if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
-    return open(path, encoding="utf-8", newline=None)
+def _check_path(path: Any) -> str:
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise InvalidTypeError(f"path must be a str or os.PathLike naming an edge-list file; got {path!r}") from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not os.path.exists(text):
+        raise GraphError(f"path must be an existing edge-list file; got {text!r} (not found)")
+    if os.path.isdir(text):
+        raise GraphError(f"path must be an edge-list file; got {text!r}, a directory")
+    return text
+
+
+def _lines(path: str) -> Iterator[str]:
+    """The text lines of an edge list; unreadable, non-text or broken gzip files raise GraphError."""
+    try:
+        if path.endswith(".gz"):
+            fh = io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
+        else:
+            fh = open(path, encoding="utf-8", newline=None)
+        with fh:
+            yield from fh
+    except UnicodeDecodeError as exc:
+        raise GraphError(
+            f"path {path!r} must be a UTF-8 text edge list; byte {exc.start} is not text "
+            "(a binary file?)"
+        ) from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise GraphError(
+            f"path {path!r} ends in .gz but is not a complete gzip file ({exc or type(exc).__name__})"
+        ) from None
+    except OSError as exc:
+        raise GraphError(f"path {path!r} cannot be read: {exc.strerror or exc}") from None
+
+
+def _node_label(nodetype: Any, tok: str, where: str) -> Hashable:
+    name = getattr(nodetype, "__name__", repr(nodetype))
+    try:
+        lab = nodetype(tok)
+    except (TypeError, ValueError, ArithmeticError):
+        raise GraphError(f"{where}: node token {tok!r} is not a valid {name}") from None
+    # NaN != NaN: it would become a new node at every occurrence, and a self-edge never
+    # recognised as one; an unhashable label cannot be a node at all
+    try:
+        hash(lab)
+        self_equal = bool(lab == lab)
+    except (TypeError, ValueError):
+        raise GraphError(f"{where}: nodetype {name} turns {tok!r} into an unusable label {lab!r}") from None
+    if not self_equal:
+        raise GraphError(f"{where}: node token {tok!r} gives {lab!r}, which is not equal to itself")
+    return lab
 
 
 def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGraph:
@@ -201,6 +247,9 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGr
     Lines starting with ``#`` (and blank lines) are skipped, CRLF line ends are accepted,
     extra columns after the first two are ignored. Self-loops and duplicate edges
     (either orientation) are dropped; how many is recorded in ``ContactGraph.dropped``.
+    A file that is not UTF-8 text, a ``.gz`` that is not a complete gzip stream, a
+    directory, or a token that ``nodetype`` rejects (or turns into NaN) is a
+    :class:`~anonspread.errors.GraphError` naming the file and line.
 
     Parameters
     ----------
@@ -217,38 +266,32 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGr
     >>> g.number_of_edges(), g.dropped
     (2, {'self_loops': 1, 'duplicate_edges': 1})
     """
+    text = _check_path(path)
+    if not callable(nodetype):
+        raise InvalidTypeError(f"nodetype must be a callable such as int or str; got {nodetype!r}")
     index: dict = {}
     labels: list = []
     a: list[int] = []
     b: list[int] = []
-    with _open_text(path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split()
-            if len(parts) < 2:
-                raise GraphError(
-                    f"path {os.fspath(path)!r} line {lineno} must hold two node tokens; got {line!r}"
-                )
-            ends = []
-            for tok in parts[:2]:
-                try:
-                    lab = nodetype(tok)
-                except (TypeError, ValueError):
-                    raise GraphError(
-                        f"path {os.fspath(path)!r} line {lineno}: node token {tok!r} is not a valid "
-                        f"{getattr(nodetype, '__name__', nodetype)}"
-                    ) from None
-                i = index.get(lab)
-                if i is None:
-                    i = index[lab] = len(labels)
-                    labels.append(lab)
-                ends.append(i)
-            a.append(ends[0])
-            b.append(ends[1])
+    for lineno, raw in enumerate(_lines(text), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) < 2:
+            raise GraphError(f"path {text!r} line {lineno} must hold two node tokens; got {line!r}")
+        ends = []
+        for tok in parts[:2]:
+            lab = _node_label(nodetype, tok, f"path {text!r} line {lineno}")
+            i = index.get(lab)
+            if i is None:
+                i = index[lab] = len(labels)
+                labels.append(lab)
+            ends.append(i)
+        a.append(ends[0])
+        b.append(ends[1])
     if not labels:
-        raise GraphError(f"path {os.fspath(path)!r} must hold at least one edge; got none")
+        raise GraphError(f"path {text!r} must hold at least one edge; got none")
     indptr, indices, dropped = _csr_from_pairs(len(labels), np.array(a), np.array(b))
     return ContactGraph(labels, indptr, indices, dropped=dropped)
 

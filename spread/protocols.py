@@ -435,7 +435,7 @@ class AdaptiveDiffusion(Protocol):
         max_infections_per_step: int | None = None,
         relay: str = "tree",
     ) -> None:
-        if relay not in _RELAYS:
+        if not isinstance(relay, str) or relay not in _RELAYS:
             raise InvalidParameterError(f"relay must be one of {sorted(_RELAYS)}; got {relay!r}")
         self.relay = relay
         self.d0 = _check_d0(d0)

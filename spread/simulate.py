@@ -11,6 +11,7 @@ from anonspread.validation import check_int, check_rng
 from spread._kernels import run_batch
 from spread._store import NCOL, PARENT, TIME
 from spread.graphs import LazyTree, as_contact_graph
+from spread.limits import check_run_size
 from spread.protocols import Protocol
 from spread.result import Spread, SpreadBatch
 
@@ -112,6 +113,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     T = check_int(T, "T", low=0)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
+    check_run_size(g, protocol, T)
     src = _source_index(g, source, gen)
     params = protocol.kernel_params(g, T)
     vs_out = np.empty(T + 1, np.int32)
@@ -206,6 +208,7 @@ def simulate_many(
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
+    check_run_size(g, protocol, T, trials, per_trial_steps=True)
     params = protocol.kernel_params(g, T)
     lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
     sizes = np.empty((trials, T + 1), np.int64)
