@@ -15,6 +15,7 @@ from adversaries.estimators import (
     rumor_centrality,
 )
 from adversaries.exact import exact_likelihood
+from adversaries.literature import lisn, netsleuth
 from adversaries.metrics import (
     Evaluation,
     detection_probability,
@@ -34,6 +35,7 @@ from adversaries.registry import (
     register_estimator,
 )
 from adversaries.scores import Scores, pick
+from adversaries.sensors import earliest_infection_first, pinto
 from adversaries.spies import (
     SPY_ESTIMATORS,
     SpyObservation,
@@ -61,6 +63,7 @@ __all__ = [
     "check_applicable",
     "detection_probability",
     "draw_spies",
+    "earliest_infection_first",
     "evaluate",
     "exact_likelihood",
     "first_spy",
@@ -68,13 +71,16 @@ __all__ = [
     "get_spy_estimator",
     "hop_distance",
     "jordan_center",
+    "lisn",
     "ml_adaptive_diffusion",
     "ml_snapshot_spies",
     "ml_spies_diffusion",
     "ml_tree_protocol",
+    "netsleuth",
     "observe",
     "observe_spies",
     "pick",
+    "pinto",
     "posterior",
     "register_estimator",
     "register_spy_estimator",

@@ -19,6 +19,7 @@ import numba as nb
 import numpy as np
 
 from adversaries import _kernels as K
+from adversaries import _lit_kernels as LK
 from adversaries._tables import ad_tables
 from adversaries.observation import graph_is_forest
 from adversaries.registry import check_applicable
@@ -35,7 +36,7 @@ from spread.simulate import batch_setup
 __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 
 #: Batch codes of the estimators with a compiled kernel.
-CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2}
+CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
 
 
 @nb.njit(cache=True)
@@ -124,7 +125,7 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
 @nb.njit(cache=True)
 def _score_batch(
     kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
-    r_node, alive, dead, r_edge, move,
+    r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
     detected, pdet, hops, rank, n_out,
 ):  # fmt: skip
     trials = sources.shape[0]
@@ -179,11 +180,16 @@ def _score_batch(
                     K.graph_eccentricity(sptr, sind, ecc)
                 for k in range(n):
                     sc[k] = -float(ecc[k])
-            else:
+            elif code == 2:
                 if sub_tree:
                     K.tree_rumor(sptr, sind, sc)
                 else:
                     K.graph_rumor(sptr, sind, sc)
+            elif code == 3:
+                LK.netsleuth_vector(sptr, sind, gdeg, LK.DENSE_MAX, sc)
+            else:
+                _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T,
+                            lisn_rate, ecc, sc)
             # ties, pick, rank (the source is local node 0)
             top = sc[0]
             for k in range(n):
@@ -236,6 +242,28 @@ def _score_batch(
     if not lazy:
         reset_run_state(store, n_inf)
     return store
+
+
+@nb.njit(cache=True)
+def _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, rate, ecc, sc):
+    """LISN (geometric delays) on one trial; ``rate`` NaN: the plug-in Jordan radius / T."""
+    if rate != rate:
+        if T == 0:
+            rate = 0.0
+        else:
+            if sub_tree:
+                K.tree_eccentricity(sptr, sind, ecc)
+            else:
+                K.graph_eccentricity(sptr, sind, ecc)
+            rate = min(1.0, ecc[:n].min() / T)
+    log_p = np.empty(T + 2)
+    log_q = np.empty(T + 2)
+    LK.binomial_tail_tables(T, rate, log_p, log_q)
+    if lazy:
+        LK.lisn_regular_tree(sptr, sind, gdeg[0], log_p, log_q, sc)
+    else:
+        cand = order[:n].astype(np.int64)
+        LK.lisn_graph(gptr, gind, cand, loc, n, log_p, log_q, T + 2, sc)
 
 
 @dataclass(frozen=True)
@@ -319,7 +347,7 @@ def simulate_and_score(
     trials : int >= 1
     estimators : tuple of str, optional
         Names among ``"ml"`` (adaptive diffusion), ``"ml-tree"`` (Protocol 2),
-        ``"jordan"``, ``"rumor"``; default: every one that
+        ``"jordan"``, ``"rumor"``, ``"netsleuth"``, ``"lisn"``; default: every one that
         applies (:func:`adversaries.applicable_estimators`). An inapplicable name
         raises :class:`InvalidParameterError` saying why.
     source : node, optional
@@ -376,6 +404,11 @@ def simulate_and_score(
         r_node, alive, dead, r_edge, move = ad_tables(float(d0), T)
     else:
         r_node, alive, dead, r_edge, move = -1, np.zeros(1), np.zeros(1), -1, np.zeros(1)
+    gptr, gind = (np.zeros(1, np.int64), np.zeros(1, np.int32)) if lazy else (g.indptr, g.indices)
+    lisn_rate = np.nan
+    if "lisn" in names:
+        lisn_rate = get_estimator("lisn").params(protocol, g)["rate"]
+        lisn_rate = np.nan if lisn_rate is None else float(lisn_rate)
     e = codes.shape[0]
     detected = np.zeros((e, trials), np.int8)
     pdet = np.zeros((e, trials), np.float64)
@@ -384,7 +417,8 @@ def simulate_and_score(
     n_out = np.zeros(trials, np.int64)
     args = (
         protocol.kernel_code, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
-        codes, tie_u, r_node, alive, dead, r_edge, move, detected, pdet, hops, rank, n_out,
+        codes, tie_u, r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
+        detected, pdet, hops, rank, n_out,
     )  # fmt: skip
     _score_batch(*args)
     if lazy:

@@ -182,7 +182,7 @@ def applicable_estimators(
     --------
     >>> import spread
     >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True)
-    ['jordan', 'ml', 'rumor']
+    ['jordan', 'lisn', 'ml', 'netsleuth', 'rumor']
     """
     _load()
     protocol = _check_protocol(protocol)
@@ -215,4 +215,6 @@ def _load() -> None:
     # the estimator modules register themselves on import
     import adversaries.estimators
     import adversaries.exact
+    import adversaries.literature
+    import adversaries.sensors
     import adversaries.spies  # noqa: F401

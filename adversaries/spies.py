@@ -220,7 +220,7 @@ SPY_ESTIMATORS: dict[str, EstimatorSpec] = {}
 
 def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, graphs: str = "any",
                            observation: str = "spies", likelihood: bool = False,
-                           params: Callable | None = None):
+                           params: Callable | None = None, extra: Callable | None = None):
     """Function decorator: declare a spy estimator (an :class:`EstimatorSpec` with a spy observation)."""
     if observation not in ("spies", "snapshot+spies"):
         raise InvalidParameterError(
@@ -230,7 +230,7 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
     def deco(func: Callable) -> Callable:
         # one registry for every estimator; SPY_ESTIMATORS is the view of the spy ones
         register_estimator(name, protocols=protocols, graphs=graphs, observation=observation,
-                           likelihood=likelihood, params=params)(func)
+                           likelihood=likelihood, params=params, extra=extra)(func)
         SPY_ESTIMATORS[name] = ESTIMATORS[name]
         return func
 

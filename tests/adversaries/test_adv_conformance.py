@@ -26,10 +26,10 @@ def test_snapshot_estimators_are_all_listed_here():
     # spy estimators have their own conformance test (tests/adversaries/test_adv_spies.py)
     A.get_estimator("ml")
     snap = sorted(n for n, s in A.ESTIMATORS.items() if s.observation == "snapshot")
-    assert snap == ["exact", "jordan", "ml", "ml-tree", "rumor"]
+    assert snap == ["exact", "jordan", "lisn", "ml", "ml-tree", "netsleuth", "rumor"]
 
 
-@pytest.mark.parametrize("name", ["ml", "ml-tree", "jordan", "rumor", "exact"])
+@pytest.mark.parametrize("name", ["ml", "ml-tree", "jordan", "rumor", "exact", "netsleuth", "lisn"])
 def test_every_registered_estimator_conforms(name):
     spec = A.get_estimator(name)
     ran = 0

@@ -1,0 +1,513 @@
+"""Compiled (numba) kernels of the source-inference literature's estimators.
+
+Shared by the per-observation functions of :mod:`adversaries.literature` (NETSLEUTH,
+LISN) and :mod:`adversaries.sensors` (earliest-infection-first, Pinto et al.) and by the
+Monte Carlo loop of :mod:`adversaries.batch`. Graphs are CSR arrays ``(indptr,
+indices)``; traversals are iterative.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "binomial_tail_tables",
+    "direction_mask",
+    "eif_costs",
+    "lisn_graph",
+    "lisn_regular_tree",
+    "netsleuth_vector",
+    "pinto_loglik",
+]
+
+NEG_INF = -np.inf
+
+#: Largest infected set whose sub-Laplacian NETSLEUTH diagonalises densely (O(n^3));
+#: above it, inverse iteration with conjugate gradients (O(n) memory).
+DENSE_MAX = 1500
+
+
+@nb.njit(cache=True, inline="always")
+def _logaddexp(a, b):
+    if a == NEG_INF:
+        return b
+    if b == NEG_INF:
+        return a
+    if a > b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+# ----------------------------------------------------------------- NETSLEUTH
+
+
+@nb.njit(cache=True)
+def _lap_matvec(indptr, indices, gdeg, x, out):
+    n = x.shape[0]
+    for i in range(n):
+        s = gdeg[i] * x[i]
+        for j in range(indptr[i], indptr[i + 1]):
+            s -= x[indices[j]]
+        out[i] = s
+
+
+@nb.njit(cache=True)
+def _cg_solve(indptr, indices, gdeg, b, x, tol, maxit):
+    """Solve ``L_I x = b`` (L_I symmetric positive definite) by conjugate gradients."""
+    n = b.shape[0]
+    r = np.empty(n)
+    ap = np.empty(n)
+    _lap_matvec(indptr, indices, gdeg, x, ap)
+    for i in range(n):
+        r[i] = b[i] - ap[i]
+    p = r.copy()
+    rr = 0.0
+    for i in range(n):
+        rr += r[i] * r[i]
+    bb = 0.0
+    for i in range(n):
+        bb += b[i] * b[i]
+    for _ in range(maxit):
+        if rr <= tol * tol * bb:
+            break
+        _lap_matvec(indptr, indices, gdeg, p, ap)
+        pap = 0.0
+        for i in range(n):
+            pap += p[i] * ap[i]
+        a = rr / pap
+        for i in range(n):
+            x[i] += a * p[i]
+            r[i] -= a * ap[i]
+        rr_new = 0.0
+        for i in range(n):
+            rr_new += r[i] * r[i]
+        beta = rr_new / rr
+        rr = rr_new
+        for i in range(n):
+            p[i] = r[i] + beta * p[i]
+
+
+@nb.njit(cache=True)
+def netsleuth_vector(indptr, indices, gdeg, dense_max, out):
+    """Eigenvector of the smallest eigenvalue of the infected sub-Laplacian ``L_I``.
+
+    ``L_I = D - A`` restricted to the infected nodes, ``D`` holding the degrees in the
+    whole contact graph (``gdeg``), so that an infected node with uninfected contacts
+    has a larger diagonal. On a connected infected set ``L_I`` is an irreducible
+    M-matrix: its smallest eigenvalue is simple and its eigenvector can be taken
+    positive (Perron-Frobenius on ``c I - L_I``); it is written to ``out`` with unit
+    norm and positive sum. Returns the eigenvalue.
+    """
+    n = gdeg.shape[0]
+    if n <= dense_max:
+        L = np.zeros((n, n))
+        for i in range(n):
+            L[i, i] = gdeg[i]
+            for j in range(indptr[i], indptr[i + 1]):
+                L[i, indices[j]] -= 1.0
+        w, V = np.linalg.eigh(L)
+        s = 0.0
+        for i in range(n):
+            s += V[i, 0]
+        sign = 1.0 if s >= 0.0 else -1.0
+        for i in range(n):
+            out[i] = sign * V[i, 0]
+        return w[0]
+    # inverse iteration: x <- L_I^{-1} x converges to the smallest eigenvector at rate
+    # lambda_1 / lambda_2; L_I is positive definite unless the infected set is a whole
+    # component (then lambda_1 = 0 and the constant vector is the answer)
+    full = True
+    for i in range(n):
+        if indptr[i + 1] - indptr[i] != gdeg[i]:
+            full = False
+            break
+    if full:
+        for i in range(n):
+            out[i] = 1.0 / math.sqrt(n)
+        return 0.0
+    x = np.ones(n) / math.sqrt(n)
+    y = x.copy()
+    lam = 0.0
+    for _ in range(1000):
+        _cg_solve(indptr, indices, gdeg, x, y, 1e-13, 10 * n)
+        nrm = 0.0
+        for i in range(n):
+            nrm += y[i] * y[i]
+        nrm = math.sqrt(nrm)
+        diff = 0.0
+        for i in range(n):
+            y[i] /= nrm
+            diff += (y[i] - x[i]) ** 2
+            x[i] = y[i]
+        if diff < 1e-26:
+            break
+    ax = np.empty(n)
+    _lap_matvec(indptr, indices, gdeg, x, ax)
+    for i in range(n):
+        lam += x[i] * ax[i]
+        out[i] = x[i]
+    return lam
+
+
+# ----------------------------------------------------------------- LISN
+
+
+@nb.njit(cache=True)
+def binomial_tail_tables(T, p, log_p, log_q):
+    """``log P(Bin(T, p) >= k)`` and ``log P(Bin(T, p) < k)`` for k = 0..T+1.
+
+    A node k hops from the source along a path is infected by step T under discrete
+    random diffusion iff the k per-edge delays, i.i.d. ``Geometric(p)`` on 1, 2, ...,
+    sum to at most T, i.e. iff at least k of T Bernoulli(p) trials succeed.
+    """
+    lp = np.empty(T + 1)
+    if p <= 0.0:
+        for k in range(T + 1):
+            lp[k] = 0.0 if k == 0 else NEG_INF
+    elif p >= 1.0:
+        for k in range(T + 1):
+            lp[k] = 0.0 if k == T else NEG_INF
+    else:
+        a, b = math.log(p), math.log1p(-p)
+        for k in range(T + 1):
+            lp[k] = (math.lgamma(T + 1) - math.lgamma(k + 1) - math.lgamma(T - k + 1)
+                     + k * a + (T - k) * b)
+    acc = NEG_INF
+    log_p[T + 1] = NEG_INF
+    for k in range(T, -1, -1):
+        acc = _logaddexp(acc, lp[k])
+        log_p[k] = min(acc, 0.0)
+    acc = NEG_INF
+    log_q[0] = NEG_INF
+    for k in range(1, T + 2):
+        acc = _logaddexp(acc, lp[k - 1])
+        log_q[k] = min(acc, 0.0)
+
+
+@nb.njit(cache=True)
+def _term(n, inf, log_p, log_q):
+    # distances beyond the tables: P(infected) = 0 (finite tables end where it vanishes)
+    if n < log_p.shape[0]:
+        return log_p[n] if inf else log_q[n]
+    return NEG_INF if inf else 0.0
+
+
+@nb.njit(cache=True)
+def lisn_graph(indptr, indices, cand, loc, n_inf, log_p, log_q, cap, out):
+    """LISN scores on a finite contact graph (global CSR), one BFS per candidate.
+
+    ``cand``: global ids of the candidates (the infected nodes); ``loc[v] >= 0`` for
+    infected v, -1 otherwise; ``n_inf`` their number. A candidate's BFS stops once every infected
+    node is found and the depth reaches ``cap``, beyond which an uninfected node adds
+    ``log P(not infected) = 0`` exactly (``cap = len(tables)``); ``cap < 0``: no stop.
+    """
+    nv = indptr.shape[0] - 1
+    dist = np.full(nv, -1, np.int64)
+    queue = np.empty(nv, np.int64)
+    for c in range(cand.shape[0]):
+        v = cand[c]
+        dist[v] = 0
+        queue[0] = v
+        head, tail = 0, 1
+        found = 1
+        s = 0.0
+        while head < tail:
+            x = queue[head]
+            head += 1
+            if found == n_inf and cap >= 0 and dist[x] + 1 >= cap:
+                break
+            for j in range(indptr[x], indptr[x + 1]):
+                w = indices[j]
+                if dist[w] < 0:
+                    dist[w] = dist[x] + 1
+                    queue[tail] = w
+                    tail += 1
+                    inf = loc[w] >= 0
+                    if inf:
+                        found += 1
+                    s += _term(dist[w], inf, log_p, log_q)
+        # infected nodes in another component: unreachable from v
+        if found < n_inf:
+            s = NEG_INF
+        out[c] = s
+        for k in range(tail):
+            dist[queue[k]] = -1
+
+
+@nb.njit(cache=True)
+def lisn_regular_tree(indptr, indices, d, log_p, log_q, out):
+    """LISN scores on an infinite d-regular tree from the infected subtree (local CSR).
+
+    Distances between infected nodes are read in the infected subtree (a tree's paths
+    are unique); the uninfected nodes at distance k from a candidate are the
+    ``d (d - 1)^(k - 1)`` nodes at that distance less the infected ones. The tables end
+    where ``P(infected) = 0`` (geometric delays: beyond T hops).
+    """
+    n = indptr.shape[0] - 1
+    K = log_p.shape[0]
+    dist = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    cnt = np.zeros(K + n + 1, np.int64)
+    for v in range(n):
+        dist[v] = 0
+        queue[0] = v
+        head, tail = 0, 1
+        maxd = 0
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for j in range(indptr[x], indptr[x + 1]):
+                w = indices[j]
+                if dist[w] < 0:
+                    dist[w] = dist[x] + 1
+                    cnt[dist[w]] += 1
+                    if dist[w] > maxd:
+                        maxd = dist[w]
+                    queue[tail] = w
+                    tail += 1
+        s = 0.0
+        total = float(d)
+        for k in range(1, max(K, maxd + 1)):
+            ci = cnt[k]
+            if ci > 0:
+                s += ci * _term(k, True, log_p, log_q)
+            un = total - ci
+            if un > 0.0 and k < K and log_q[k] != 0.0:
+                s += un * log_q[k]
+            total *= d - 1
+        out[v] = s
+        for k in range(tail):
+            dist[queue[k]] = -1
+        for k in range(maxd + 1):
+            cnt[k] = 0
+
+
+# ----------------------------------------------------------------- direction constraints
+
+
+@nb.njit(cache=True)
+def direction_mask(indptr, indices, spies, senders, bad):
+    """On a tree: ``bad[v] = True`` for every v on a spy's side of the edge to its sender.
+
+    Every node of a tree first hears the rumour from its neighbour towards the source,
+    so the source lies on the sender's side of each edge (spy, sender).
+    """
+    nv = indptr.shape[0] - 1
+    seen = np.zeros(nv, np.int64)
+    stack = np.empty(nv, np.int64)
+    for k in range(spies.shape[0]):
+        s, u = spies[k], senders[k]
+        if bad[s]:
+            continue  # already excluded, and so is everything behind it
+        stamp = k + 1
+        seen[s] = stamp
+        seen[u] = stamp
+        stack[0] = s
+        top = 1
+        while top > 0:
+            top -= 1
+            x = stack[top]
+            bad[x] = True
+            for j in range(indptr[x], indptr[x + 1]):
+                w = indices[j]
+                if seen[w] != stamp:
+                    seen[w] = stamp
+                    stack[top] = w
+                    top += 1
+
+
+# ----------------------------------------------------------------- Pinto et al.
+
+
+@nb.njit(cache=True)
+def pinto_loglik(indptr, indices, cands, obs, t, mu, sigma2, out):
+    """Gaussian log-density of the observers' arrival-time differences, per candidate.
+
+    For candidate s, on the BFS tree rooted at s (the tree itself on a tree), with the
+    reference observer ``o_0 = obs[0]`` and ``d_k = t_k - t_0`` (k = 1..K-1):
+
+    ``mu_s[k] = mu (|P(s, o_k)| - |P(s, o_0)|)``,
+    ``Lambda[k, i] = sigma2 |P(o_0, o_k) ∩ P(o_0, o_i)|``,
+
+    ``out = -1/2 (d - mu_s)' Lambda^{-1} (d - mu_s) - 1/2 log det(2 pi Lambda)``
+    (Pinto, Thiran & Vetterli 2012, Eqs. 4-7). ``cands`` are global ids.
+    """
+    nv = indptr.shape[0] - 1
+    K = obs.shape[0]
+    parent = np.full(nv, -1, np.int64)
+    depth = np.full(nv, -1, np.int64)
+    queue = np.empty(nv, np.int64)
+    is_obs = np.zeros(nv, np.bool_)
+    for k in range(K):
+        is_obs[obs[k]] = True
+    m = K - 1
+    d = np.empty(m)
+    for k in range(m):
+        d[k] = t[k + 1] - t[0]
+    C = np.empty((m, m))
+    r = np.empty(m)
+    do = np.empty(K, np.int64)
+    for c in range(cands.shape[0]):
+        s = cands[c]
+        depth[s] = 0
+        parent[s] = -1
+        queue[0] = s
+        head, tail = 0, 1
+        found = 1 if is_obs[s] else 0
+        while head < tail and found < K:
+            x = queue[head]
+            head += 1
+            for j in range(indptr[x], indptr[x + 1]):
+                w = indices[j]
+                if depth[w] < 0:
+                    depth[w] = depth[x] + 1
+                    parent[w] = x
+                    queue[tail] = w
+                    tail += 1
+                    if is_obs[w]:
+                        found += 1
+        if found < K:
+            out[c] = NEG_INF  # some observer unreachable from s
+        elif m == 0:
+            out[c] = 0.0
+        else:
+            for k in range(K):
+                do[k] = depth[obs[k]]
+            # |P(o_0, o_k) ∩ P(o_0, o_i)| = (D(0,k) + D(0,i) - D(k,i)) / 2 on the tree
+            for k in range(m):
+                for i in range(k, m):
+                    a = _tree_dist(parent, depth, obs[0], obs[k + 1])
+                    b = _tree_dist(parent, depth, obs[0], obs[i + 1])
+                    e = _tree_dist(parent, depth, obs[k + 1], obs[i + 1])
+                    C[k, i] = sigma2 * 0.5 * (a + b - e)
+                    C[i, k] = C[k, i]
+                r[k] = d[k] - mu * (do[k + 1] - do[0])
+            Lc = np.linalg.cholesky(C)
+            # solve Lc z = r
+            z = np.empty(m)
+            logdet = 0.0
+            for k in range(m):
+                acc = r[k]
+                for i in range(k):
+                    acc -= Lc[k, i] * z[i]
+                z[k] = acc / Lc[k, k]
+                logdet += 2.0 * math.log(Lc[k, k])
+            q = 0.0
+            for k in range(m):
+                q += z[k] * z[k]
+            out[c] = -0.5 * q - 0.5 * logdet - 0.5 * m * math.log(2.0 * math.pi)
+        for k in range(tail):
+            depth[queue[k]] = -1
+            parent[queue[k]] = -1
+
+
+@nb.njit(cache=True, inline="always")
+def _tree_dist(parent, depth, a, b):
+    da, db = depth[a], depth[b]
+    h = 0
+    while da > db:
+        a = parent[a]
+        da -= 1
+        h += 1
+    while db > da:
+        b = parent[b]
+        db -= 1
+        h += 1
+    while a != b:
+        a = parent[a]
+        b = parent[b]
+        h += 2
+    return h
+
+
+# ----------------------------------------------------------------- earliest-infection-first
+
+
+@nb.njit(cache=True)
+def eif_costs(indptr, indices, cands, alpha, t_alpha, blocked, mu, out):
+    """Cost of the greedy earliest-infection-first spreading tree rooted at each candidate.
+
+    ``alpha``: the timestamped nodes in increasing time order, ``t_alpha`` their times;
+    ``blocked[v]``: v may not be an interior node of a path (every timestamped node,
+    and spies known not to have received). For root r (time ``t_alpha[0] - mu`` unless
+    r is timestamped), each timestamped node a in turn is joined to the tree node m
+    minimising ``L ((t_a - t_m) / L - mu)^2`` over modified shortest paths of L edges
+    (interior nodes neither in the tree nor blocked); the interior nodes get evenly
+    spaced times, which minimise the path's cost ``sum (t_v - t_u - mu)^2``. Ties go to
+    the tree node added first. If some a cannot be reached the cost is ``inf``.
+    """
+    nv = indptr.shape[0] - 1
+    in_tree = np.full(nv, -1, np.int64)  # insertion rank of tree nodes
+    ts = np.zeros(nv)
+    seen = np.zeros(nv, np.int64)
+    dist = np.zeros(nv, np.int64)
+    par = np.full(nv, -1, np.int64)
+    queue = np.empty(nv, np.int64)
+    members = np.empty(nv, np.int64)
+    is_alpha = np.full(nv, -1, np.int64)
+    for k in range(alpha.shape[0]):
+        is_alpha[alpha[k]] = k
+    stamp = 0
+    for c in range(cands.shape[0]):
+        r = cands[c]
+        nt = 0
+        in_tree[r] = nt
+        members[nt] = r
+        nt += 1
+        ts[r] = t_alpha[is_alpha[r]] if is_alpha[r] >= 0 else t_alpha[0] - mu
+        cost = 0.0
+        for k in range(alpha.shape[0]):
+            a = alpha[k]
+            if a == r:
+                continue
+            ta = t_alpha[k]
+            stamp += 1
+            seen[a] = stamp
+            dist[a] = 0
+            par[a] = -1
+            queue[0] = a
+            head, tail = 0, 1
+            best = np.inf
+            best_m = -1
+            best_rank = nt
+            best_via = -1
+            best_len = 0
+            while head < tail:
+                x = queue[head]
+                head += 1
+                for j in range(indptr[x], indptr[x + 1]):
+                    w = indices[j]
+                    if seen[w] == stamp:
+                        continue
+                    seen[w] = stamp
+                    if in_tree[w] >= 0:
+                        L = dist[x] + 1
+                        cst = L * ((ta - ts[w]) / L - mu) ** 2
+                        if cst < best or (cst == best and in_tree[w] < best_rank):
+                            best, best_m, best_rank = cst, w, in_tree[w]
+                            best_via, best_len = x, L
+                    elif not blocked[w]:
+                        dist[w] = dist[x] + 1
+                        par[w] = x
+                        queue[tail] = w
+                        tail += 1
+            if best_m < 0:
+                cost = np.inf  # a cannot be reached: r cannot explain the timestamps
+                break
+            cost += best
+            # the path m -> best_via -> ... -> a: interior times evenly spaced
+            step = (ta - ts[best_m]) / best_len
+            x = best_via
+            while x != -1:
+                if in_tree[x] < 0:
+                    in_tree[x] = nt
+                    members[nt] = x
+                    nt += 1
+                ts[x] = ta - dist[x] * step
+                x = par[x]
+        out[c] = cost
+        for k in range(nt):
+            in_tree[members[k]] = -1
