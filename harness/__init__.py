@@ -12,7 +12,13 @@ registry (:func:`get_experiment`); the gallery of paper figures lives in
 line.  Heavy modules (matplotlib, dask, tqdm, the gallery) load on first use.
 """
 
-from harness.components import get_component, list_components, register_component
+from harness.components import (
+    Component,
+    component_info,
+    get_component,
+    list_components,
+    register_component,
+)
 from harness.compose import SweepTemplate, compose, get_template, list_templates, register_template
 from harness.errors import (
     ExecutorError,
@@ -26,6 +32,7 @@ from harness.errors import (
 from harness.executors import Executor, make_executor, register_executor
 from harness.experiment import Experiment, Metric, PlotSpec, Theory
 from harness.grid import Grid, expand
+from harness.params import Param
 from harness.registry import (
     get_experiment,
     list_experiments,
@@ -37,6 +44,7 @@ from harness.runner import RunResult, run
 from harness.stats import normal_interval, wilson_interval
 
 __all__ = [
+    "Component",
     "Executor",
     "ExecutorError",
     "Experiment",
@@ -45,6 +53,7 @@ __all__ = [
     "JournalMismatchError",
     "Metric",
     "OutputError",
+    "Param",
     "PlotSpec",
     "RunInterrupted",
     "RunResult",
@@ -53,6 +62,7 @@ __all__ = [
     "Theory",
     "TrialError",
     "UnknownNameError",
+    "component_info",
     "compose",
     "expand",
     "get_component",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import textwrap
 import traceback
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from anonspread.errors import AnonspreadError, InvalidParameterError
-from harness.grid import Scalar
+from harness.grid import Scalar, is_axis_name
+from harness.params import CliText
 
 __all__ = ["main", "parse_assignment", "parse_value"]
 
@@ -45,8 +47,13 @@ def parse_value(text: str) -> Scalar:
     return text.strip()
 
 
-def parse_assignment(text: str) -> tuple[str, list[Scalar]]:
+def parse_assignment(text: str) -> tuple[str, list[CliText]]:
     """Parse ``key=v1,v2,...`` into ``(key, [values])``.
+
+    The values stay text (:class:`~harness.params.CliText`): each is parsed by the
+    declared type of its axis when the run is set up (``T=2.5`` on an integer axis is
+    refused there, naming the axis, the value and the type). ``key`` is a parameter
+    name or ``component.parameter`` (``graph.n``).
 
     Raises
     ------
@@ -54,13 +61,16 @@ def parse_assignment(text: str) -> tuple[str, list[Scalar]]:
         ``"--set must be key=value[,value...]; got 'x'"``.
     """
     key, sep, rest = text.partition("=")
-    if not sep or not key.strip().isidentifier() or not rest.strip():
+    if not sep or not is_axis_name(key.strip()) or not rest.strip():
         raise InvalidParameterError(f"--set must be key=value[,value...]; got {text!r}")
-    return key.strip(), [parse_value(v) for v in rest.split(",")]
+    values = [v.strip() for v in rest.split(",")]
+    if not all(values):
+        raise InvalidParameterError(f"--set {key.strip()}: a value must not be empty; got {text!r}")
+    return key.strip(), [CliText(v) for v in values]
 
 
-def _assignments(items: Sequence[str] | None) -> dict[str, list[Scalar]]:
-    out: dict[str, list[Scalar]] = {}
+def _assignments(items: Sequence[str] | None) -> dict[str, list[CliText]]:
+    out: dict[str, list[CliText]] = {}
     for item in items or ():
         key, values = parse_assignment(item)
         if key in out:
@@ -143,6 +153,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_components(kinds: dict[str, list[str]]) -> None:
+    from harness.components import component_info
+
+    for kind, names in kinds.items():
+        print(f"\n{kind} components (--set {kind}=NAME; parameters --set {kind}.PARAM=V,...):")
+        for name in names:
+            comp = component_info(kind, name)
+            params = ", ".join(f"{p}: {spec.type}={spec.default_text()}" for p, spec in comp.params.items())
+            print(f"  {name}" + (f"({params})" if params else "") + (f"  {comp.description}" if comp.description else ""))
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from harness.compose import compose, get_template, list_templates, load_sweep_file
 
@@ -153,8 +174,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             kinds = ", ".join(f"{p}: {k}" for p, k in tpl.components.items())
             print(f"{tpl.name}  ({kinds})\n    {tpl.description.strip().splitlines()[0]}")
             print(f"    parameters: {', '.join(tpl.parameters)}")
-        for kind, names in list_components().items():
-            print(f"{kind}: {', '.join(names)}")
+        _print_components(list_components())
         return 0
     config = load_sweep_file(args.config) if args.config else {}
     name = args.template or config.get("template")
@@ -323,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     debug = getattr(args, "debug", False)
     try:
+        if args.imports and "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the working directory
         for module in args.imports:
             try:
                 importlib.import_module(module)

@@ -1,59 +1,182 @@
-"""The component registry: named factories that sweeps combine (the extension point).
+"""The component registry: named, parametrised factories that sweeps combine.
 
 A component is a named factory of some *kind*: ``graph``, ``protocol``,
-``estimator``, ``mechanism``, ``utility``... :func:`register_component` adds one;
-sweep templates (:mod:`harness.compose`) declare which of their parameters name
-a component of which kind, so ``anonspread sweep`` works over whatever is
-registered.  Packages other than the harness never import it (the data flow is
-one way), so the harness's gallery modules register the other packages'
-factories; user code may register its own the same way.
+``estimator``, ``mechanism``, ``utility``... with declared, typed parameters
+(:class:`~harness.params.Param`). :func:`register_component` adds one, as a call or
+as a decorator; the built-in components are registered exactly the way a user's
+module (``anonspread --import mymodule``) registers its own::
+
+    @register_component("graph", "ring")
+    def ring(n: int = 100, *, rng):          # typed defaults become parameters
+        return networkx.cycle_graph(n)
+
+A component's parameters are sweep axes named ``<axis>.<parameter>`` (``graph.n``,
+``protocol.p``); each value is checked against the declared type before a run starts.
+A factory that takes a keyword-only ``rng`` is *random*: it gets one more parameter,
+``seed`` (int >= 0, default 0), and is called with ``rng=seed``.
+
+Packages other than the harness never import it (the data flow is one way), so the
+harness's gallery modules register the other packages' factories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from anonspread.errors import InvalidParameterError
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from harness.params import REQUIRED, Param
 from harness.registry import Registry, _load_gallery
 
-__all__ = ["Component", "get_component", "list_components", "register_component"]
+__all__ = [
+    "Component",
+    "component_info",
+    "get_component",
+    "list_components",
+    "register_component",
+]
 
-F = TypeVar("F", bound=Callable[..., Any])
+SEED = Param("int", 0, low=0, doc="seed of the component's own randomness")
 
 
 @dataclass(frozen=True)
 class Component:
-    """A registered factory: ``factory(**params)`` builds a graph, protocol, mechanism..."""
+    """A registered factory with its declared parameters.
+
+    Calling the component calls the factory (``component(*args, **kwargs)``);
+    :meth:`build` calls it with the parameters of a grid point.
+
+    Attributes
+    ----------
+    kind, name : str
+    factory : callable
+    params : dict of str to Param
+        Declared parameters (``seed`` included for random factories).
+    random : bool
+        The factory takes ``rng`` (called with ``rng=seed``).
+    description : str
+    """
 
     kind: str
     name: str
     factory: Callable[..., Any]
     description: str = ""
+    params: Mapping[str, Param] = field(default_factory=dict)
+    random: bool = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.factory(*args, **kwargs)
+
+    def values(self, point: Mapping[str, Any], axis: str) -> dict[str, Any]:
+        """This component's parameter values at a grid point (axes ``axis.p``, else defaults)."""
+        out = {}
+        for p, spec in self.params.items():
+            key = f"{axis}.{p}"
+            if key in point:
+                out[p] = point[key]
+            elif spec.default is REQUIRED:
+                raise InvalidParameterError(
+                    f"{self.kind} {self.name!r} needs a value for {key!r} ({spec.describe()})"
+                )
+            else:
+                out[p] = spec.default
+        return out
+
+    def build(self, *context: Any, point: Mapping[str, Any] | None = None, axis: str | None = None,
+              **values: Any) -> Any:
+        """Call the factory with ``context`` positionals and the parameter values.
+
+        ``point``/``axis`` take the values from a grid point; explicit keywords win.
+        """
+        params = self.values(point or {}, axis or self.kind) if point is not None else {}
+        params.update(values)
+        seed = params.pop("seed", SEED.default) if self.random else None
+        if self.random:
+            params["rng"] = seed
+        return self.factory(*context, **params)
 
 
 _KINDS: Registry[Registry[Component]] = Registry("component kind", _load_gallery)
 
+_ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "str": "str"}
+
+
+def _param_type(annotation: Any, default: Any) -> str | None:
+    if isinstance(annotation, type) and annotation.__name__ in _ANNOTATIONS:
+        return annotation.__name__
+    if isinstance(annotation, str):
+        for word in annotation.replace("|", " ").replace(",", " ").split():
+            if word in _ANNOTATIONS:
+                return word
+    for t in (bool, int, float, str):
+        if type(default) is t:
+            return t.__name__
+    return None
+
+
+def signature_params(factory: Callable[..., Any]) -> tuple[dict[str, Param], bool]:
+    """Parameters declared by a factory's signature, and whether it is random.
+
+    A keyword-only ``rng`` makes it random. Every keyword parameter with a default (other than ``rng``) whose annotation or
+    default is ``int``, ``float``, ``str`` or ``bool`` becomes a :class:`Param` with
+    that default; a keyword-only parameter without default is required.
+    """
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return {}, False
+    params: dict[str, Param] = {}
+    rng = sig.parameters.get("rng")
+    random = rng is not None and rng.kind is rng.KEYWORD_ONLY
+    for p in sig.parameters.values():
+        if p.name == "rng" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            continue
+        default = p.default
+        if default is inspect.Parameter.empty:
+            if p.kind is not p.KEYWORD_ONLY:
+                continue  # a positional context argument (the graph, for a protocol)
+            default = REQUIRED
+        kind = _param_type(p.annotation, default)
+        if kind is None:
+            continue
+        params[p.name] = Param(kind, default, allow_inf=kind == "float")
+    return params, random
+
 
 def register_component(
-    kind: str, name: str, factory: Callable[..., Any], *, description: str = "", replace: bool = False
-) -> Callable[..., Any]:
-    """Register ``factory`` as component ``name`` of ``kind`` and return the factory.
+    kind: str,
+    name: str,
+    factory: Callable[..., Any] | None = None,
+    *,
+    description: str = "",
+    params: Mapping[str, Param] | None = None,
+    replace: bool = False,
+) -> Any:
+    """Register ``factory`` as component ``name`` of ``kind`` (or decorate it).
 
     Parameters
     ----------
     kind : str
-        Component family, e.g. ``"mechanism"``; a new kind is created on first use.
+        Component family, e.g. ``"graph"``; a new kind is created on first use.
     name : str
-        The value users write in a sweep (``--set mechanism=randomized_response``).
-    factory : callable
-        Called by the sweep template with the parameters it documents.  Use a
-        module-level function or class so it can be sent to worker processes.
+        The value users write in a sweep (``--set graph=erdos-renyi``).
+    factory : callable, optional
+        Omit it to use ``register_component`` as a decorator. Use a module-level
+        function or class so it can be sent to worker processes.
     description : str
-        One line for ``anonspread sweep --list``.
+        One line for ``anonspread sweep --list`` (default: the docstring's first line).
+    params : dict of str to Param, optional
+        Declared parameters; by default they are read from the factory's signature
+        (typed keyword parameters with defaults). Entries given here replace or add
+        to those (to declare bounds or choices).
     replace : bool
         Allow re-registering an existing name.
+
+    Returns
+    -------
+    The factory (so the decorator leaves the function usable as it was).
 
     Examples
     --------
@@ -62,24 +185,49 @@ def register_component(
     True
     >>> harness.get_component("doc-kind", "square")(3, 2)
     9
+    >>> @harness.register_component("doc-kind", "scaled", replace=True)
+    ... def scaled(x, *, factor: float = 2.0):
+    ...     return factor * x
+    >>> c = harness.component_info("doc-kind", "scaled")
+    >>> c.params["factor"].type, c.build(3, point={"doc-kind.factor": 0.5}, axis="doc-kind")
+    ('float', 1.5)
     """
+    if factory is None:
+        def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+            return register_component(kind, name, fn, description=description, params=params,
+                                      replace=replace)
+        return decorate
     if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
         raise InvalidParameterError(f"kind and name must be non-empty strings; got {kind!r}, {name!r}")
     if not callable(factory):
         raise InvalidParameterError(f"factory must be callable; got {factory!r}")
+    declared, random = signature_params(factory)
+    for key, spec in (params or {}).items():
+        if not isinstance(spec, Param):
+            raise InvalidTypeError(f"params[{key!r}] of {kind} {name!r} must be a harness.Param; got {spec!r}")
+        if not key.isidentifier():
+            raise InvalidParameterError(f"parameter names must be identifiers; got {key!r}")
+        declared[key] = spec
+    if random:
+        declared.setdefault("seed", SEED)
+    if not description and inspect.isfunction(factory):
+        description = ((factory.__doc__ or "").strip().splitlines() or [""])[0]
     if kind not in _KINDS:
-        _KINDS.add(kind, Registry(kind))
-    _KINDS.get(kind).add(name, Component(kind, name, factory, description), replace=replace)
+        _KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
+    registry = _KINDS.get(kind)
+    comp = Component(kind, name, factory, description, dict(declared), random)
+    same = name in registry and registry.get(name).factory is factory
+    registry.add(name, comp, replace=replace or same)
     return factory
 
 
 def get_component(kind: str, name: str) -> Callable[..., Any]:
     """The factory registered as ``name`` of ``kind`` (unknown names suggest close ones)."""
-    return _KINDS.get(kind).get(name).factory
+    return component_info(kind, name).factory
 
 
 def component_info(kind: str, name: str) -> Component:
-    """The full :class:`Component` record."""
+    """The full :class:`Component` record (unknown names suggest close ones)."""
     return _KINDS.get(kind).get(name)
 
 

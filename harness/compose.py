@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from harness.components import get_component
+from harness.components import component_info
 from harness.experiment import Experiment, Metric, PlotSpec, check_experiment
 from harness.grid import Grid, Scalar, check_grid
+from harness.params import REQUIRED, Param, infer_param
 from harness.registry import Registry, _load_gallery, suggest
 
 __all__ = [
@@ -62,6 +63,15 @@ class SweepTemplate:
         Trials per point when the user gives none.
     plot : PlotSpec or None
         ``None`` derives one from the grid (see :func:`compose`).
+    required : tuple of str
+        Parameters without default that the user must give.
+    types : mapping of str to Param
+        Declared types of the non-component parameters; undeclared ones take the
+        type of their default (an int default declares an integer axis).
+    metadata : callable or None
+        ``metadata(points, seed, components) -> dict`` recorded in the result JSON
+        under ``"components"`` (the detection sweep records each graph's seed and
+        summary there).
     """
 
     name: str
@@ -75,11 +85,23 @@ class SweepTemplate:
     default_trials: int = 1000
     plot: PlotSpec | None = field(default=None)
     required: tuple[str, ...] = ()
+    types: Mapping[str, Param] = field(default_factory=dict)
+    metadata: Callable[..., Mapping[str, Any]] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
         """All parameter names (components first)."""
         return tuple(dict.fromkeys((*self.components, *self.required, *self.defaults)))
+
+    def param(self, name: str) -> Param:
+        """The declared (or default-inferred) type of a non-dotted parameter."""
+        if name in self.components:
+            return Param("str", self.defaults.get(name, REQUIRED), kind=self.components[name])
+        if name in self.types:
+            return self.types[name]
+        if name in self.defaults:
+            return infer_param([self.defaults[name]])
+        return Param("any")
 
 
 _TEMPLATES: Registry[SweepTemplate] = Registry("sweep template", _load_gallery)
@@ -109,6 +131,58 @@ def list_templates() -> list[SweepTemplate]:
 
 def _bound(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], *args: Any) -> Any:
     return fn(*args, components=components)
+
+
+def _metadata(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], points: Any,
+              seed: int) -> Mapping[str, Any]:
+    return fn(points, seed, components)
+
+
+def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, Param]]:
+    """Check (and parse CLI text of) every axis; component parameters by each component's type.
+
+    Returns the typed axes and the declared type of each (for the experiment's ``axes``).
+    """
+    from harness.components import component_info
+
+    typed: dict[str, list[Any]] = {}
+    types: dict[str, Param] = {}
+    for key, values in axes.items():
+        if "." not in key:
+            types[key] = tpl.param(key)
+            typed[key] = types[key].check_all(key, values)
+    for key, values in axes.items():
+        if "." not in key:
+            continue
+        axis, _, pname = key.partition(".")
+        if axis not in tpl.components:
+            raise InvalidParameterError(
+                f"sweep {tpl.name!r} has no component axis {axis!r} for {key!r}; its component "
+                f"axes are: {', '.join(tpl.components) or '(none)'}"
+            )
+        kind = tpl.components[axis]
+        checked: list[Any] | None = None
+        for cname in typed[axis]:
+            comp = component_info(kind, cname)
+            spec = comp.params.get(pname)
+            if spec is None:
+                have = ", ".join(comp.params) or "no parameters"
+                raise InvalidParameterError(
+                    f"{key!r} is not a parameter of {kind} {cname!r}{suggest(pname, comp.params)} "
+                    f"(it has {have}); a {axis}.* axis applies to every {axis} of the sweep"
+                )
+            checked = spec.check_all(key, values)
+            types[key] = spec
+        typed[key] = checked if checked is not None else list(values)
+    for axis, kind in tpl.components.items():
+        for cname in typed.get(axis, ()):
+            for pname, spec in component_info(kind, cname).params.items():
+                if spec.default is REQUIRED and f"{axis}.{pname}" not in typed:
+                    raise InvalidParameterError(
+                        f"{kind} {cname!r} needs a value for '{axis}.{pname}' ({spec.describe()}), "
+                        f"e.g. --set {axis}.{pname}=..."
+                    )
+    return typed, types
 
 
 def _as_list(name: str, values: Any) -> list[Scalar]:
@@ -144,10 +218,11 @@ def compose(
     product = {k: _as_list(k, v) for k, v in (product or {}).items()}
     zipped = {k: _as_list(k, v) for k, v in (zip or {}).items()}
     for key in (*product, *zipped):
-        if key not in tpl.parameters:
+        if key not in tpl.parameters and key.partition(".")[0] not in tpl.components:
             raise InvalidParameterError(
                 f"sweep {tpl.name!r} has no parameter {key!r}{suggest(key, tpl.parameters)}; "
-                f"it has: {', '.join(tpl.parameters)}"
+                f"it has: {', '.join(tpl.parameters)} and COMPONENT.PARAMETER for the "
+                f"component axes ({', '.join(tpl.components)})"
             )
     axes: dict[str, list[Scalar]] = {}
     for key in tpl.parameters:
@@ -163,13 +238,20 @@ def compose(
                     choices = f" (registered {kind}s: {', '.join(list_components(kind)[kind])})"
                 raise InvalidParameterError(f"sweep {tpl.name!r} needs a value for {key!r}{choices}")
             axes[key] = [tpl.defaults[key]]
+    for key in product:
+        if key not in axes:
+            axes[key] = product[key]
+    typed, types = _typed_axes(tpl, {**axes, **zipped})
+    axes = {k: typed[k] for k in axes}
+    zipped = {k: typed[k] for k in zipped}
     grid = check_grid(Grid(product=axes, zip=zipped))
     resolved: dict[str, dict[str, Any]] = {}
     for key, kind in tpl.components.items():
         values = axes.get(key) or zipped.get(key, [])
-        resolved[key] = {str(v): get_component(kind, str(v)) for v in values}
+        resolved[key] = {str(v): component_info(kind, str(v)) for v in values}
     mode = next(m for m in ("trial", "trials", "evaluate") if getattr(tpl, m) is not None)
     fn = functools.partial(_bound, getattr(tpl, mode), resolved)
+    meta = functools.partial(_metadata, tpl.metadata, resolved) if tpl.metadata is not None else None
     spec = _plot_spec(tpl, grid, plot)
     exp = Experiment(
         name=name or f"sweep-{tpl.name}",
@@ -179,6 +261,8 @@ def compose(
         metrics=tpl.metrics,
         default_trials=tpl.default_trials if default_trials is None else default_trials,
         plot=spec,
+        axes=types,
+        metadata=meta,
         **{mode: fn},
     )
     return check_experiment(exp)

@@ -25,6 +25,7 @@ import numpy as np
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int
 from harness.grid import Grid, Scalar, check_grid
+from harness.params import Param, infer_param
 
 __all__ = [
     "METRIC_KINDS",
@@ -32,7 +33,9 @@ __all__ = [
     "Metric",
     "PlotSpec",
     "Theory",
+    "axis_params",
     "check_experiment",
+    "with_overrides",
 ]
 
 METRIC_KINDS = ("proportion", "mean")
@@ -152,6 +155,13 @@ class Experiment:
         never on the executor or number of workers.
     plot : PlotSpec or None
         ``None`` plots every metric against the first grid parameter.
+    axes : dict of str to Param
+        Declared types of grid axes (a component kind for axes naming a registered
+        graph, protocol...); an axis not declared takes the type of its values
+        (:func:`harness.params.infer_param`). ``--set`` values are checked against it.
+    metadata : callable or None
+        ``metadata(points, seed) -> dict`` recorded under ``"components"`` in the result
+        JSON (e.g. the seed and summary of every graph the run used).
     """
 
     name: str
@@ -165,6 +175,8 @@ class Experiment:
     default_trials: int = 1000
     batch_size: int | None = None
     plot: PlotSpec | None = field(default=None)
+    axes: Mapping[str, Param] = field(default_factory=dict)
+    metadata: Callable[..., Mapping[str, Any]] | None = None
 
     @property
     def mode(self) -> str:
@@ -193,6 +205,38 @@ class Experiment:
             return self.plot
         names = self.grid.names
         return PlotSpec(x=names[0] if names else "", y=tuple(m.name for m in self.metrics))
+
+
+def axis_params(exp: Experiment) -> dict[str, Param]:
+    """The type of every grid axis: declared in ``exp.axes``, else inferred from its values."""
+    out = {}
+    for part in (exp.grid.product, exp.grid.zip):
+        for name, values in part.items():
+            out[name] = exp.axes.get(name) or infer_param(list(values))
+    return out
+
+
+def with_overrides(exp: Experiment, overrides: Mapping[str, Any]) -> Experiment:
+    """``exp`` with some grid axes replaced, each value checked against the axis's type.
+
+    Command-line text (:class:`~harness.params.CliText`) is parsed by the axis's type;
+    other values must already have it (``T = 2.5`` on an integer axis is refused).
+
+    Raises
+    ------
+    InvalidParameterError, InvalidTypeError
+        Naming the axis, the value and the accepted type; unknown axes list the grid's.
+    """
+    import dataclasses
+
+    types = axis_params(exp)
+    typed = {}
+    for key, values in overrides.items():
+        if isinstance(values, str | bytes) or not isinstance(values, list | tuple):
+            values = [values]
+        typed[key] = types[key].check_all(key, values) if key in types else list(values)
+    grid = check_grid(exp.grid.with_values(typed))
+    return check_experiment(dataclasses.replace(exp, grid=grid))
 
 
 def check_experiment(exp: Any) -> Experiment:
@@ -238,6 +282,16 @@ def check_experiment(exp: Any) -> Experiment:
             )
         if m.name in exp.grid.names or m.name in _COLUMNS:
             raise InvalidParameterError(f"{where}: metric name {m.name!r} clashes with a column")
+    if not isinstance(exp.axes, Mapping):
+        raise InvalidTypeError(f"{where}: axes must be a mapping axis -> harness.Param")
+    for key, spec in exp.axes.items():
+        if not isinstance(spec, Param):
+            raise InvalidTypeError(f"{where}: axes[{key!r}] must be a harness.Param; got {spec!r}")
+        if key in exp.grid.names:
+            values = [*exp.grid.product.get(key, ()), *exp.grid.zip.get(key, ())]
+            spec.check_all(key, values)
+    if exp.metadata is not None and not callable(exp.metadata):
+        raise InvalidTypeError(f"{where}: metadata must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)
     if exp.batch_size is not None:
         check_int(exp.batch_size, f"{where}: batch_size", low=1)

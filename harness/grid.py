@@ -18,7 +18,7 @@ from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["Grid", "Scalar", "check_grid", "expand"]
+__all__ = ["Grid", "Scalar", "check_grid", "expand", "is_axis_name"]
 
 Scalar = str | int | float | bool
 """The types a grid value may take (values must be printable in a CSV cell)."""
@@ -114,6 +114,12 @@ def _check_value(name: str, value: Any) -> None:
     )
 
 
+def is_axis_name(name: Any) -> bool:
+    """An identifier, or ``component.parameter`` (``graph.n``)."""
+    return isinstance(name, str) and 1 <= len(name.split(".")) <= 2 and all(
+        part.isidentifier() for part in name.split("."))
+
+
 def check_grid(grid: Any) -> Grid:
     """Validate a grid (the one place grids are checked) and return it.
 
@@ -130,9 +136,10 @@ def check_grid(grid: Any) -> Grid:
         if not isinstance(axes, Mapping):
             raise InvalidTypeError(f"grid.{part} must be a mapping name -> values; got {axes!r}")
         for name, values in axes.items():
-            if not isinstance(name, str) or not name.isidentifier():
+            if not is_axis_name(name):
                 raise InvalidParameterError(
-                    f"grid parameter names must be identifiers; got {name!r}"
+                    "grid parameter names must be identifiers, or component parameters "
+                    f"written component.parameter; got {name!r}"
                 )
             if name in seen:
                 raise InvalidParameterError(f"grid parameter {name!r} appears twice")

@@ -46,10 +46,14 @@ class Registry(Generic[T]):
         Noun used in messages (``"experiment"``, ``"graph"``...).
     loader : callable or None
         Called once before the first lookup (imports the modules that register).
+    listing : str
+        The command that lists the registered names (quoted in messages).
     """
 
-    def __init__(self, what: str, loader: Callable[[], None] | None = None) -> None:
+    def __init__(self, what: str, loader: Callable[[], None] | None = None, *,
+                 listing: str = "anonspread list") -> None:
         self.what = what
+        self.listing = listing
         self._loader = loader
         self._items: dict[str, T] = {}
         self._loaded = loader is None
@@ -90,7 +94,7 @@ class Registry(Generic[T]):
                 known = sorted(self._items)
                 hint = f"; known: {', '.join(known)}" if known else f"; no {self.what} is registered"
                 if len(known) > 12:
-                    hint = f"; {len(known)} are registered (list them with 'anonspread list')"
+                    hint = f"; {len(known)} are registered (list them with '{self.listing}')"
             raise UnknownNameError(f"unknown {self.what} {name!r}{hint}") from None
 
     def names(self) -> list[str]:

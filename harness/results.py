@@ -129,6 +129,22 @@ class Table:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
         return "\n".join(line.rstrip() for line in out)
 
+    def to_pandas(self) -> Any:
+        """The table as a :class:`pandas.DataFrame`, one row per (point, metric).
+
+        pandas is not a dependency of anonspread; without it this raises
+        :class:`ModuleNotFoundError` saying so (``rows`` holds the same data as dicts).
+        """
+        try:
+            import pandas as pd
+        except ModuleNotFoundError:
+            raise ModuleNotFoundError(
+                "Table.to_pandas needs pandas, which anonspread does not install: "
+                "pip install pandas (or use table.rows, a list of dicts)"
+            ) from None
+        return pd.DataFrame([[row[c] for c in self.columns] for row in self.rows],
+                            columns=list(self.columns))
+
     def where(self, **params: Scalar) -> list[dict[str, Any]]:
         """Rows whose parameters (and ``metric``) equal the given values."""
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]

@@ -31,8 +31,8 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
 from harness.errors import OutputError, RunInterrupted
 from harness.executors import Executor, make_executor
-from harness.experiment import Experiment, check_experiment
-from harness.grid import Scalar, check_grid, expand
+from harness.experiment import Experiment, check_experiment, with_overrides
+from harness.grid import Scalar, expand
 from harness.journal import Journal, check_units
 from harness.progress import Progress
 from harness.registry import get_experiment
@@ -60,6 +60,15 @@ class RunResult:
         Units computed in this call, and units taken from the journal.
     elapsed : float
         Wall-clock seconds.
+    metadata : dict
+        The JSON sidecar's content (parameters and their types, seed, trials, graph
+        seeds and summaries under ``"components"``, versions, timing...).
+
+    Examples
+    --------
+    ``res.table.rows`` (list of dicts), ``res.to_pandas()`` (a DataFrame when pandas is
+    installed), ``res.figure`` (the PNG's path) and ``res.draw()`` (a matplotlib
+    Figure to restyle) are the ways to analyse a run in Python.
     """
 
     experiment: Experiment
@@ -69,6 +78,23 @@ class RunResult:
     computed: int
     reused: int
     elapsed: float
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_pandas(self) -> Any:
+        """The tidy table as a :class:`pandas.DataFrame` (needs pandas, not a dependency)."""
+        return self.table.to_pandas()
+
+    @property
+    def figure(self) -> Path | None:
+        """Path of the PNG written by the run (None when run with ``plot=False``)."""
+        return self.paths.get("png")
+
+    def draw(self) -> Any:
+        """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
+        from harness.plots import draw
+
+        labels = {m.name: m.label or m.name for m in self.experiment.metrics}
+        return draw(self.table, self.experiment.plot_spec(), title=self.experiment.title, labels=labels)
 
 
 def resolve_seed(rng: Any) -> int:
@@ -201,9 +227,7 @@ def run(
     exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     check_experiment(exp)
     if overrides:
-        grid = check_grid(exp.grid.with_values(overrides))
-        exp = dataclasses.replace(exp, grid=grid)
-        check_experiment(exp)
+        exp = with_overrides(exp, overrides)
     points = expand(exp.grid)
     if exp.is_exact:
         n_trials = 1
@@ -244,15 +268,17 @@ def run(
             computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
         finished_at = time.time()
-        written = _write_outputs(exp, table, paths, seed=seed, trials=n_trials, batch_size=bsize,
-                                 level=level, executor=executor, plot=plot, pdf=pdf,
+        written, sidecar = _write_outputs(exp, points, table, paths, seed=seed, trials=n_trials,
+                                          batch_size=bsize, level=level, executor=executor,
+                                          plot=plot, pdf=pdf,
                                  timing={"started": started, "finished": finished_at,
                                          "elapsed_s": finished_at - started,
                                          "units_computed": computed,
                                          "units_reused": len(units) - computed})
     finally:
         journal.close()
-    return RunResult(exp, table, written, seed, computed, len(units) - computed, time.time() - started)
+    return RunResult(exp, table, written, seed, computed, len(units) - computed,
+                     time.time() - started, sidecar)
 
 
 def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:
@@ -336,6 +362,7 @@ def _execute(
 
 def _write_outputs(
     exp: Experiment,
+    points: Sequence[Mapping[str, Scalar]],
     table: Table,
     paths: Mapping[str, Path],
     *,
@@ -347,7 +374,7 @@ def _write_outputs(
     plot: bool,
     pdf: bool,
     timing: Mapping[str, Any],
-) -> dict[str, Path]:
+) -> tuple[dict[str, Path], dict[str, Any]]:
     """CSV first, then the sidecar, then the figures; each written atomically."""
     atomic_write(paths["csv"], table.to_csv())
     spec = exp.plot_spec()
@@ -373,6 +400,8 @@ def _write_outputs(
         "files": {"csv": paths["csv"].name},
         "complete": True,
     }
+    if exp.metadata is not None:
+        sidecar["components"] = dict(exp.metadata(points, seed))
     written = {"csv": paths["csv"], "journal": paths["journal"]}
     if plot:
         from harness.plots import plot_table
@@ -383,4 +412,4 @@ def _write_outputs(
             sidecar["files"][p.suffix[1:]] = p.name
     atomic_write(paths["json"], dumps_sidecar(sidecar))
     written["json"] = paths["json"]
-    return written
+    return written, sidecar

@@ -14,6 +14,7 @@ def test_readme_python_example_runs():
     exec(compile(blocks[0], "README.md", "exec"), namespace)
     assert 0 <= namespace["b"]["ml"].detected.mean() < 0.01  # about 1/N_T at T = 16
     assert namespace["Q"].ldp_epsilon() <= 1.0 + 1e-9
+    assert len(namespace["res"].table.where(metric="detection")) == 4
 
 
 def test_quickstart_has_exactly_two_commands_and_ci_runs_the_second():

@@ -11,13 +11,15 @@ registries; :func:`harness.get_experiment` does so on its first call.
   Figs. 2(a)-(c), 3).
 * :mod:`harness.experiments.funnel` -- the privacy funnel with LDP/LIP (Lopuhaä-Zwakenberg
   et al., Figs. 3-8).
+* :mod:`harness.experiments.graphs` -- the graph families (networkx generators, edge-list
+  files, the bundled datasets, the infinite trees), components of kind ``graph``.
 * :mod:`harness.experiments.spreading` -- thesis ch. 2 (Figs. 2.2, 2.3, 2.7-2.9,
-  Thm 2.3.1, Props. 2.2.1-2.2.2), the main job ``compare-detection``, the graph,
-  protocol and estimator components and the ``detection`` sweep.
+  Thm 2.3.1, Props. 2.2.1-2.2.2), the main job ``compare-detection``, the protocol and
+  estimator components and the ``detection`` sweep.
 * :mod:`harness.experiments.spies` -- the spy adversary (thesis §2.5): detection against
   the fraction of spies, adaptive diffusion vs diffusion, on message-level runs.
 """
 
-from harness.experiments import funnel, krandom, privacy_ldp, profiles, spies, spreading
+from harness.experiments import funnel, graphs, krandom, privacy_ldp, profiles, spies, spreading
 
-__all__ = ["funnel", "krandom", "privacy_ldp", "profiles", "spies", "spreading"]
+__all__ = ["funnel", "graphs", "krandom", "privacy_ldp", "profiles", "spies", "spreading"]

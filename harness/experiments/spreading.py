@@ -20,122 +20,160 @@ from typing import Any
 
 import numpy as np
 
-from harness.components import register_component
+from harness.components import component_info, register_component
 from harness.compose import SweepTemplate, register_template
 from harness.experiment import Experiment, Metric, PlotSpec, Theory
+from harness.experiments.graphs import TREE_DEGREES
 from harness.grid import Grid
+from harness.params import Param
 from harness.registry import register_experiment
 
 __all__: list[str] = []
 
 # ----------------------------------------------------------------- components
-
-#: Degree distributions of the irregular random trees (Fig. 2.7; the thesis does not list
-#: its three, so these span a narrow, a mixed and a heavy-tailed case).
-TREE_DEGREES = {
-    "random-tree-34": {3: 0.5, 4: 0.5},
-    "random-tree-234": {2: 0.25, 3: 0.5, 4: 0.25},
-    "random-tree-3-10": {3: 0.8, 10: 0.2},
-}
+# Graph families are registered in harness.experiments.graphs; protocols and estimators
+# here, with the same decorator a user's module uses.
 
 
-@functools.lru_cache(maxsize=8)
-def _facebook():
-    import datasets
+@register_component("protocol", "adaptive-diffusion", params={
+    "d0": Param("float", None, low=2.0, allow_inf=True,
+                doc="design degree (auto: the tree's degree, 3 on irregular trees, inf on graphs with cycles)"),
+    "cap": Param("int", None, low=1, doc="max new infections per node and step (auto: 3 on finite graphs)"),
+    "relay": Param("str", "tree", choices=("tree", "graph"), doc="how infection messages travel on cycles"),
+})
+def adaptive_diffusion(graph: Any, *, d0: float | None = None, cap: int | None = None,
+                       relay: str = "tree") -> Any:
+    """Adaptive diffusion (Protocol 3) as the thesis runs it on ``graph``.
 
-    return datasets.load_graph("ego-facebook", min_degree=3)
-
-
-def make_graph(name: str) -> Any:
-    """A named contact graph (built once per process; lazy trees are fresh each call)."""
-    from spread.graphs import from_networkx, line, random_tree, regular_tree
-
-    if name == "ego-facebook":
-        return _fb_csr()
-    if name == "line":
-        return line()
-    if name.startswith("regular-"):
-        return regular_tree(int(name.split("-", 1)[1]))
-    if name in TREE_DEGREES:
-        return random_tree(TREE_DEGREES[name], rng=0)
-    if name == "barabasi-albert":
-        import networkx as nx
-
-        return from_networkx(nx.barabasi_albert_graph(10_000, 3, seed=1))
-    raise KeyError(name)
-
-
-@functools.lru_cache(maxsize=2)
-def _fb_csr():
-    from spread.graphs import from_networkx
-
-    return from_networkx(_facebook())
-
-
-GRAPHS = ("ego-facebook", "line", "regular-3", "regular-4", "regular-5", "barabasi-albert",
-          *TREE_DEGREES)
-
-
-def make_protocol(name: str, graph: Any) -> Any:
-    """The protocol ``name`` as the thesis runs it on ``graph``.
-
-    ``adaptive-diffusion`` uses the graph's degree on regular trees, d0 = 3 on the random
-    trees, and d0 = inf with a cap of 3 infections per node and step on finite graphs with
-    cycles (§2.4.2); ``random-diffusion`` uses p = 0.5.
+    Automatic choices: on finite graphs (with cycles, §2.4.2) d0 = inf and a cap of 3
+    infections per node and step; on infinite trees d0 = the degree of a regular tree,
+    else 3, and no cap.
     """
-    from spread.graphs import ContactGraph
-    from spread.protocols import (
-        AdaptiveDiffusion,
-        Flooding,
-        LineProtocol,
-        RandomDiffusion,
-        TreeProtocol,
-    )
+    from spread.protocols import AdaptiveDiffusion
 
-    if name == "adaptive-diffusion":
-        if isinstance(graph, ContactGraph):
-            return AdaptiveDiffusion(math.inf, 3)
-        d = graph.regular_degree()
-        return AdaptiveDiffusion(d if d is not None else 3)
-    factories = {
-        "random-diffusion": lambda: RandomDiffusion(0.5),
-        "flooding": Flooding,
-        "line": LineProtocol,
-        "tree": TreeProtocol,
-    }
-    return factories[name]()
+    if graph.is_infinite:
+        auto_d0 = graph.regular_degree() or 3
+        auto_cap = None
+    else:
+        auto_d0, auto_cap = math.inf, 3
+    return AdaptiveDiffusion(auto_d0 if d0 is None else d0, auto_cap if cap is None else cap, relay)
 
 
-PROTOCOL_NAMES = ("adaptive-diffusion", "random-diffusion", "flooding", "line", "tree")
+@register_component("protocol", "random-diffusion",
+                    params={"p": Param("float", 0.5, low=0.0, high=1.0, doc="infection probability per step")})
+def random_diffusion(graph: Any, *, p: float = 0.5) -> Any:
+    """Random diffusion: each infected node infects each uninfected neighbour w.p. p per step."""
+    from spread.protocols import RandomDiffusion
 
-for _g in GRAPHS:
-    register_component("graph", _g, functools.partial(make_graph, _g))
-for _p in PROTOCOL_NAMES:
-    register_component("protocol", _p, functools.partial(make_protocol, _p))
+    return RandomDiffusion(p)
+
+
+@register_component("protocol", "flooding")
+def flooding(graph: Any) -> Any:
+    """Flooding: every neighbour at once."""
+    from spread.protocols import Flooding
+
+    return Flooding()
+
+
+@register_component("protocol", "line")
+def line_protocol(graph: Any) -> Any:
+    """Protocol 1 (the line protocol)."""
+    from spread.protocols import LineProtocol
+
+    return LineProtocol()
+
+
+@register_component("protocol", "tree")
+def tree_protocol(graph: Any) -> Any:
+    """Protocol 2 (the tree protocol of the thesis's prose and Fig. 2.4)."""
+    from spread.protocols import TreeProtocol
+
+    return TreeProtocol()
+
+
+def _register_estimators() -> None:
+    """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name."""
+    from adversaries.batch import CODES
+    from adversaries.registry import get_estimator
+
+    for name in CODES:
+        register_component("estimator", name, functools.partial(str, name),
+                           description=get_estimator(name).description)
+
+
+_register_estimators()
+
+
+def _component(kind: str, params: Mapping[str, Any], components: Mapping[str, Any] | None,
+               axis: str | None = None) -> Any:
+    axis = axis or kind
+    name = params[axis]
+    if components is not None and name in components.get(axis, {}):
+        return components[axis][name]
+    return component_info(kind, name)
+
+
+def make_graph(params: Mapping[str, Any], rng: np.random.Generator | None = None, *,
+               components: Mapping[str, Any] | None = None) -> Any:
+    """The graph of a point (``graph`` + ``graph.*`` axes), built once per process.
+
+    With ``fresh_graph`` true a random family is redrawn per call from ``rng``.
+    """
+    from harness.graphs import graph_for
+
+    return graph_for(_component("graph", params, components), params, rng=rng,
+                     fresh=bool(params.get("fresh_graph", False)))
+
+
+def make_protocol(params: Mapping[str, Any], graph: Any, *,
+                  components: Mapping[str, Any] | None = None) -> Any:
+    """The protocol of a point (``protocol`` + ``protocol.*`` axes) for ``graph``."""
+    return _component("protocol", params, components).build(graph, point=params, axis="protocol")
 
 
 # ----------------------------------------------------------------- the trial
 
 
-def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator) -> dict:
+def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
+                     components: Mapping[str, Any] | None = None) -> dict:
     """``n`` trials of (graph, protocol, T) scored by ``estimator``.
 
     Metrics: ``detection`` (1 if the estimate, ties broken uniformly, is the source),
     ``hops`` (estimate-to-source hop distance), ``n_infected`` (N_T), ``rank``.
+    Estimators of the compiled path (their component returns the estimator's name) run
+    in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
+    function ``snapshot -> scores`` and runs trial by trial through
+    :func:`spread.simulate`, :func:`adversaries.observe` and :func:`adversaries.evaluate`.
     """
-    from adversaries import simulate_and_score
+    g = make_graph(params, rng, components=components)
+    proto = make_protocol(params, g, components=components)
+    est = _component("estimator", params, components).build(point=params, axis="estimator")
+    T = params["T"]
+    if isinstance(est, str):
+        from adversaries import simulate_and_score
 
-    g = make_graph(str(params["graph"]))
-    proto = make_protocol(str(params["protocol"]), g)
-    est = str(params["estimator"])
-    b = simulate_and_score(g, proto, int(params["T"]), n, estimators=(est,), rng=rng)
-    e = b[est]
-    return {
-        "detection": e.detected.astype(np.float64),
-        "hops": e.hops.astype(np.float64),
-        "n_infected": b.n_infected.astype(np.float64),
-        "rank": e.rank,
-    }
+        b = simulate_and_score(g, proto, T, n, estimators=(est,), rng=rng)
+        e = b[est]
+        return {"detection": e.detected.astype(np.float64), "hops": e.hops.astype(np.float64),
+                "n_infected": b.n_infected.astype(np.float64), "rank": e.rank}
+    return _python_trials(g, proto, T, n, est, rng)
+
+
+def _python_trials(g: Any, proto: Any, T: int, n: int, est: Any, rng: np.random.Generator) -> dict:
+    import adversaries
+    import spread
+
+    out = {k: np.empty(n) for k in ("detection", "hops", "n_infected", "rank")}
+    for i in range(n):
+        s = spread.simulate(g, proto, T, rng=rng)
+        scores = est(adversaries.observe(s, reveal_edges=True))
+        ev = adversaries.evaluate(g, scores, s.source, rng=rng)
+        out["detection"][i] = float(ev.detected)
+        out["hops"][i] = ev.hops
+        out["n_infected"][i] = len(s.infected)
+        out["rank"][i] = ev.rank
+    return out
 
 
 DETECTION_METRICS = (
@@ -145,33 +183,36 @@ DETECTION_METRICS = (
     Metric("rank", "mean", "E[rank of source]"),
 )
 
-def detection_sweep(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
-                    components: Mapping[str, Any]) -> dict:
-    """Sweep body of the ``detection`` template (components resolved by name)."""
-    from adversaries import simulate_and_score
-
-    g = components["graph"][params["graph"]]()
-    proto = components["protocol"][params["protocol"]](g)
-    est = str(params["estimator"])
-    b = simulate_and_score(g, proto, int(params["T"]), n, estimators=(est,), rng=rng)
-    e = b[est]
-    return {"detection": e.detected.astype(np.float64), "hops": e.hops.astype(np.float64),
-            "n_infected": b.n_infected.astype(np.float64), "rank": e.rank}
+#: Declared axes of the detection experiments (component names and T).
+DETECTION_AXES = {
+    "graph": Param("str", kind="graph"),
+    "protocol": Param("str", kind="protocol"),
+    "estimator": Param("str", kind="estimator"),
+    "T": Param("int", low=0, doc="steps of the spread"),
+}
 
 
-for _e in ("ml", "ml-tree", "jordan", "rumor"):
-    register_component("estimator", _e, functools.partial(str, _e))
+def detection_metadata(points: Any, seed: int, components: Any = None) -> dict:
+    """The graphs of a detection run (family, parameters, seed, draw, summary)."""
+    from harness.graphs import graph_metadata
+
+    return graph_metadata(points, seed, components=components)
+
 
 register_template(SweepTemplate(
     name="detection",
     description="Detection probability, hop distance and rank of a source estimator against a "
     "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T).",
     components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
-    defaults={"graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "jordan", "T": 6},
+    defaults={"graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "jordan", "T": 6,
+              "fresh_graph": False},
+    types={"T": DETECTION_AXES["T"],
+           "fresh_graph": Param("bool", False, doc="a fresh random graph per trial batch")},
     metrics=DETECTION_METRICS,
-    trials=detection_sweep,
+    trials=detection_trials,
     default_trials=2000,
     plot=PlotSpec(x="T", series="estimator", y=("detection", "hops")),
+    metadata=detection_metadata,
 ))
 
 
@@ -223,6 +264,8 @@ register_experiment(Experiment(
                        "estimator": ["ml"], "T": list(range(1, 13))}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=4000,
     plot=PlotSpec(x="T", series="graph", y=("detection", "hops", "n_infected"), logy=True,
                   theory=(Theory("detection", ad_detection_theory, "exact ML"),
@@ -257,6 +300,8 @@ register_experiment(Experiment(
                        "T": [2, 4, 8, 16, 32, 64]}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=4000,
     plot=PlotSpec(x="T", y=("n_infected", "detection", "hops"), logx=True, logy=True,
                   theory=(Theory("n_infected", line_protocol_size, "T + 1"),
@@ -299,6 +344,8 @@ register_experiment(Experiment(
                        "estimator": ["ml-tree"], "T": list(range(1, 13))}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=4000,
     plot=PlotSpec(x="T", series="graph", y=("n_infected", "detection", "hops"), logy=True,
                   theory=(Theory("n_infected", tree_protocol_size_bound, "(d-1)^((T+1)/2)/(d-2)"),
@@ -321,6 +368,8 @@ register_experiment(Experiment(
                        "protocol": ["line"], "estimator": ["jordan"], "T": [1, 2, 3, 4, 5, 6, 7, 8]}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=2000,
     plot=PlotSpec(x="T", series="graph", y=("detection", "n_infected"), logy=True),
 ))
@@ -346,6 +395,8 @@ register_experiment(Experiment(
                        "estimator": ["ml"], "T": [2, 4, 6, 8, 10, 12, 14, 16]}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=10_000,
     plot=PlotSpec(x="T", series="graph", y=("detection", "n_infected"), logy=True),
 ))
@@ -367,6 +418,8 @@ register_experiment(Experiment(
                        "estimator": ["ml"], "T": [2, 3, 4, 5, 6, 7, 8, 9, 10]}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=2000,
     plot=PlotSpec(x="T", y=("detection", "n_infected"), logy=True),
 ))
@@ -384,6 +437,8 @@ register_experiment(Experiment(
                        "estimator": ["ml"], "T": [2, 3, 4, 5, 6, 7, 8, 9, 10]}),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=2000,
     plot=PlotSpec(x="T", y=("hops",)),
 ))
@@ -462,6 +517,8 @@ register_experiment(Experiment(
     }),
     metrics=DETECTION_METRICS,
     trials=detection_trials,
+    axes=DETECTION_AXES,
+    metadata=detection_metadata,
     default_trials=1000,
     batch_size=250,
     plot=PlotSpec(x="estimator", series="protocol", y=("detection", "hops", "n_infected")),

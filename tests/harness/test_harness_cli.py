@@ -175,11 +175,20 @@ def test_sweep_errors(capsys, tmp_path):
     rc, _, err = _run(capsys, "sweep", "--config", str(bad))
     assert_one_line_error(rc, err, "unknown keys ['products']")
     rc, out, _ = _run(capsys, "sweep", "--list")
-    assert rc == 0 and "test-flip" in out and "test-coin: biased, fair" in out
+    assert rc == 0 and "test-flip" in out and "test-coin components" in out
+    assert "\n  biased  p = bias\n  fair  p = 1/2" in out
+    assert "\n  erdos-renyi(n: int=1000, mean_degree: float=5.0, seed: int=0)" in out
 
 
-def test_parse_assignment_types():
-    assert parse_assignment("a=1,2.5,true,x") == ("a", [1, 2.5, True, "x"])
+def test_parse_assignment_keeps_text_for_the_axis_type():
+    from harness.params import CliText, Param
+
+    key, values = parse_assignment("a=1,2.5,true,x")
+    assert key == "a" and values == ["1", "2.5", "true", "x"]
+    assert all(isinstance(v, CliText) for v in values)
+    assert Param("any").check_all("a", values) == [1, 2.5, True, "x"]
+    assert Param("str").check_all("a", values) == ["1", "2.5", "true", "x"]
+    assert parse_assignment("graph.n=10,20") == ("graph.n", ["10", "20"])
     with pytest.raises(ValueError, match="--set must be key=value"):
         parse_assignment("=3")
 

@@ -1,0 +1,212 @@
+"""Graph instances of a sweep: built once per process, seeded, summarised in the result JSON.
+
+A point of a sweep names a graph family (a registered ``graph`` component) and its
+parameters (``graph.n``, ``graph.mean_degree``...). :func:`graph_for` builds that graph
+and converts it once to the simulators' CSR form; what derives from the graph alone is
+then reused by every batch that runs the point in this process. Two ways to draw a
+random graph, chosen by the sweep's ``fresh_graph`` flag:
+
+* ``fresh_graph = false`` (default): one graph per point, seeded by ``graph.seed``
+  (default 0), so every protocol and estimator of the sweep meets the *same* graph;
+* ``fresh_graph = true``: a fresh graph per trial batch, seeded by the first draw of
+  the batch's own random stream (so the CSV still depends only on the run's seed).
+
+:func:`graph_summary` gives n, m, the mean degree and the average clustering
+coefficient (exact, or estimated on a uniform sample of nodes for big graphs, which the
+summary says), recorded in the result JSON.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from harness.components import Component, component_info
+
+__all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_summary"]
+
+#: Above this many neighbour-of-neighbour steps (sum of squared degrees) the average
+#: clustering is estimated on a sample of nodes instead of computed exactly.
+CLUSTERING_EXACT_WORK = 20_000_000
+_SAMPLE = 2000
+_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+_CACHE_SIZE = 4
+
+
+def draw_graph_seed(rng: np.random.Generator) -> int:
+    """The seed of a fresh per-batch graph: the first draw of the batch's stream."""
+    return int(rng.integers(2**63))
+
+
+def _key(comp: Component, values: Mapping[str, Any]) -> tuple:
+    parts = []
+    for k, v in sorted(values.items()):
+        if isinstance(v, str) and os.path.isfile(v):
+            st = os.stat(v)  # an edge-list file replaced on disk is read again
+            v = (v, st.st_size, st.st_mtime_ns)
+        parts.append((k, v))
+    return (comp.kind, comp.name, id(comp.factory), tuple(parts))
+
+
+def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
+              rng: np.random.Generator | None = None, fresh: bool = False) -> Any:
+    """The graph of a sweep point, in the simulators' form (CSR or lazy infinite tree).
+
+    Parameters
+    ----------
+    comp : Component
+        The graph family (kind ``graph``).
+    point : mapping
+        The grid point (``axis.param`` keys give the family's parameters).
+    rng : numpy.random.Generator, optional
+        The batch's stream; with ``fresh`` the graph's seed is its first draw.
+    fresh : bool
+        A fresh graph per call (per trial batch) instead of the one seeded graph.
+    """
+    from spread.graphs import as_contact_graph
+
+    values = comp.values(point, axis)
+    if fresh and comp.random:
+        if rng is None:
+            raise ValueError("a fresh graph needs the batch's rng")
+        values["seed"] = draw_graph_seed(rng)
+        return as_contact_graph(comp.build(**values))
+    key = _key(comp, values)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    graph = as_contact_graph(comp.build(**values))
+    if graph.is_infinite:
+        return graph  # a lazy tree keeps its realisation: each caller gets its own
+    _CACHE[key] = graph
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return graph
+
+
+@nb.njit(cache=True)
+def _triangles(indptr, indices, nodes):  # pragma: no cover - compiled
+    """Triangles through each node of ``nodes`` (mark the neighbours, walk two steps)."""
+    n = indptr.shape[0] - 1
+    mark = np.zeros(n, np.bool_)
+    out = np.zeros(nodes.shape[0], np.int64)
+    for k in range(nodes.shape[0]):
+        v = nodes[k]
+        for j in range(indptr[v], indptr[v + 1]):
+            mark[indices[j]] = True
+        t = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            for i in range(indptr[u], indptr[u + 1]):
+                if mark[indices[i]]:
+                    t += 1
+        for j in range(indptr[v], indptr[v + 1]):
+            mark[indices[j]] = False
+        out[k] = t // 2
+    return out
+
+
+def graph_summary(graph: Any) -> dict[str, Any]:
+    """n, m, mean degree and average clustering of a contact graph (JSON-ready).
+
+    The clustering is networkx's ``average_clustering`` (nodes of degree < 2 count
+    as 0): exact when the sum of squared degrees is at most
+    :data:`CLUSTERING_EXACT_WORK`, else the mean local clustering of 2000 nodes drawn
+    uniformly (seed 0) with its standard error, and ``clustering_method`` says which.
+    Infinite trees report their degree law, mean degree and clustering 0.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from spread.graphs import from_networkx
+    >>> s = graph_summary(from_networkx(nx.complete_graph(4)))
+    >>> s["n"], s["m"], s["mean_degree"], s["clustering"], s["clustering_method"]
+    (4, 6, 3.0, 1.0, 'exact')
+    """
+    if graph.is_infinite:
+        law = {int(d): float(p) for d, p in sorted(graph.degrees.items()) if p > 0}
+        return {
+            "n": "infinite",
+            "degree_law": {str(d): p for d, p in law.items()},
+            "mean_degree": sum(d * p for d, p in law.items()),
+            "clustering": 0.0,
+            "clustering_method": "exact (a tree has no triangles)",
+            "realisation": "a fresh tree per trial" if len(law) > 1 else "deterministic",
+        }
+    deg = np.diff(graph.indptr)
+    n = int(deg.shape[0])
+    work = float(np.sum(deg.astype(np.float64) ** 2))
+    if work <= CLUSTERING_EXACT_WORK or n <= _SAMPLE:
+        nodes = np.arange(n, dtype=np.int64)
+        method = "exact"
+    else:
+        nodes = np.random.default_rng(0).integers(0, n, size=_SAMPLE).astype(np.int64)
+        method = f"sampled: {_SAMPLE} nodes drawn uniformly (seed 0)"
+    tri = _triangles(graph.indptr, graph.indices, nodes).astype(np.float64)
+    d = deg[nodes].astype(np.float64)
+    pairs = d * (d - 1) / 2
+    local = np.divide(tri, pairs, out=np.zeros_like(tri), where=pairs > 0)
+    out = {
+        "n": n,
+        "m": int(graph.number_of_edges()),
+        "mean_degree": float(deg.mean()) if n else 0.0,
+        "max_degree": int(deg.max()) if n else 0,
+        "clustering": float(local.mean()) if n else 0.0,
+        "clustering_method": method,
+    }
+    if method != "exact":
+        out["clustering_stderr"] = float(local.std(ddof=1) / math.sqrt(local.shape[0]))
+    return out
+
+
+def graph_metadata(points: Sequence[Mapping[str, Any]], seed: int, *, axis: str = "graph",
+                   components: Mapping[str, Mapping[str, Component]] | None = None,
+                   max_graphs: int = 24) -> dict[str, Any]:
+    """What the result JSON records about the graphs of a run (seeds, draw, summaries).
+
+    One entry per distinct graph (family + parameters) with one seeded graph per
+    point, or per point with ``fresh_graph`` (then the summary is that of batch 0's
+    graph and the seed is the first draw of its stream).
+    """
+    from harness.work import unit_stream
+
+    entries: list[dict[str, Any]] = []
+    seen: set[tuple] = set()
+    for i, point in enumerate(points):
+        if axis not in point:
+            continue
+        name = point[axis]
+        comp = (components or {}).get(axis, {}).get(name) or component_info("graph", name)
+        values = comp.values(point, axis)
+        fresh = bool(point.get("fresh_graph", False)) and comp.random
+        key = (name, tuple(sorted(values.items())), i if fresh else -1)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(entries) >= max_graphs:
+            return {"graphs": entries, "graphs_omitted": "more distinct graphs than "
+                    f"{max_graphs}; the first {max_graphs} are listed"}
+        entry: dict[str, Any] = {"family": name, "parameters": dict(values)}
+        if fresh:
+            values["seed"] = draw_graph_seed(unit_stream(seed, i, 0))
+            entry["draw"] = ("a fresh graph per trial batch, seeded by the first draw of the "
+                             "batch's stream; summary and seed of batch 0's graph")
+            entry["point"] = i
+            entry["seed"] = values["seed"]
+            graph = graph_for(comp, {f"{axis}.{k}": v for k, v in values.items()} | {axis: name},
+                              axis=axis)
+        else:
+            entry["draw"] = ("one graph per point, seeded by graph.seed" if comp.random
+                             else "deterministic (no randomness in the family)")
+            if comp.random:
+                entry["seed"] = values.get("seed", 0)
+            graph = graph_for(comp, point, axis=axis)
+        entry["summary"] = graph_summary(graph)
+        entries.append(entry)
+    return {"graphs": entries}
