@@ -9,10 +9,12 @@ turns scores into detection probability, hop distance, rank and posterior; and
 from adversaries import theory
 from adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
 from adversaries.estimators import (
+    TopRank,
     jordan_center,
     ml_adaptive_diffusion,
     ml_tree_protocol,
     rumor_centrality,
+    top_and_rank,
 )
 from adversaries.exact import exact_likelihood
 from adversaries.literature import lisn, netsleuth
@@ -59,6 +61,7 @@ __all__ = [
     "Scores",
     "Snapshot",
     "SpyObservation",
+    "TopRank",
     "applicable_estimators",
     "check_applicable",
     "detection_probability",
@@ -88,4 +91,5 @@ __all__ = [
     "simulate_and_score",
     "source_rank",
     "theory",
+    "top_and_rank",
 ]

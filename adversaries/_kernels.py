@@ -17,9 +17,13 @@ import numpy as np
 
 __all__ = [
     "bfs",
+    "cut_rumor_bound",
     "graph_eccentricity",
+    "graph_jordan_top",
     "graph_rumor",
+    "graph_rumor_top",
     "ml_tree",
+    "score_summary",
     "tree_eccentricity",
     "tree_passes",
     "tree_rumor",
@@ -235,6 +239,27 @@ def tree_rumor(indptr, indices, out):
 
 
 @nb.njit(cache=True)
+def rumor_at(indptr, indices, v, lg, order, parent, dist, size):
+    """Log rumour centrality of v over the BFS tree of the graph rooted at v.
+
+    ``lg`` is ``log n!``; ``dist`` must hold -1 and ``size`` 1 for every node on
+    entry (both are restored). BFS children are discovered in CSR order, so the tree
+    (and the score) is a deterministic function of the CSR arrays.
+    """
+    k = bfs(indptr, indices, v, order, parent, dist)
+    for i in range(k - 1, 0, -1):
+        x = order[i]
+        size[parent[x]] += size[x]
+    s = 0.0
+    for i in range(k):
+        x = order[i]
+        s += math.log(size[x])
+        size[x] = 1
+        dist[x] = -1
+    return lg - s
+
+
+@nb.njit(cache=True)
 def graph_rumor(indptr, indices, out):
     """Log rumour centrality on a graph, over the BFS tree rooted at each candidate."""
     n = indptr.shape[0] - 1
@@ -244,17 +269,264 @@ def graph_rumor(indptr, indices, out):
     size = np.ones(n, np.int64)
     lg = math.lgamma(n + 1.0)
     for v in range(n):
-        k = bfs(indptr, indices, v, order, parent, dist)
-        for i in range(k - 1, 0, -1):
-            x = order[i]
-            size[parent[x]] += size[x]
-        s = 0.0
+        out[v] = rumor_at(indptr, indices, v, lg, order, parent, dist, size)
+
+
+@nb.njit(cache=True)
+def score_summary(sc, s, rtol, top):
+    """Maximisers and the rank data of node ``s`` from every node's score.
+
+    The rules of :func:`adversaries.scores.top_set` and
+    :func:`adversaries.metrics.source_rank`: ``top[v]`` is True iff ``sc[v]`` is
+    within ``rtol`` (relative) of the maximum (every node if all are ``-inf``);
+    returns ``(greater, tied)``, the numbers of nodes above s and tied with s (s
+    included).
+    """
+    n = sc.shape[0]
+    best = sc[0]
+    for k in range(n):
+        if sc[k] > best:
+            best = sc[k]
+    thr = -np.inf if best == -np.inf else best - rtol * max(1.0, abs(best))
+    for k in range(n):
+        top[k] = sc[k] >= thr
+    s0 = sc[s]
+    greater = 0
+    tied = 0
+    if s0 == -np.inf:
+        for k in range(n):
+            if sc[k] == -np.inf:
+                tied += 1
+            else:
+                greater += 1
+    else:
+        tol = rtol * max(1.0, abs(s0))
+        for k in range(n):
+            if sc[k] > s0 + tol:
+                greater += 1
+            elif abs(sc[k] - s0) <= tol:
+                tied += 1
+    return greater, tied
+
+
+@nb.njit(cache=True)
+def graph_jordan_top(indptr, indices, s, top):
+    """Jordan centre and the rank data of node ``s`` without every eccentricity.
+
+    Eccentricity bounding (Takes & Kosters) as in :func:`graph_eccentricity`, but a
+    node counts as resolved as soon as its bounds place it (a) strictly below, at or
+    strictly above ``t = ecc(s)`` and (b) out of the minimum (lower bound above the
+    smallest upper bound) or exactly. BFS sources alternate between the unresolved
+    node with the largest upper and the smallest lower bound. Every answer is exact:
+    ``top[v]`` is True iff ``ecc(v)`` is the minimum; returns ``(t, emin, less,
+    tied, nbfs)`` with ``less = #{v: ecc(v) < t}``, ``tied = #{v: ecc(v) = t}``
+    (s included) and the number of BFS run. At worst one BFS per node (a graph
+    whose eccentricities are all nearly equal, e.g. a whole random regular graph).
+    """
+    n = indptr.shape[0] - 1
+    order = np.empty(n, np.int32)
+    parent = np.empty(n, np.int32)
+    dist = np.full(n, -1, np.int32)
+    lo = np.zeros(n, np.int64)
+    hi = np.full(n, BIG, np.int64)
+    t = -1
+    ehi = BIG
+    nbfs = 0
+    high = True
+    u = s
+    while u >= 0:
+        k = bfs(indptr, indices, u, order, parent, dist)
+        nbfs += 1
+        e = dist[order[k - 1]]
+        if t < 0:
+            t = e
+        for v in range(n):
+            d = dist[v]
+            a = d if d > e - d else e - d
+            if a > lo[v]:
+                lo[v] = a
+            if e + d < hi[v]:
+                hi[v] = e + d
+            if hi[v] < ehi:
+                ehi = hi[v]
         for i in range(k):
-            x = order[i]
-            s += math.log(size[x])
-            size[x] = 1
-            dist[x] = -1
-        out[v] = lg - s
+            dist[order[i]] = -1
+        u = -1
+        for v in range(n):
+            lv = lo[v]
+            hv = hi[v]
+            if lv == hv or ((hv < t or lv > t) and lv > ehi):
+                continue
+            if u < 0:
+                u = v
+            elif high:
+                if hv > hi[u] or (hv == hi[u] and indptr[v + 1] - indptr[v] > indptr[u + 1] - indptr[u]):
+                    u = v
+            elif lv < lo[u] or (lv == lo[u] and indptr[v + 1] - indptr[v] > indptr[u + 1] - indptr[u]):
+                u = v
+        high = not high
+    emin = BIG
+    for v in range(n):
+        if lo[v] == hi[v] and lo[v] < emin:
+            emin = lo[v]
+    less = 0
+    tied = 0
+    for v in range(n):
+        top[v] = lo[v] == hi[v] and lo[v] == emin
+        if hi[v] < t:
+            less += 1
+        elif lo[v] == t and hi[v] == t:
+            tied += 1
+    return t, emin, less, tied, nbfs
+
+
+@nb.njit(cache=True)
+def cut_rumor_bound(indptr, indices, out):
+    """Upper bound on the BFS-tree log rumour centrality of every node of a connected graph.
+
+    In *any* spanning tree rooted at v, the subtree of a node u holds u and every
+    component of ``G - u`` that does not contain v, so ``T_u^v >= 1 + sep_v(u)``
+    and ``log R(v) <= log n! - log n - sum_{u != v} log(1 + sep_v(u))``. Only cut
+    vertices contribute; the sums for all v come from one iterative DFS (Tarjan's
+    low points) and a difference array over DFS pre-order intervals, O(n + m). On a
+    tree the bound is the exact rumour centrality.
+    """
+    n = indptr.shape[0] - 1
+    pre = np.full(n, -1, np.int64)
+    low = np.empty(n, np.int64)
+    sz = np.ones(n, np.int64)
+    par = np.full(n, -1, np.int64)
+    it = np.empty(n, np.int64)
+    stack = np.empty(n, np.int64)
+    post = np.empty(n, np.int64)
+    npost = 0
+    cnt = 0
+    top = 0
+    stack[0] = 0
+    pre[0] = 0
+    low[0] = 0
+    it[0] = indptr[0]
+    cnt = 1
+    while top >= 0:
+        v = stack[top]
+        if it[v] < indptr[v + 1]:
+            w = indices[it[v]]
+            it[v] += 1
+            if pre[w] < 0:
+                pre[w] = cnt
+                low[w] = cnt
+                cnt += 1
+                par[w] = v
+                it[w] = indptr[w]
+                top += 1
+                stack[top] = w
+            elif w != par[v] and pre[w] < low[v]:
+                low[v] = pre[w]
+        else:
+            top -= 1
+            post[npost] = v
+            npost += 1
+            p = par[v]
+            if p >= 0:
+                sz[p] += sz[v]
+                if low[v] < low[p]:
+                    low[p] = low[v]
+    diff = np.zeros(n + 1, np.float64)
+    lgn = math.log(n)
+    for i in range(npost):
+        u = post[i]
+        # the DFS children of u that a removal of u cuts off (low point not above u)
+        sep = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            c = indices[j]
+            if par[c] == u and low[c] >= pre[u]:
+                sep += sz[c]
+                a = math.log(n - sz[c])
+                diff[pre[c]] += a
+                diff[pre[c] + sz[c]] -= a
+        if sep == 0:
+            continue
+        rest = math.log(1.0 + sep)
+        # every other node (u's side of the cut) gets log(1 + sep); undo it on the
+        # separated subtrees and on u itself
+        diff[0] += rest
+        diff[n] -= rest
+        for j in range(indptr[u], indptr[u + 1]):
+            c = indices[j]
+            if par[c] == u and low[c] >= pre[u]:
+                diff[pre[c]] -= rest
+                diff[pre[c] + sz[c]] += rest
+        diff[pre[u]] -= rest
+        diff[pre[u] + 1] += rest
+    acc = np.empty(n, np.float64)
+    run = 0.0
+    for i in range(n):
+        run += diff[i]
+        acc[i] = run
+    lg = math.lgamma(n + 1.0) - lgn
+    for v in range(n):
+        out[v] = lg - acc[pre[v]]
+
+
+@nb.njit(cache=True)
+def graph_rumor_top(indptr, indices, s, rtol, top):
+    """Rumour-centrality maximisers and the rank data of node ``s``, exactly.
+
+    Every node gets the sound upper bound of :func:`cut_rumor_bound`; exact scores
+    (:func:`rumor_at`, one BFS tree each) are computed for ``s`` and then for the
+    other nodes in decreasing order of their bound, until the next bound is below
+    both the tie threshold of the best exact score and ``s``'s score minus its tie
+    tolerance (``rtol`` relative, as :func:`adversaries.scores.top_set`): no node
+    left can be a maximiser, tie with s, or beat s. ``top[v]`` is True iff v is a
+    maximiser; returns ``(best, s0, greater, tied, n_exact)`` with ``greater``,
+    ``tied`` as in :func:`adversaries.metrics.source_rank`.
+    """
+    n = indptr.shape[0] - 1
+    ub = np.empty(n, np.float64)
+    cut_rumor_bound(indptr, indices, ub)
+    order = np.empty(n, np.int32)
+    parent = np.empty(n, np.int32)
+    dist = np.full(n, -1, np.int32)
+    size = np.ones(n, np.int64)
+    lg = math.lgamma(n + 1.0)
+    s0 = rumor_at(indptr, indices, s, lg, order, parent, dist, size)
+    tol0 = rtol * max(1.0, abs(s0))
+    byub = np.argsort(-ub)
+    cand = np.empty(n, np.int64)
+    val = np.empty(n, np.float64)
+    cand[0] = s
+    val[0] = s0
+    ne = 1
+    best = s0
+    for i in range(n):
+        v = byub[i]
+        thr = best - rtol * max(1.0, abs(best))
+        stop = thr if thr < s0 - tol0 else s0 - tol0
+        # the bound and the exact score are sums of up to n logs: allow their rounding
+        if ub[v] + 1e-12 * (lg + 1.0) < stop:
+            break
+        if v == s:
+            continue
+        x = rumor_at(indptr, indices, v, lg, order, parent, dist, size)
+        cand[ne] = v
+        val[ne] = x
+        ne += 1
+        if x > best:
+            best = x
+    thr = best - rtol * max(1.0, abs(best))
+    for v in range(n):
+        top[v] = False
+    greater = 0
+    tied = 0
+    for i in range(ne):
+        x = val[i]
+        if x >= thr:
+            top[cand[i]] = True
+        if x > s0 + tol0:
+            greater += 1
+        elif abs(x - s0) <= tol0:
+            tied += 1
+    return best, s0, greater, tied, ne
 
 
 @nb.njit(cache=True)

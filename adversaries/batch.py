@@ -163,8 +163,10 @@ def _score_batch(
             depth[k] = depth[par[k]] + 1
         sc = np.empty(n, np.float64)
         ecc = np.empty(n, np.int64)
+        topm = np.empty(n, np.bool_)
         for e in range(codes.shape[0]):
             code = codes[e]
+            # the maximisers (topm) and the source's rank data; the source is local node 0
             if code == 0:
                 for k in range(n):
                     sc[k] = -np.inf
@@ -173,44 +175,40 @@ def _score_batch(
                         sc[0] = 0.0
                 elif T > 0:
                     K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc)
+                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
             elif code == 1:
                 if sub_tree:
                     K.tree_eccentricity(sptr, sind, ecc)
+                    for k in range(n):
+                        sc[k] = -float(ecc[k])
+                    greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
                 else:
-                    K.graph_eccentricity(sptr, sind, ecc)
-                for k in range(n):
-                    sc[k] = -float(ecc[k])
+                    _, _, greater, tied, _ = K.graph_jordan_top(sptr, sind, 0, topm)
             elif code == 2:
                 if sub_tree:
                     K.tree_rumor(sptr, sind, sc)
+                    greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
                 else:
-                    K.graph_rumor(sptr, sind, sc)
+                    _, _, greater, tied, _ = K.graph_rumor_top(sptr, sind, 0, TIE_RTOL, topm)
             elif code == 3:
                 LK.netsleuth_vector(sptr, sind, gdeg, LK.DENSE_MAX, sc)
+                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
             else:
                 _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T,
                             lisn_rate, ecc, sc)
-            # ties, pick, rank (the source is local node 0)
-            top = sc[0]
-            for k in range(n):
-                if sc[k] > top:
-                    top = sc[k]
-            if top == -np.inf:
-                thr = -np.inf
-            else:
-                thr = top - TIE_RTOL * max(1.0, abs(top))
+                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
             nt = 0
             for k in range(n):
-                if sc[k] >= thr:
+                if topm[k]:
                     nt += 1
-            pdet[e, i] = 1.0 / nt if sc[0] >= thr else 0.0
+            pdet[e, i] = 1.0 / nt if topm[0] else 0.0
             target = int(tie_u[e, i] * nt)
             if target >= nt:
                 target = nt - 1
             est = 0
             c = 0
             for k in range(n):
-                if sc[k] >= thr:
+                if topm[k]:
                     if c == target:
                         est = k
                         break
@@ -220,22 +218,6 @@ def _score_batch(
                 hops[e, i] = depth[est]
             else:
                 hops[e, i] = _graph_hops(store, order[0], order[est], seen, queue, gdist, i * codes.shape[0] + e + 1)
-            s0 = sc[0]
-            greater = 0
-            tied = 0
-            if s0 == -np.inf:
-                for k in range(n):
-                    if sc[k] == -np.inf:
-                        tied += 1
-                    else:
-                        greater += 1
-            else:
-                tol = TIE_RTOL * max(1.0, abs(s0))
-                for k in range(n):
-                    if sc[k] > s0 + tol:
-                        greater += 1
-                    elif abs(sc[k] - s0) <= tol:
-                        tied += 1
             rank[e, i] = 1.0 + greater + (tied - 1) / 2.0
         for k in range(n):
             loc[order[k]] = -1

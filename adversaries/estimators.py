@@ -9,6 +9,7 @@ shared with the Monte Carlo path :func:`adversaries.simulate_and_score`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,14 @@ from adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_real
 
-__all__ = ["jordan_center", "ml_adaptive_diffusion", "ml_tree_protocol", "rumor_centrality"]
+__all__ = [
+    "TopRank",
+    "jordan_center",
+    "ml_adaptive_diffusion",
+    "ml_tree_protocol",
+    "rumor_centrality",
+    "top_and_rank",
+]
 
 
 def _check_snapshot(snapshot: Any) -> Snapshot:
@@ -283,3 +291,100 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
         _kernels.graph_rumor(indptr, indices, out)
     return Scores(snapshot.nodes, out, "log-rumor-centrality")
 
+
+
+@dataclass(frozen=True)
+class TopRank:
+    """What the harness needs of an estimator on one snapshot: its maximisers and one node's rank.
+
+    Attributes
+    ----------
+    maximisers : numpy.ndarray
+        The nodes of maximal score (ties within :data:`adversaries.scores.TIE_RTOL`),
+        in snapshot order: exactly ``nodes[adversaries.scores.top_set(scores.array)]``.
+    source_score : float
+        The score of the given node.
+    rank : float
+        Its rank, as :func:`adversaries.source_rank` (1 = best, ties share their mean).
+    detection_probability : float
+        ``1 / len(maximisers)`` if the node is a maximiser, else 0.
+    exact_scores : int
+        How many exact per-node evaluations (BFS runs) it took; ``n`` when every score
+        was computed.
+    """
+
+    maximisers: np.ndarray
+    source_score: float
+    rank: float
+    detection_probability: float
+    exact_scores: int
+
+
+def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any) -> TopRank:
+    """The maximisers of an estimator and the rank of ``source``, without every score.
+
+    Identical to computing every score (``get_estimator(estimator).func``) and then
+    :func:`adversaries.scores.top_set` and :func:`adversaries.source_rank`, but on a
+    graph with cycles the Jordan centre and rumour centrality certify the answer
+    with bounds instead of one BFS per node (the kernels the Monte Carlo path
+    :func:`adversaries.simulate_and_score` uses; see ``docs/adversaries.md``):
+
+    * ``"jordan"``: eccentricity bounding stopped once every node is known to be
+      below, at or above ``ecc(source)`` and in or out of the minimum;
+    * ``"rumor"``: a cut-vertex upper bound on every node's score, then exact
+      scores in decreasing order of the bound until no node left can reach the
+      maximum or the source's score.
+
+    Other estimators (and trees) compute every score, which is linear there.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    estimator : str
+        A snapshot estimator's registry name (``"jordan"``, ``"rumor"``, ``"ml"``, ...).
+    source : node
+        An infected node (usually the true source).
+    **params
+        Keyword arguments of the estimator (e.g. ``d0`` for ``"ml"``).
+
+    Returns
+    -------
+    TopRank
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> r = top_and_rank(Snapshot(nx.cycle_graph(6), [0, 1, 2, 3], T=2), "jordan", 0)
+    >>> r.maximisers.tolist(), r.rank
+    ([1, 2], 3.5)
+    """
+    from adversaries.registry import get_estimator
+    from adversaries.scores import TIE_RTOL
+
+    snapshot = _check_snapshot(snapshot)
+    spec = get_estimator(estimator)
+    s = snapshot.position(source)
+    n = snapshot.n
+    top = np.zeros(n, np.bool_)
+    cyclic = not snapshot.subgraph_is_tree()
+    if spec.name == "jordan" and cyclic and not params:
+        indptr, indices = snapshot.subgraph()
+        t, _, greater, tied, nexact = _kernels.graph_jordan_top(indptr, indices, s, top)
+        s0 = -float(t)
+    elif spec.name == "rumor" and cyclic and not params:
+        indptr, indices = snapshot.subgraph()
+        _, s0, greater, tied, nexact = _kernels.graph_rumor_top(indptr, indices, s, TIE_RTOL, top)
+    else:
+        sc = spec.func(snapshot, **params)
+        values = np.ascontiguousarray(sc.array, dtype=np.float64)
+        greater, tied = _kernels.score_summary(values, s, TIE_RTOL, top)
+        s0 = float(values[s])
+        nexact = n
+    nt = int(top.sum())
+    return TopRank(
+        maximisers=snapshot.nodes[top],
+        source_score=float(s0),
+        rank=1.0 + greater + (tied - 1) / 2.0,
+        detection_probability=1.0 / nt if top[s] else 0.0,
+        exact_scores=int(nexact),
+    )

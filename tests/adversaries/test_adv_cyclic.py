@@ -1,0 +1,138 @@
+"""Jordan centre and rumour centrality on graphs with cycles: the certified fast path
+(:func:`adversaries.top_and_rank`, the kernels of the Monte Carlo path) gives exactly the
+maximisers and the rank of the all-scores definition."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import adversaries as A
+from adversaries import _kernels as K
+from adversaries.scores import top_set
+from anonspread.errors import GraphError
+
+
+def _random_graph(rng: np.random.Generator) -> nx.Graph:
+    kind = int(rng.integers(6))
+    seed = int(rng.integers(1 << 30))
+    n = int(rng.integers(4, 45))
+    if kind == 0:
+        G = nx.gnp_random_graph(n, float(rng.uniform(0.06, 0.35)), seed=seed)
+    elif kind == 1:
+        d = int(rng.choice([3, 4]))
+        G = nx.random_regular_graph(d, n + (n * d) % 2, seed=seed)
+    elif kind == 2:
+        G = nx.connected_watts_strogatz_graph(n, 4, float(rng.uniform(0.05, 0.5)), seed=seed)
+    elif kind == 3:
+        G = nx.grid_2d_graph(int(rng.integers(2, 7)), int(rng.integers(2, 7)))
+    elif kind == 4:  # a tree with a few chords: long cycles, cut vertices, pendant trees
+        G = nx.random_labeled_tree(n, seed=seed)
+        for _ in range(int(rng.integers(1, 4))):
+            a, b = rng.integers(n, size=2)
+            if a != b:
+                G.add_edge(int(a), int(b))
+    else:  # cycles joined by bridges
+        G = nx.cycle_graph(int(rng.integers(3, 9)))
+        for _ in range(int(rng.integers(1, 4))):
+            m = G.number_of_nodes()
+            H = nx.cycle_graph(int(rng.integers(3, 9)))
+            G = nx.disjoint_union(G, H)
+            G.add_edge(int(rng.integers(m)), m + int(rng.integers(H.number_of_nodes())))
+    # relabel at random: the adjacency order (and so the BFS trees) changes too
+    nodes = list(G.nodes())
+    perm = rng.permutation(len(nodes))
+    return nx.relabel_nodes(G, {v: int(perm[i]) for i, v in enumerate(nodes)})
+
+
+def _random_infected(G: nx.Graph, rng: np.random.Generator) -> list:
+    """A connected infected set grown from a random node (the whole component at times)."""
+    comp = list(max(nx.connected_components(G), key=len))
+    start = comp[int(rng.integers(len(comp)))]
+    want = int(rng.integers(1, len(comp) + 1)) if rng.random() < 0.7 else len(comp)
+    inf = [start]
+    seen = {start}
+    frontier = [start]
+    while len(inf) < want and frontier:
+        x = frontier[int(rng.integers(len(frontier)))]
+        new = [w for w in G.neighbors(x) if w not in seen]
+        if not new:
+            frontier.remove(x)
+            continue
+        w = new[int(rng.integers(len(new)))]
+        seen.add(w)
+        inf.append(w)
+        frontier.append(w)
+    return inf
+
+
+def _brute(scores: A.Scores, source) -> tuple[set, float, float]:
+    top = set(scores.nodes[top_set(scores.array)].tolist())
+    return top, A.source_rank(scores, source), A.detection_probability(scores, source)
+
+
+def test_top_and_rank_equal_the_all_scores_definition_on_random_graphs_with_cycles():
+    rng = np.random.default_rng(20261123)
+    cyclic = 0
+    pruned = 0
+    for _ in range(300):
+        G = _random_graph(rng)
+        infected = _random_infected(G, rng)
+        snap = A.Snapshot(G, infected, T=3)
+        cyclic += not snap.subgraph_is_tree()
+        scores = {"jordan": A.jordan_center(snap), "rumor": A.rumor_centrality(snap)}
+        for source in {infected[0], infected[-1], infected[int(rng.integers(len(infected)))]}:
+            for name, sc in scores.items():
+                top, rank, pdet = _brute(sc, source)
+                got = A.top_and_rank(snap, name, source)
+                assert set(got.maximisers.tolist()) == top, (name, infected, source)
+                assert got.rank == rank, (name, infected, source)
+                assert got.detection_probability == pdet
+                assert got.source_score == sc[source]
+                pruned += got.exact_scores < snap.n
+    assert cyclic > 200  # most snapshots have cycles: the certified paths ran
+    assert pruned > 100  # and the bounds spared exact scores on many of them
+
+
+def test_cut_vertex_bound_is_above_every_rumour_score_and_exact_on_trees():
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        G = _random_graph(rng)
+        snap = A.Snapshot(G, _random_infected(G, rng), T=3)
+        indptr, indices = snap.subgraph()
+        ub = np.empty(snap.n)
+        K.cut_rumor_bound(indptr, indices, ub)
+        exact = A.rumor_centrality(snap).array
+        assert np.all(ub >= exact - 1e-9 * np.maximum(1.0, np.abs(exact)))
+        if snap.subgraph_is_tree():
+            np.testing.assert_allclose(ub, exact, rtol=1e-12, atol=1e-9)
+
+
+def test_jordan_top_and_rank_on_a_cycle_and_a_theta_graph():
+    # every node of a cycle has the same eccentricity: all tie, the source's rank is the mean
+    snap = A.Snapshot(nx.cycle_graph(7), range(7), T=3)
+    r = A.top_and_rank(snap, "jordan", 3)
+    assert sorted(r.maximisers.tolist()) == list(range(7))
+    assert (r.rank, r.detection_probability, r.source_score) == (4.0, 1 / 7, -3.0)
+    # a 4-cycle with a path of 3 hanging at node 0
+    G = nx.cycle_graph(4)
+    nx.add_path(G, [0, 4, 5, 6])
+    # ecc: 0 -> 3, 1 -> 4, 2 -> 5, 3 -> 4, 4 -> 3, 5 -> 4, 6 -> 5
+    assert nx.eccentricity(G) == {0: 3, 1: 4, 2: 5, 3: 4, 4: 3, 5: 4, 6: 5}
+    snap = A.Snapshot(G, [6, 5, 4, 0, 1, 2, 3], T=3)
+    r = A.top_and_rank(snap, "jordan", 1)
+    assert sorted(r.maximisers.tolist()) == [0, 4]
+    assert r.rank == 3 + (3 - 1) / 2 and r.detection_probability == 0.0 and r.source_score == -4.0
+
+
+def test_top_and_rank_passes_estimator_parameters_and_refuses_non_infected_sources():
+    import spread
+
+    sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
+    snap = A.observe(sp)
+    r = A.top_and_rank(snap, "ml", sp.source, d0=3)
+    sc = A.ml_adaptive_diffusion(snap, 3)
+    assert r.rank == A.source_rank(sc, sp.source) and r.exact_scores == snap.n
+    with pytest.raises(GraphError, match="infected node"):
+        A.top_and_rank(snap, "jordan", 10**9)
