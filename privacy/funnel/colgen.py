@@ -63,6 +63,9 @@ class _Pricing:
         self.h.setOptionValue("output_flag", False)
         self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        # Primal simplex: a child box is split at the parent's solution, which stays
+        # feasible for both children, so the parent's basis is a primal-feasible start.
+        self.h.setOptionValue("simplex_strategy", 4)
         self.h.passModel(lp)
         self.idx = np.arange(a, dtype=np.int32)
         self.free_hi = np.full(a, highspy.kHighsInf)
