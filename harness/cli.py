@@ -203,6 +203,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from harness.experiment import PlotSpec
     from harness.plots import plot_table
     from harness.registry import _EXPERIMENTS
@@ -215,7 +217,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     if isinstance(name, str) and name in _EXPERIMENTS:
         registered = _EXPERIMENTS.get(name).plot_spec()
         if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
-            spec = PlotSpec(spec.x, spec.y, spec.series, spec.logx, spec.logy, registered.theory)
+            spec = dataclasses.replace(spec, theory=registered.theory)
     target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
     labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
     for p in plot_table(table, spec, target, title=side.get("title", ""), labels=labels, pdf=args.pdf):

@@ -97,6 +97,9 @@ class PlotSpec:
         Logarithmic axes.
     theory : tuple of Theory
         Closed-form curves drawn dashed over the estimates.
+    panels : tuple of (ylabel, metrics) pairs
+        Metrics overlaid on one shared axis per panel, labelled by their metric label
+        (for curves the figure exists to compare); when given it replaces ``y``.
     """
 
     x: str
@@ -105,6 +108,7 @@ class PlotSpec:
     logx: bool = False
     logy: bool = False
     theory: tuple[Theory, ...] = ()
+    panels: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (theory callables are recorded by label only)."""
@@ -115,6 +119,7 @@ class PlotSpec:
             "logx": self.logx,
             "logy": self.logy,
             "theory": [{"metric": t.metric, "label": t.label} for t in self.theory],
+            "panels": [[ylabel, list(ms)] for ylabel, ms in self.panels],
         }
 
     @classmethod
@@ -126,6 +131,7 @@ class PlotSpec:
             series=data.get("series"),
             logx=bool(data.get("logx", False)),
             logy=bool(data.get("logy", False)),
+            panels=tuple((str(p[0]), tuple(p[1])) for p in data.get("panels", ())),
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,25 +42,54 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     metrics = list(spec.y) or list(dict.fromkeys(r["metric"] for r in table.rows))
     if spec.x not in table.params:
         raise InvalidParameterError(f"plot x must be one of {list(table.params)}; got {spec.x!r}")
-    fig = Figure(figsize=(4.8 * len(metrics), 3.8), layout="constrained")
-    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
-    for ax, metric in zip(axes, metrics):
-        groups = _series(table, spec, metric)
-        for key, rows in groups.items():
-            rows = sorted(rows, key=lambda r: r[spec.x])
-            xs = [r[spec.x] for r in rows]
-            label = ", ".join(f"{p}={v}" for p, v in key) or None
-            (line,) = ax.plot(xs, [r["mean"] for r in rows], marker="o", ms=3, label=label)
-            lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
-            if any(a != b for a, b in zip(lo, hi)):
-                ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
-            for t in spec.theory:
-                if t.metric == metric:
-                    ys = [t.fn({p: r[p] for p in table.params}) for r in rows]
-                    tlabel = t.label if len(groups) == 1 else f"{t.label} ({label})"
-                    ax.plot(xs, ys, ls="--", color=line.get_color(), alpha=0.9, label=tlabel)
+    # (y label, metrics overlaid on that axis); one metric per panel unless spec.panels
+    panels = list(spec.panels) or [(labels.get(m, m), (m,)) for m in metrics]
+    # overlaid panels carry their legend beside the axes
+    width = max(sum(7.6 if len(ms) > 1 else 4.8 for _, ms in panels), 6.4)
+    fig = Figure(figsize=(width, 3.8), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (ylabel, panel) in zip(axes, panels):
+        overlay = len(panel) > 1
+        n_lines = 0
+        for i_metric, metric in enumerate(panel):
+            # overlaid metrics get distinct markers, so coinciding curves stay visible
+            marker = "osD^vx+*"[i_metric % 8] if overlay else "o"
+            size = 3 + 2 * (len(panel) - 1 - i_metric) if overlay else 3
+            groups = _series(table, spec, metric)
+            theories = [t for t in spec.theory if t.metric == metric]
+            shared = []  # theory curves that are the same for every series: drawn once, in black
+            for t in theories:
+                curves = {
+                    tuple((r[spec.x], t.fn({p: r[p] for p in table.params}))
+                          for r in sorted(rows, key=lambda r: r[spec.x]))
+                    for rows in groups.values()
+                }
+                if len(groups) > 1 and len(curves) == 1:
+                    xs, ys = zip(*next(iter(curves)))
+                    ax.plot(xs, ys, ls="--", color="black", alpha=0.8, label=t.label)
+                    n_lines += 1
+                    shared.append(t)
+            for key, rows in groups.items():
+                rows = sorted(rows, key=lambda r: r[spec.x])
+                xs = [r[spec.x] for r in rows]
+                label = ", ".join(f"{p}={v}" for p, v in key) or None
+                if overlay:
+                    name = labels.get(metric, metric)
+                    label = f"{name}, {label}" if label else name
+                (line,) = ax.plot(xs, [r["mean"] for r in rows], marker=marker, ms=size, label=label)
+                n_lines += 1
+                lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
+                if any(a != b for a, b in zip(lo, hi)):
+                    ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+                for t in theories:
+                    if t not in shared:
+                        ys = [t.fn({p: r[p] for p in table.params}) for r in rows]
+                        group = ", ".join(f"{p}={v}" for p, v in key)
+                        tlabel = f"{t.label} ({group})" if group else t.label
+                        ax.plot(xs, ys, ls="--", color=line.get_color(), alpha=0.9, label=tlabel)
+                        n_lines += 1
         ax.set_xlabel(spec.x)
-        ax.set_ylabel(labels.get(metric, metric))
+        ax.set_ylabel(ylabel)
         if spec.logx:
             ax.set_xscale("log")
             # short axes otherwise get overlapping labels on every minor tick
@@ -68,11 +98,13 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         if spec.logy:
             ax.set_yscale("log")
             ax.yaxis.set_minor_formatter(NullFormatter())
-        if len(groups) > 1 or any(t.metric == metric for t in spec.theory):
-            ax.legend(fontsize="x-small" if len(groups) > 6 else "small")
+        if n_lines > 1 and overlay:  # beside the axes: it must not hide any curve
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        elif n_lines > 1:
+            ax.legend(fontsize="x-small" if n_lines > 6 else "small")
         ax.grid(True, alpha=0.3)
-    if title:
-        fig.suptitle(title)
+    if title:  # wrapped to the figure's width (about 11 characters per inch), never cut off
+        fig.suptitle(textwrap.fill(title, width=int(width * 11)))
     return fig
 
 

@@ -112,6 +112,14 @@ class _Pricing:
             h.changeColsBounds(a, self.idx, lo, hi)
         h.run()
         status = h.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+            # the warm start (or the primal simplex) lost its way: solve again from scratch
+            # with the dual simplex, which is what the solver does by default
+            h.clearSolver()
+            h.setOptionValue("simplex_strategy", 1)
+            h.run()
+            h.setOptionValue("simplex_strategy", 4)
+            status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
             return None
         if status != highspy.HighsModelStatus.kOptimal:

@@ -50,10 +50,11 @@ def test_binary_mechanism_is_tv_optimal_at_every_eps(tmp_path):
 
 
 def test_mixed_strategy_reaches_thesis_floor(tmp_path):
-    """Fig. 3.4's claim, on 40 random instances per point: better-of-two >= 60% of optimal."""
-    res = harness.run("ldp-kl-mixed", trials=40, rng=3, out=tmp_path, workers=1, plot=False,
-                      overrides={"k": [3, 6], "eps": [0.5, 5.0]})
-    for r in res.table.where(metric="above_floor"):
-        assert r["mean"] == 1.0
-    for r in res.table.where(metric="ratio"):
+    """Fig. 3.4's claim is about every instance: the per-instance minimum of better-of-two
+    over the optimum is >= 60% (40 fixed instances per k)."""
+    res = harness.run("ldp-kl-mixed", rng=3, out=tmp_path, workers=1, plot=False,
+                      overrides={"k": [3, 6], "eps": [0.5, 2.0, 5.0], "instances": [40]})
+    for r in res.table.where(metric="min_ratio"):
+        assert 0.6 <= r["mean"] <= 1.0 + 1e-9
+    for r in res.table.where(metric="mean_ratio"):
         assert 0.6 <= r["mean"] <= 1.0 + 1e-9

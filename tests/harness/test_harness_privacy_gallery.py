@@ -146,3 +146,31 @@ def test_fig_8_alphas_at_least_eps(tmp_path):
     for metric in ("alpha_grr", "alpha_cr"):
         for r in t.where(metric=metric):
             assert r["mean"] >= r["eps"] - 1e-9
+
+
+# ----------------------------------------------------------------- thesis Figs. 3.3/3.6 right, 3.9
+
+
+def test_worst_case_ratios_match_the_thesis_regimes(tmp_path):
+    """Figs. 3.3 / 3.6 right: binary is optimal on every instance at small eps and RR at
+    large eps, while the mismatched one falls far below (thesis: 10% / 25% for KL)."""
+    res = harness.run("ldp-kl-worst-ratio", rng=1, out=tmp_path, workers=1, plot=False,
+                      overrides={"eps": [0.1, 10.0], "instances": [30]})
+    worst = {(r["eps"], r["metric"]): r["mean"] for r in res.table.rows}
+    assert worst[(0.1, "min_binary")] == pytest.approx(1.0, abs=1e-6)
+    assert worst[(10.0, "min_randomized_response")] == pytest.approx(1.0, abs=2e-3)
+    assert worst[(0.1, "min_randomized_response")] < 0.3
+    assert worst[(10.0, "min_binary")] < 0.5
+    assert all(worst[(e, f"min_{m}")] <= worst[(e, f"mean_{m}")] + 1e-12
+               for e in (0.1, 10.0) for m in ("binary", "randomized_response", "geometric"))
+
+
+def test_quaternary_error_region_is_r_eps_delta(tmp_path):
+    """Fig. 3.9 / Thm 3.5.2: the lower boundary of R_QT equals that of R_(eps, delta)."""
+    import math
+
+    res = harness.run("ldp-quaternary-error-region", rng=1, out=tmp_path, workers=1, plot=False)
+    for r in res.table.rows:
+        eps, delta, x = r["eps"], r["delta"], r["p_fa"]
+        bound = max(0.0, 1 - delta - math.exp(eps) * x, math.exp(-eps) * (1 - delta - x))
+        assert r["mean"] == pytest.approx(bound, abs=1e-12)
