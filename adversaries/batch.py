@@ -121,12 +121,13 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
 
 # numba's on-disk cache of this function is keyed on this file only, not on the
 # spread kernels it inlines: a change there (e.g. the adaptive-diffusion params becoming
-# [cap, maxdeg, relay, d0], alpha evaluated in the kernel) must touch this file too.
+# [cap, maxdeg, relay, d0], alpha evaluated in the kernel; the relay flags gaining the
+# infectors="leaves" bit) must touch this file too.
 @nb.njit(cache=True)
 def _score_batch(
     kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
     r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-    detected, pdet, hops, rank, n_out,
+    detected, pdet, hops, tree_hops, rank, n_out,
 ):  # fmt: skip
     trials = sources.shape[0]
     vs_out = np.empty(T + 1, np.int32)
@@ -214,6 +215,7 @@ def _score_batch(
                         break
                     c += 1
             detected[e, i] = 1 if est == 0 else 0
+            tree_hops[e, i] = depth[est]
             if tree_graph:
                 hops[e, i] = depth[est]
             else:
@@ -263,12 +265,16 @@ class EstimatorTrials:
         Hop distance from the estimate to the source in the contact graph.
     rank : numpy.ndarray of float64
         Rank of the source (1 = best; ties share their mean rank).
+    tree_hops : numpy.ndarray of int64
+        Hop distance from the estimate to the source over the infection tree (the
+        thesis's Fig. 2.9 measure; equal to ``hops`` on trees, never smaller).
     """
 
     detected: np.ndarray
     detection_probability: np.ndarray
     hops: np.ndarray
     rank: np.ndarray
+    tree_hops: np.ndarray | None = None
 
     def mean(self, name: str = "detected") -> tuple[float, float]:
         """Mean of a per-trial array and its standard error."""
@@ -395,12 +401,13 @@ def simulate_and_score(
     detected = np.zeros((e, trials), np.int8)
     pdet = np.zeros((e, trials), np.float64)
     hops = np.zeros((e, trials), np.int64)
+    tree_hops = np.zeros((e, trials), np.int64)
     rank = np.zeros((e, trials), np.float64)
     n_out = np.zeros(trials, np.int64)
     args = (
         protocol.kernel_code, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
         codes, tie_u, r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-        detected, pdet, hops, rank, n_out,
+        detected, pdet, hops, tree_hops, rank, n_out,
     )  # fmt: skip
     _score_batch(*args)
     if lazy:
@@ -415,7 +422,8 @@ def simulate_and_score(
         sources=labels,
         n_infected=n_out,
         estimators={
-            nm: EstimatorTrials(detected[k], pdet[k], hops[k], rank[k]) for k, nm in enumerate(names)
+            nm: EstimatorTrials(detected[k], pdet[k], hops[k], rank[k], tree_hops[k])
+            for k, nm in enumerate(names)
         },
         protocol=protocol,
         graph=g,

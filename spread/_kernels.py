@@ -309,10 +309,13 @@ def _relay_collect(start, deg, nbr, ns, x0, exclude, t, graph_relay, stack, visi
 
 @nb.njit(cache=True)
 def _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                  visit, nvis, t, cap, rng, buf, n_inf):
-    """Every reached node infects its uninfected contacts (a uniform ``cap``-subset)."""
+                  visit, nvis, t, cap, leaves_only, rng, buf, n_inf):
+    """Every reached node infects its uninfected contacts (a uniform ``cap``-subset); with
+    ``leaves_only`` only the reached nodes without infection-tree children do."""
     for i in range(nvis):
         x = visit[i]
+        if leaves_only and ns[x, CHILD] >= 0:
+            continue
         touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
         s = start[x]
         k = 0
@@ -336,14 +339,14 @@ def _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
 
 
 @nb.njit(cache=True)
-def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, buf):
+def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only):
     """Protocol 3's Infection Message procedure (thesis Protocol 3, lines 22-27)."""
     start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     nvis = _relay_collect(start, deg, nbr, ns, x0, exclude, t, graph_relay, stack, visit)
     store = reserve(store, nvis)
     start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     n_inf = _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                          visit, nvis, t, cap, rng, buf, n_inf)
+                          visit, nvis, t, cap, leaves_only, rng, buf, n_inf)
     return store, n_inf
 
 
@@ -545,14 +548,17 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
 def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3 (thesis §2.3, §2.4.2) by relaying infection messages.
 
-    ``params = [cap, maxdeg, graph_relay, d0]``; the virtual source keeps the token at
+    ``params = [cap, maxdeg, flags, d0]``; the virtual source keeps the token at
     even time ``t`` when it is ``h`` hops from the source with probability
-    ``alpha_value(d0, t, h)`` (Eq. 2.13).
+    ``alpha_value(d0, t, h)`` (Eq. 2.13); ``flags`` is ``graph_relay + 2 * leaves_only``
+    (see ``AdaptiveDiffusion.relay`` and ``.infectors``).
     """
     cap = int(params[0])
     maxdeg = int(params[1])
+    flags = int(params[2])
     # on lazily grown trees both relays are the same; the tree relay needs no expansion
-    graph_relay = params[2] > 0.5 and store[5][2] == 0
+    graph_relay = (flags & 1) == 1 and store[5][2] == 0
+    leaves_only = (flags & 2) == 2
     n_inf = _start(store, source, vs_out, sizes_out)
     vs_out[0] = source
     if T == 0:
@@ -577,7 +583,7 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
     visit = np.empty(n_cap, np.int32)
     buf = np.empty(max(maxdeg, 1), np.int32)
     if T >= 2:
-        store, n_inf = _relay(store, vs, from_vs, 2, cap, graph_relay, rng, n_inf, stack, visit, buf)
+        store, n_inf = _relay(store, vs, from_vs, 2, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
         vs_out[2] = vs
         sizes_out[2] = n_inf
     t = 3
@@ -604,21 +610,21 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
                 vs = c
                 h += 1
         if keep:
-            store, n_inf = _relay(store, vs, -1, t, cap, graph_relay, rng, n_inf, stack, visit, buf)
+            store, n_inf = _relay(store, vs, -1, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
             vs_out[t] = vs
             sizes_out[t] = n_inf
             if t + 1 <= T:
                 vs_out[t + 1] = vs
                 sizes_out[t + 1] = n_inf
         else:
-            store, n_inf = _relay(store, vs, from_vs, t, cap, graph_relay, rng, n_inf, stack, visit, buf)
+            store, n_inf = _relay(store, vs, from_vs, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
             vs_out[t] = vs
             sizes_out[t] = n_inf
             if t + 1 <= T:
                 if stack.shape[0] < n_inf + 1:
                     stack = np.empty(2 * (n_inf + 1), np.int32)
                     visit = np.empty(2 * (n_inf + 1), np.int32)
-                store, n_inf = _relay(store, vs, from_vs, t + 1, cap, graph_relay, rng, n_inf, stack, visit, buf)
+                store, n_inf = _relay(store, vs, from_vs, t + 1, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
                 vs_out[t + 1] = vs
                 sizes_out[t + 1] = n_inf
         t += 2

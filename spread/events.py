@@ -603,7 +603,9 @@ class _AdaptiveNode(_HandshakeNode):
         for w in self._tree():
             if w != came_from:
                 self.port.send(w, "relay", t)
-        cap = self.params[0]
+        cap, _, leaves_only = self.params
+        if leaves_only and self.children:  # AdaptiveDiffusion(infectors="leaves")
+            return
         if cap is None:
             for w in self.unknown():
                 self._infect(w)
@@ -649,7 +651,8 @@ def _behaviour(protocol: Protocol, g: Any, T: int) -> tuple[type[_Node], Any]:
                 f"needs a view of every infected contact); got {protocol!r}"
             )
         d = protocol.design_degree(g)
-        return _AdaptiveNode, (protocol.max_infections_per_step, alpha_table(d, max(T, 2) + 2))
+        return _AdaptiveNode, (protocol.max_infections_per_step, alpha_table(d, max(T, 2) + 2),
+                               protocol.infectors == "leaves")
     if isinstance(protocol, RandomDiffusion):
         return _DiffusionNode, ("p", protocol.p)
     if isinstance(protocol, LineProtocol):
@@ -657,7 +660,7 @@ def _behaviour(protocol: Protocol, g: Any, T: int) -> tuple[type[_Node], Any]:
     if isinstance(protocol, Flooding):
         return _FloodNode, None
     if isinstance(protocol, TreeProtocol):  # Protocol 2: the token always moves
-        return _AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2))
+        return _AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2), False)
     if isinstance(protocol, TreeProtocolPseudocode):
         return _TreeNode, None
     if isinstance(protocol, ContinuousDiffusion):

@@ -224,6 +224,7 @@ class TreeProtocol(Protocol):
     #: The virtual source never keeps the token: the alpha table of d0 = inf.
     d0 = math.inf
     relay = "tree"
+    infectors = "all"
     max_infections_per_step = None
 
     def _as_adaptive(self) -> AdaptiveDiffusion:
@@ -377,7 +378,9 @@ def _check_d0(d0: Any) -> float | None:
     return d0
 
 
-_RELAYS = {"tree": 0.0, "graph": 1.0}
+_RELAYS = {"tree": 0, "graph": 1}
+#: Who may infect new nodes when an infection message reaches it (kernel flag bit 2).
+_INFECTORS = {"all": 0, "leaves": 2}
 
 
 @register_protocol("adaptive-diffusion")
@@ -414,8 +417,15 @@ class AdaptiveDiffusion(Protocol):
         every infected contact (``"graph"``: a flood of the infected subgraph that
         only avoids the previous virtual source). Both are identical on trees. On the
         ego-Facebook graph the tree relay's spread stalls in the branch the token
-        entered while the graph relay reaches most of the graph within ten steps, as
-        the thesis reports for its Facebook graph; see ``docs/spreading.md``.
+        entered while the graph relay reaches more of it; see ``docs/spreading.md``.
+    infectors : {"all", "leaves"}
+        Who, among the nodes an infection message reaches, infects new nodes (up to
+        ``max_infections_per_step`` each): every one of them (``"all"``, the default,
+        Protocol 3 as written), or only the current leaves of the infection tree
+        (``"leaves"``: nodes that have not infected anyone yet). The second is the rule
+        of the authors' public simulation code for the Facebook experiment (Figs. 2.8,
+        2.9), as far as it can be read; the harness runs those figures with it. The two
+        are identical on trees without a cap (every infected non-leaf is saturated).
 
     Examples
     --------
@@ -434,10 +444,16 @@ class AdaptiveDiffusion(Protocol):
         d0: float | None = None,
         max_infections_per_step: int | None = None,
         relay: str = "tree",
+        infectors: str = "all",
     ) -> None:
         if not isinstance(relay, str) or relay not in _RELAYS:
             raise InvalidParameterError(f"relay must be one of {sorted(_RELAYS)}; got {relay!r}")
+        if infectors not in _INFECTORS:
+            raise InvalidParameterError(
+                f"infectors must be one of {sorted(_INFECTORS)}; got {infectors!r}"
+            )
         self.relay = relay
+        self.infectors = infectors
         self.d0 = _check_d0(d0)
         self.max_infections_per_step = (
             None
@@ -450,6 +466,7 @@ class AdaptiveDiffusion(Protocol):
             "d0": self.d0,
             "max_infections_per_step": self.max_infections_per_step,
             "relay": self.relay,
+            "infectors": self.infectors,
         }
 
     def design_degree(self, graph) -> float:
@@ -472,7 +489,8 @@ class AdaptiveDiffusion(Protocol):
     def kernel_params(self, graph, T):
         d = self.design_degree(graph)
         cap = -1 if self.max_infections_per_step is None else self.max_infections_per_step
-        return np.array([cap, graph.max_degree(), _RELAYS[self.relay], float(d)], np.float64)
+        flags = _RELAYS[self.relay] + _INFECTORS[self.infectors]
+        return np.array([cap, graph.max_degree(), flags, float(d)], np.float64)
 
     def growth_hint(self, graph, T):
         d = max(graph.max_degree(), 2)
