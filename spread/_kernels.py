@@ -250,7 +250,7 @@ def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3: the closed-form tree path on infinite trees without a cap, else the
     message-passing path (both consume ``rng`` identically and give the same infected
     set, times, parents and virtual sources on trees)."""
-    if store[5][2] == 1 and params[0] < 0:
+    if store[5][2] == 1 and params[0] < 0 and (int(params[2]) & 2) == 0:
         return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
     return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
 

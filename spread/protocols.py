@@ -424,8 +424,12 @@ class AdaptiveDiffusion(Protocol):
         Protocol 3 as written), or only the current leaves of the infection tree
         (``"leaves"``: nodes that have not infected anyone yet). The second is the rule
         of the authors' public simulation code for the Facebook experiment (Figs. 2.8,
-        2.9), as far as it can be read; the harness runs those figures with it. The two
-        are identical on trees without a cap (every infected non-leaf is saturated).
+        2.9), as far as it can be read; the harness runs those figures with it. On a
+        tree without cap the two differ only at the source: every other infected
+        non-leaf is saturated, but the source, which infected only ``v_1``, never
+        infects again under ``"leaves"``, so a token kept at ``v_1`` (finite ``d0``, or
+        a dead end) leaves the source's other contacts uninfected. The rule is meant
+        for ``d0 = math.inf`` on graphs with cycles, the Facebook setting.
 
     Examples
     --------

@@ -95,6 +95,13 @@ def test_ego_facebook_adaptive_diffusion_with_cap():
 
 
 @pytest.mark.slow
+def test_ego_facebook_adaptive_diffusion_leaves_rule():
+    # the authors' Facebook rule: only infection-tree leaves infect, up to 3 each
+    assert_same_distribution(lambda i: facebook(), spread.AdaptiveDiffusion(math.inf, 3, infectors="leaves"),
+                             6, ("jordan",), fresh_graph=False)  # fmt: skip
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("proto", [spread.RandomDiffusion(0.5), spread.TreeProtocol(),
                                    spread.LineProtocol()], ids=repr)
 def test_regular_tree_other_protocols(proto):
