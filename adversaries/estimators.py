@@ -136,6 +136,17 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
     edge) within T/2 (or (T+1)/2, (T-1)/2) tree hops of all infected nodes. It
     ignores cycles the token could take and caps on infections per step.
 
+    Under the authors' Facebook rule (``AdaptiveDiffusion(infectors="leaves")``) a node
+    infects in one step only, so its number of infection-tree children is the set the
+    token chose from when it reached the node, exactly; on a tree the probabilities of
+    the infected subsets themselves are the same for every leaf candidate (each
+    infecting node other than the source drew once from its other contacts), so they
+    cancel in the arg-max over leaves, the candidates the thesis's near-ML ranks
+    (§2.4.2); with cycles they depend on the order of infection, which the near-ML
+    ignores.
+    Under the default rule a node may gain children after the token passed it, and
+    the count is an approximation.
+
     Parameters
     ----------
     snapshot : Snapshot

@@ -27,7 +27,8 @@ family                 parameters (defaults)
 =====================  ===============================================================
 
 Named presets kept from the paper figures: ``regular-3``, ``regular-4``,
-``regular-5``, ``random-tree-34``, ``random-tree-234``, ``random-tree-3-10``.
+``regular-5``, ``random-tree-34``, ``random-tree-234``, ``random-tree-3-10``, and
+``holme-kim-9502`` (the 9,502-node stand-in of Figs. 2.8, 2.9).
 """
 
 from __future__ import annotations
@@ -238,6 +239,17 @@ TREE_DEGREES = {
     "random-tree-234": "2:0.25 3:0.5 4:0.25",
     "random-tree-3-10": "3:0.8 10:0.2",
 }
+
+@register_component("graph", "holme-kim-9502")
+def holme_kim_9502() -> Any:
+    """Stand-in for the thesis's 9,502-user Facebook graph (Figs. 2.8, 2.9): Holme-Kim, m = 12.
+
+    The thesis's 2009 New Orleans graph is not redistributable and the thesis gives no
+    degree statistics: ``networkx.powerlaw_cluster_graph(9502, 12, 0.5, seed=1)`` has
+    9,502 nodes, mean degree 23.9 (min 11, max 1,016), average clustering 0.09, connected.
+    """
+    return powerlaw_cluster(9502, 12, 0.5, rng=1)
+
 
 for _d in (3, 4, 5):
     register_component("graph", f"regular-{_d}", functools.partial(regular_tree, _d),

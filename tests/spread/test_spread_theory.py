@@ -97,3 +97,16 @@ def test_random_tree_mean_degree_and_growth():
     degs = np.array([g.degree(v) for v in s.infected])
     p = (degs == 3).mean()
     assert abs(p - 0.5) < 4 * math.sqrt(0.25 / degs.size) + 0.02
+
+
+def test_random_diffusion_mean_size_on_regular_trees_is_not_the_thesis_formula():
+    # A node r hops from the source is infected by T when r independent Geometric(p)
+    # crossing times sum to <= T: E[N_T] = 1 + sum_r d (d-1)^(r-1) P(Binomial(T, p) >= r).
+    # The thesis's text gives 1 + p d ((d-1)^T - 1)/(d-2) (23.5 at d = 3, T = 4, p = 1/2).
+    d, T, p, trials = 3, 4, 0.5, 40_000
+    exact = 1 + sum(d * (d - 1) ** (r - 1) * stats.binom.sf(r - 1, T, p) for r in range(1, T + 1))
+    assert abs(exact - 13.1875) < 1e-12
+    b = spread.simulate_many(regular_tree(d), spread.RandomDiffusion(p), T, trials, rng=3)
+    x = b.n_infected
+    assert abs(x.mean() - exact) <= 4 * x.std() / np.sqrt(trials)
+    assert 1 + p * d * ((d - 1) ** T - 1) / (d - 2) == 23.5
