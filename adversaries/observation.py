@@ -313,4 +313,6 @@ def observe(spread: Spread, *, reveal_edges: bool = False) -> Snapshot:
     """
     if not isinstance(spread, Spread):
         raise InvalidTypeError(f"spread must be a spread.Spread (from spread.simulate); got {spread!r}")
+    if not isinstance(reveal_edges, (bool, np.bool_)):
+        raise InvalidTypeError(f"reveal_edges must be True or False; got {reveal_edges!r}")
     return Snapshot._from_spread(spread, bool(reveal_edges))

@@ -72,6 +72,14 @@ class Scores(Mapping):
         return f"Scores(kind={self.kind!r}, n={len(self)})"
 
 
+def _is_real(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
 def _as_arrays(scores: Mapping) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(scores, Scores):
         return scores.nodes, scores.array
@@ -82,7 +90,13 @@ def _as_arrays(scores: Mapping) -> tuple[np.ndarray, np.ndarray]:
     nodes = np.empty(len(scores), dtype=object)
     for i, k in enumerate(scores):
         nodes[i] = k
-    values = np.fromiter((float(scores[k]) for k in nodes), dtype=np.float64, count=len(nodes))
+    try:
+        values = np.fromiter((float(scores[k]) for k in nodes), dtype=np.float64, count=len(nodes))
+    except (TypeError, ValueError, OverflowError):
+        bad = next(k for k in nodes if not _is_real(scores[k]))
+        raise InvalidTypeError(
+            f"scores must map nodes to real numbers; got {scores[bad]!r} for node {bad!r}"
+        ) from None
     if np.any(np.isnan(values)):
         raise InvalidParameterError("scores must not contain NaN; got a NaN score")
     return nodes, values

@@ -88,7 +88,10 @@ def check_real(
     accepted = f"a real number in {lo}{low}, {high}{hi}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         _fail(name, accepted, value, kind=InvalidTypeError)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the doubles
+        _fail(name, f"{accepted} (representable as a float)", value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         _fail(name, accepted, value)
     if value < low or value > high or (low_open and value == low) or (high_open and value == high):

@@ -270,6 +270,11 @@ def executor_names() -> list[str]:
     return _EXECUTORS.names()
 
 
+def max_workers() -> int:
+    """Most workers an executor may be asked for: 8 per CPU, at least 64 (more only thrash)."""
+    return max(64, 8 * default_workers())
+
+
 def make_executor(
     executor: str | None = None,
     *,
@@ -282,7 +287,7 @@ def make_executor(
     ``executor=None`` picks ``"dask"`` when a scheduler is given, ``"inprocess"``
     for one worker and ``"processes"`` otherwise.
     """
-    workers = default_workers() if workers is None else check_int(workers, "workers", low=1)
+    workers = default_workers() if workers is None else check_int(workers, "workers", low=1, high=max_workers())
     timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
     if executor is None:
         executor = "dask" if scheduler else ("inprocess" if workers == 1 else "processes")

@@ -155,6 +155,7 @@ def _register_builtin() -> None:
         LineProtocol,
         RandomDiffusion,
         TreeProtocol,
+        TreeProtocolPseudocode,
     )
 
     @register_reach(Flooding)
@@ -166,8 +167,11 @@ def _register_builtin() -> None:
         return ball(degree, offspring, (T + 1) // 2)  # a ball around the virtual source
 
     @register_reach(TreeProtocol)
+    @register_reach(TreeProtocolPseudocode)
     def _tree(protocol, degree, offspring, T):
-        return ball(degree, offspring, (T + 1) // 2)  # (d-1)^(T/2)-ish, below this ball
+        # the prose protocol fills the ball of radius T/2 at even T; the pseudo-code
+        # grows as (d-1)^(T/2), inside the same ball
+        return ball(degree, offspring, (T + 1) // 2)
 
     @register_reach(LineProtocol)
     def _line(protocol, degree, offspring, T):

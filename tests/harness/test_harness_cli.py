@@ -62,7 +62,7 @@ def test_unknown_experiment_suggests(capsys, tmp_path):
         (["--set", "lable=a,b"], ["unknown parameter 'lable'", "did you mean 'label'", "the grid has: p, k, label"]),
         (["--set", "k=1,2,3"], ["zipped grid axes must have equal lengths"]),
         (["--set", "p=1,,2"], ["must not be empty"]),
-        (["--workers", "0"], ["workers must be an integer >= 1; got 0"]),
+        (["--workers", "0"], ["workers must be an integer in [1, ", "got 0"]),
         (["--executor", "threads"], ["unknown executor 'threads'"]),
         (["--rng", "-1"], ["rng must be"]),
         (["--trials", "x"], ["invalid int value"]),

@@ -19,6 +19,7 @@ from spread.protocols import (
     LineProtocol,
     RandomDiffusion,
     TreeProtocol,
+    TreeProtocolPseudocode,
 )
 
 
@@ -62,7 +63,8 @@ def test_expected_reach_agrees_with_simulation(d, T):
     # the estimates the guards use: exact for flooding and adaptive diffusion, means
     # otherwise (checked against 2000 runs, 5 standard errors)
     g = regular_tree(d)
-    for proto in (Flooding(), AdaptiveDiffusion(), LineProtocol(), RandomDiffusion(0.4), TreeProtocol()):
+    for proto in (Flooding(), AdaptiveDiffusion(), LineProtocol(), RandomDiffusion(0.4), TreeProtocol(),
+                  TreeProtocolPseudocode()):
         n = spread.simulate_many(g, proto, T, 2000, rng=T).n_infected
         est = expected_reach(proto, d, d - 1, T)
         if isinstance(proto, (Flooding, RandomDiffusion, LineProtocol)):
@@ -127,3 +129,11 @@ def test_pick_refuses_all_minus_inf_like_posterior():
     for f in (adversaries.pick, adversaries.posterior):
         with pytest.raises(InvalidParameterError, match=r"^scores must give some node"):
             f(scores)
+
+
+def test_every_registered_protocol_has_a_reach():
+    # a protocol without one is guarded by its step and trial counts only
+    from spread.protocols import PROTOCOLS
+
+    for name, cls in PROTOCOLS.items():
+        assert expected_reach(cls(), 3.0, 2.0, 6) is not None, name

@@ -1,0 +1,390 @@
+"""Property test (issue 14, acceptance): every public entry point and CLI subcommand, bad values.
+
+Hypothesis draws an entry point, one of its parameters and a value that the parameter
+does not accept (a wrong type, NaN, a value out of range, junk), substitutes it into an
+otherwise valid call and requires a project error (:class:`anonspread.AnonspreadError`)
+whose message names the parameter: never a raw numpy / gzip / OS error, never a value
+silently coerced (the call succeeding), never a hang (``pytest-timeout`` bounds each
+test; the size guards refuse what would not finish). CLI subcommands must exit with
+status 2 (1 for unusable files) and one line on stderr naming the option.
+
+To cover a new public function, add a :class:`Case` to :data:`CASES` with valid
+defaults and the kinds of its parameters (:data:`BAD` holds the bad values per kind).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import adversaries
+import harness
+import privacy
+import spread
+from anonspread import AnonspreadError
+from harness.cli import main
+from privacy import funnel, krandom, profiles
+from privacy.utility import KL, MutualInformation, TotalVariation
+from spread.graphs import from_edgelist, line, random_tree, regular_tree
+from spread.protocols import AdaptiveDiffusion, RandomDiffusion, alpha
+
+EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+# ----------------------------------------------------------------- bad values by kind
+
+_junk = st.one_of(
+    st.none(),
+    st.text(max_size=4),
+    st.lists(st.integers(-3, 3), max_size=2),
+    st.complex_numbers(max_magnitude=5, allow_nan=False),
+    st.just(object()),
+)
+_nonfinite = st.sampled_from([math.nan, math.inf, -math.inf])
+_floats = st.floats(allow_nan=True, allow_infinity=True)
+
+
+def _ints_below(low: int) -> st.SearchStrategy:
+    return st.integers(max_value=low - 1, min_value=-(10**30))
+
+
+def _int_kind(low: int) -> st.SearchStrategy:
+    """Not an integer >= low: smaller ints, any float (2.0 included: never coerced), bools, junk."""
+    return st.one_of(_ints_below(low), _floats, st.booleans(), st.just(np.float64(3.0)), _junk)
+
+
+BAD: dict[str, st.SearchStrategy] = {
+    "int>=1|None": _int_kind(1).filter(lambda v: v is not None),
+    "int>=0": _int_kind(0),
+    "int>=1": _int_kind(1),
+    "int>=2": _int_kind(2),
+    "even>=2": st.one_of(_int_kind(2), st.integers(1, 10**6).map(lambda k: 2 * k + 1)),
+    "prob": st.one_of(
+        st.floats(min_value=1.0, exclude_min=True, allow_infinity=True),
+        st.floats(max_value=0.0, exclude_max=True, allow_infinity=True),
+        st.just(math.nan), st.booleans(), _junk,
+    ),
+    "open-prob": st.one_of(st.sampled_from([0.0, 1.0, math.nan, 1.5, -0.1]), st.booleans(), _junk),
+    "eps": st.one_of(st.floats(max_value=0.0, exclude_max=True, allow_infinity=True), st.just(math.nan),
+                     st.booleans(), _junk),
+    "d0": st.one_of(st.floats(max_value=2.0, exclude_max=True, allow_infinity=True), st.just(math.nan),
+                    st.booleans(), st.integers(max_value=1), st.just(10**400),
+                    _junk.filter(lambda v: v is not None)),
+    "rng": st.one_of(_ints_below(0), _floats, st.booleans(), st.text(max_size=3),
+                     st.lists(st.integers(), max_size=2), st.just(object())),
+    "bool": st.one_of(st.integers(), _floats, _junk),
+    "dist": st.one_of(
+        st.lists(st.floats(0.0, 1.0), min_size=2, max_size=4).filter(lambda p: abs(sum(p) - 1) > 1e-6),
+        st.just([1.5, -0.5]),
+        st.just([math.nan, 1.0]), st.just([]), st.just([[0.5, 0.5]]), st.just(["a", "b"]),
+        st.just([0.5 + 0j, 0.5]), st.none(), st.text(max_size=3),
+    ),
+    "joint": st.one_of(
+        st.just([[0.5, 0.5]]).map(lambda p: np.array(p) * 2), st.just(np.array([0.25, 0.25, 0.5])),
+        st.just(np.array([[0.5, -0.25], [0.5, 0.25]])), st.just(np.array([[math.nan, 0.5], [0.25, 0.25]])),
+        st.just([["a", "b"], ["c", "d"]]), st.none(),
+    ),
+    "matrix": st.one_of(
+        st.just([[0.5, 0.6], [0.5, 0.5]]), st.just([[1.2, -0.2], [0.5, 0.5]]), st.just([[math.nan, 1.0]]),
+        st.just([0.5, 0.5]), st.just([["a", "b"]]), st.just([[0.5 + 0j, 0.5]]), st.just([]), st.none(),
+        st.just([[True, False], [False, True]]),
+    ),
+    "graph": st.one_of(_junk, st.integers(), st.just(np.zeros((2, 2)))),
+    "protocol": st.one_of(_junk, st.integers(), st.just(AdaptiveDiffusion)),
+    "relay": st.one_of(st.text(max_size=5).filter(lambda s: s not in ("tree", "graph")),
+                       st.just(["tree"]), st.none(), st.integers()),
+    "scores": st.one_of(_junk.filter(lambda v: not isinstance(v, str)), st.just({}),
+                        st.just({0: math.nan, 1: 0.0}), st.just({0: -math.inf, 1: -math.inf}),
+                        st.just({0: "a"})),
+    "degrees": st.one_of(_junk, st.just({}), st.just({3: -1.0, 4: 2.0}), st.just({3: math.nan}),
+                         st.just({"a": 1.0}), st.just({1.5: 1.0}), st.just({0: 1.0}), st.just({3: 0.5})),
+    "path": st.one_of(st.none(), st.integers(), st.just(["a"]), st.just("/nonexistent/edges.txt"),
+                      st.just("/"), st.just(object())),
+    "callable": st.one_of(st.integers(), st.text(max_size=3), st.none()),
+    "out": st.sampled_from(["", "   ", None, 3, "/proc/1/nonexistent-dir/x"]),
+    "level": st.one_of(st.sampled_from([0.0, 1.0, 1.5, -0.5, math.nan]), st.booleans(), _junk),
+    "experiment": st.one_of(st.sampled_from(["no-such-experiment", ""]), st.integers(), st.none()),
+}
+
+
+# ----------------------------------------------------------------- entry points
+
+
+@dataclass(frozen=True)
+class Case:
+    """A public callable, valid default arguments, and the kind of each parameter to spoil."""
+
+    name: str
+    fn: Callable[..., Any]
+    defaults: Mapping[str, Any]
+    params: Mapping[str, str]
+    positional: tuple[str, ...] = field(default=())
+
+    def call(self, **kw: Any) -> Any:
+        args = {**self.defaults, **kw}
+        pos = [args.pop(p) for p in self.positional]
+        return self.fn(*pos, **args)
+
+
+def _spread():
+    return spread.simulate(regular_tree(3), AdaptiveDiffusion(), 4, rng=0)
+
+
+def _snapshot():
+    return adversaries.observe(_spread())
+
+
+_P = np.array([0.2, 0.3, 0.5])
+_Q = np.array([0.5, 0.3, 0.2])
+_PSX = np.array([[0.2, 0.1, 0.2], [0.1, 0.3, 0.1]])
+
+
+def _coin(params, n, rng):
+    return {"heads": (rng.random(n) < params["p"]).astype(float)}
+
+
+COIN = harness.Experiment(
+    name="bad-inputs-coin", title="coin", description="a Bernoulli coin",
+    grid=harness.Grid(product={"p": [0.5]}), metrics=(harness.Metric("heads", "proportion"),),
+    trials=_coin, default_trials=20, batch_size=10,
+)
+
+harness.register_experiment(COIN, replace=True)
+
+CASES = [
+    Case("spread.simulate", spread.simulate,
+         {"graph": regular_tree(3), "protocol": AdaptiveDiffusion(), "T": 4, "rng": 0},
+         {"graph": "graph", "protocol": "protocol", "T": "int>=0", "rng": "rng"},
+         positional=("graph", "protocol", "T")),
+    Case("spread.simulate_many", spread.simulate_many,
+         {"graph": line(), "protocol": RandomDiffusion(0.5), "T": 4, "trials": 3, "rng": 0},
+         {"graph": "graph", "protocol": "protocol", "T": "int>=0", "trials": "int>=1", "rng": "rng"},
+         positional=("graph", "protocol", "T", "trials")),
+    Case("spread.graphs.regular_tree", regular_tree, {"d": 3}, {"d": "int>=2"}, positional=("d",)),
+    Case("spread.graphs.random_tree", random_tree, {"degrees": {3: 0.5, 4: 0.5}, "rng": 0},
+         {"degrees": "degrees", "rng": "rng"}, positional=("degrees",)),
+    Case("spread.graphs.from_edgelist", from_edgelist, {"path": None, "nodetype": int},
+         {"path": "path", "nodetype": "callable"}, positional=("path",)),
+    Case("AdaptiveDiffusion", AdaptiveDiffusion,
+         {"d0": None, "max_infections_per_step": None, "relay": "tree"},
+         {"d0": "d0", "max_infections_per_step": "int>=1|None", "relay": "relay"}),
+    Case("RandomDiffusion", RandomDiffusion, {"p": 0.5}, {"p": "prob"}),
+    Case("spread.protocols.alpha", alpha, {"d": 3, "t": 4, "h": 1},
+         {"d": "d0", "t": "even>=2", "h": "int>=1"}, positional=("d", "t", "h")),
+    Case("adversaries.observe", adversaries.observe, {"spread": None, "reveal_edges": False},
+         {"spread": "graph", "reveal_edges": "bool"}, positional=("spread",)),
+    Case("adversaries.Snapshot", adversaries.Snapshot,
+         {"graph": regular_tree(3), "infected": [0], "T": 0},
+         {"graph": "graph", "T": "int>=0"}),
+    Case("adversaries.ml_adaptive_diffusion", adversaries.ml_adaptive_diffusion,
+         {"snapshot": None, "d0": 3}, {"d0": "d0", "snapshot": "graph"}, positional=("snapshot",)),
+    Case("adversaries.jordan_center", adversaries.jordan_center, {"snapshot": None},
+         {"snapshot": "graph"}, positional=("snapshot",)),
+    Case("adversaries.rumor_centrality", adversaries.rumor_centrality, {"snapshot": None},
+         {"snapshot": "graph"}, positional=("snapshot",)),
+    Case("adversaries.exact_likelihood", adversaries.exact_likelihood,
+         {"snapshot": None, "protocol": AdaptiveDiffusion()}, {"protocol": "protocol", "snapshot": "graph"},
+         positional=("snapshot", "protocol")),
+    Case("adversaries.pick", adversaries.pick, {"scores": {0: 0.0, 1: 1.0}, "rng": 0},
+         {"scores": "scores", "rng": "rng"}, positional=("scores",)),
+    Case("adversaries.posterior", adversaries.posterior, {"scores": {0: 0.0}}, {"scores": "scores"},
+         positional=("scores",)),
+    Case("adversaries.simulate_and_score", adversaries.simulate_and_score,
+         {"graph": regular_tree(3), "protocol": AdaptiveDiffusion(), "T": 4, "trials": 3, "rng": 0},
+         {"graph": "graph", "protocol": "protocol", "T": "int>=0", "trials": "int>=1", "rng": "rng"},
+         positional=("graph", "protocol", "T", "trials")),
+    Case("privacy.Mechanism", privacy.Mechanism, {"matrix": [[1.0, 0.0], [0.0, 1.0]]},
+         {"matrix": "matrix"}, positional=("matrix",)),
+    Case("privacy.randomized_response", privacy.randomized_response, {"k": 3, "eps": 1.0},
+         {"k": "int>=1", "eps": "eps"}, positional=("k", "eps")),
+    Case("privacy.geometric_mechanism", privacy.geometric_mechanism, {"k": 3, "eps": 1.0},
+         {"k": "int>=2", "eps": "eps"}, positional=("k", "eps")),
+    Case("privacy.binary_mechanism", privacy.binary_mechanism, {"P0": _P, "P1": _Q, "eps": 1.0},
+         {"P0": "dist", "P1": "dist", "eps": "eps"}, positional=("P0", "P1", "eps")),
+    Case("privacy.binary_mechanism_mi", privacy.binary_mechanism_mi, {"P": _P, "eps": 1.0},
+         {"P": "dist", "eps": "eps"}, positional=("P", "eps")),
+    Case("privacy.quaternary_mechanism", privacy.quaternary_mechanism, {"eps": 1.0, "delta": 0.1},
+         {"eps": "eps", "delta": "prob"}, positional=("eps", "delta")),
+    Case("privacy.utility.KL", KL, {"P0": _P, "P1": _Q}, {"P0": "dist", "P1": "dist"},
+         positional=("P0", "P1")),
+    Case("privacy.utility.TotalVariation", TotalVariation, {"P0": _P, "P1": _Q},
+         {"P0": "dist", "P1": "dist"}, positional=("P0", "P1")),
+    Case("privacy.utility.MutualInformation", MutualInformation, {"P": _P}, {"P": "dist"},
+         positional=("P",)),
+    Case("privacy.optimal_staircase", privacy.optimal_staircase, {"utility": KL(_P, _Q), "eps": 1.0},
+         {"utility": "graph", "eps": "eps"}, positional=("utility", "eps")),
+    Case("privacy.funnel.optimal_lip", funnel.optimal_lip, {"p_sx": _PSX, "eps": 1.0},
+         {"p_sx": "joint", "eps": "eps"}, positional=("p_sx", "eps")),
+    Case("privacy.funnel.optimal_ldp", funnel.optimal_ldp, {"p_sx": _PSX, "eps": 1.0},
+         {"p_sx": "joint", "eps": "eps"}, positional=("p_sx", "eps")),
+    Case("privacy.funnel.grr", funnel.grr, {"p_sx": _PSX, "eps": 1.0},
+         {"p_sx": "joint", "eps": "eps"}, positional=("p_sx", "eps")),
+    Case("privacy.profiles.one_bit_two_profile", profiles.one_bit_two_profile,
+         {"p_i": 0.2, "p_j": 0.6, "eps": 1.0}, {"p_i": "prob", "p_j": "prob", "eps": "eps"},
+         positional=("p_i", "p_j", "eps")),
+    Case("privacy.krandom.count_pmf", krandom.count_pmf, {"n": 5, "m": 1, "q": 0.25},
+         {"n": "int>=1", "m": "int>=0", "q": "open-prob"}, positional=("n", "m", "q")),
+    Case("privacy.krandom.privacy_ratio", krandom.privacy_ratio, {"n": 5, "m": 1, "q": 0.25},
+         {"n": "int>=1", "m": "int>=0", "q": "open-prob"}, positional=("n", "m", "q")),
+    Case("privacy.krandom.epsilon", krandom.epsilon, {"n": 5, "q": 0.25, "L": 1, "delta": 0.0},
+         {"n": "int>=1", "q": "open-prob", "L": "int>=1", "delta": "prob"}, positional=("n", "q")),
+    Case("harness.run", harness.run,
+         {"experiment": COIN, "trials": 20, "rng": 0, "out": None, "workers": 1, "batch_size": 10,
+          "level": 0.95, "plot": False, "progress": False},
+         {"experiment": "experiment", "trials": "int>=1|None", "rng": "rng", "workers": "int>=1|None",
+          "batch_size": "int>=1|None", "level": "level", "out": "out"}, positional=("experiment",)),
+]
+
+# Parameters whose valid default needs a fresh object per call.
+_FRESH = {"snapshot": _snapshot, "spread": _spread}
+
+
+def assert_project_error_naming(case: Case, param: str, value: Any, tmp: str) -> None:
+    kw: dict[str, Any] = {p: make() for p, make in _FRESH.items() if p in case.defaults}
+    if case.name == "spread.graphs.from_edgelist" and param != "path":
+        kw["path"] = _EDGES
+    if case.name == "harness.run" and param != "out":
+        kw["out"] = tmp
+    kw[param] = value
+    try:
+        case.call(**kw)
+    except AnonspreadError as exc:
+        assert param in str(exc), f"{case.name}({param}={value!r}): the error does not name {param!r}: {exc}"
+    except Exception as exc:  # a raw numpy / OS / Python error: the defect this test exists for
+        raise AssertionError(
+            f"{case.name}({param}={value!r}) raised a raw {type(exc).__name__}: {exc}"
+        ) from exc
+    else:
+        raise AssertionError(f"{case.name}({param}={value!r}) accepted a bad value")
+
+
+_EDGES = ""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _edge_file(tmp_path_factory):
+    global _EDGES
+    path = tmp_path_factory.mktemp("edges") / "g.txt"
+    path.write_text("0 1\n1 2\n")
+    _EDGES = str(path)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@EXAMPLES
+@given(data=st.data())
+def test_public_entry_points_refuse_bad_values(case, data, tmp_path):
+    param = data.draw(st.sampled_from(sorted(case.params)), label="param")
+    value = data.draw(BAD[case.params[param]], label="value")
+    assert_project_error_naming(case, param, value, str(tmp_path))
+
+
+def test_every_case_runs_with_its_defaults(tmp_path):
+    # the cases are valid calls: a bad value is what makes them fail, nothing else
+    for case in CASES:
+        kw = {p: make() for p, make in _FRESH.items() if p in case.defaults}
+        if case.name == "spread.graphs.from_edgelist":
+            kw["path"] = _EDGES
+        if case.name == "harness.run":
+            kw["out"] = str(tmp_path)
+        case.call(**kw)
+
+
+# ----------------------------------------------------------------- the CLI
+
+_TEXT_BAD_INT1 = st.one_of(
+    st.integers(max_value=0).map(str),
+    st.sampled_from(["abc", "1.5", "2.0", "1e400", "", " ", "nan", "inf", "0x10", "1_0_", "--", "10**3",
+                     "1000000000000000000000000"]),
+)
+_TEXT_BAD_RNG = st.one_of(st.integers(max_value=-1).map(str),
+                          st.sampled_from(["abc", "1.5", "", "nan", "-0.5", "1e400"]))
+
+CLI_OPTIONS = {
+    "--trials": ("trials", _TEXT_BAD_INT1),
+    "--workers": ("workers", _TEXT_BAD_INT1),
+    "--batch-size": ("batch", _TEXT_BAD_INT1.filter(lambda v: not v.isdigit())),
+    "--rng": ("rng", _TEXT_BAD_RNG),
+    "--out": ("out", st.sampled_from(["", "   ", "/proc/1/nonexistent-dir/x"])),
+}
+
+
+def _cli(argv: list[str]) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = main(argv)
+    return rc, err.getvalue()
+
+
+def assert_cli_error_naming(argv: list[str], name: str) -> None:
+    rc, err = _cli(argv)
+    lines = err.strip().splitlines()
+    assert rc in (1, 2), f"{argv}: exit status {rc} (stderr {err!r})"
+    assert len(lines) == 1 and "Traceback" not in err, f"{argv}: {err}"
+    assert name in lines[0].lower(), f"{argv}: the error does not name {name!r}: {lines[0]}"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("command", ["run", "sweep"])
+@EXAMPLES
+@given(data=st.data())
+def test_cli_options_refuse_bad_values(command, data, tmp_path):
+    option = data.draw(st.sampled_from(sorted(CLI_OPTIONS)), label="option")
+    name, values = CLI_OPTIONS[option]
+    value = data.draw(values, label="value")
+    target = (["run", COIN.name] if command == "run"
+              else ["sweep", "ldp-utility", "--set", "mechanism=binary", "--set", "utility=kl"])
+    # small and in-process, so that a bad value wrongly accepted fails fast instead of running long
+    safe = [f"{o}={v}" for o, v in (("--trials", "2"), ("--workers", "1")) if o != option]
+    argv = [*target, "--out", str(tmp_path), "--no-plot", *safe, f"{option}={value}"]
+    assert_cli_error_naming(argv, name)
+
+
+@pytest.mark.timeout(120)
+@EXAMPLES
+@given(name=st.text(min_size=1, max_size=12).filter(lambda s: not s.startswith("-")))
+def test_cli_show_and_run_unknown_names(name):
+    if name in harness.list_experiments():
+        return
+    for sub in ("show", "run"):
+        assert_cli_error_naming([sub, name, "--out", "/nonexistent"] if sub == "run" else [sub, name],
+                                "experiment")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kind", ["missing", "directory", "binary", "empty", "not-csv"])
+def test_cli_plot_unusable_files(kind, tmp_path):
+    path = tmp_path / "x.csv"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "binary":
+        path.write_bytes(bytes(range(256)))
+        path.with_suffix(".json").write_bytes(bytes(range(256)))
+    elif kind == "empty":
+        path.write_text("")
+        path.with_suffix(".json").write_text("{}")
+    elif kind == "not-csv":
+        path.write_text("a,b\n1,2\n")
+        path.with_suffix(".json").write_text(
+            '{"parameters": ["a"], "parameter_types": {"a": "int"}, "metrics": [], "plot": {"x": "a"}}')
+    rc, err = _cli(["plot", str(path)])
+    lines = err.strip().splitlines()
+    assert rc in (1, 2) and len(lines) == 1 and "Traceback" not in err, err
+    assert "x.csv" in lines[0] or "x.json" in lines[0] or "sidecar" in lines[0], lines[0]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("argv", [["list", "--bogus"], ["show"], ["plot"], ["sweep", "--set", "=1"],
+                                  ["sweep", "no-such-template"], ["run"], ["frobnicate"]])
+def test_cli_usage_errors(argv):
+    rc, err = _cli(argv)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
