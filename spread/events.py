@@ -25,17 +25,18 @@ message never overtakes one sent earlier on the same edge.
 
 What a node can know
 --------------------
-A node knows which contacts have the rumour only when it has heard from them or sent
-it to them. Where a protocol needs the *uninfected* contacts exactly -- Protocol 2's one
-uniform uninfected neighbour and Protocol 3's cap on infections per step on graphs with
-cycles -- the node asks: it offers the rumour to contacts in uniformly random order
-(``"offer"``); a contact that neither has it nor has promised it to someone else answers
-``"accept"`` (and promises itself to that sender), otherwise ``"decline"``; the node stops
-after the required number of acceptances and then sends the rumour. This draws a
-uniform subset of the uninfected contacts, as the fast engine does. Elsewhere the rumour
-is sent directly; on graphs with cycles it may reach a node that already has it (a
-duplicate, which the node ignores; under adaptive diffusion it answers ``"decline"`` so
-that the sender does not count it as its child in the infection tree).
+A node knows which contacts have the rumour only when it has heard from them or sent it
+to them. Where a protocol needs the *uninfected* contacts exactly -- the one uniform
+uninfected neighbour of Protocol 2's printed pseudo-code and Protocol 3's cap on
+infections per step on graphs with cycles -- the node asks: it offers the rumour to
+contacts in uniformly random order (``"offer"``); a contact that neither has it nor has
+promised it to someone else answers ``"accept"`` (and promises itself to that sender),
+otherwise ``"decline"``; the node stops after the required number of acceptances and
+then sends the rumour. This draws a uniform subset of the uninfected contacts, as the
+fast engine does. Elsewhere the rumour is sent directly; on graphs with cycles it may
+reach a node that already has it (a duplicate, which the node ignores; under adaptive
+diffusion it answers ``"decline"`` so that the sender does not count it as its child in
+the infection tree).
 
 Under :class:`OneStep` every run has the distribution of :func:`spread.simulate` (the
 tests compare them); ``AdaptiveDiffusion(relay="graph")`` needs a view of every

@@ -17,6 +17,8 @@ POINTS = [
     (nx.random_labeled_tree(30, seed=2), spread.TreeProtocol(), 4),
     (nx.random_labeled_tree(30, seed=2), spread.TreeProtocolPseudocode(), 4),
     (nx.connected_watts_strogatz_graph(80, 4, 0.2, seed=4), spread.TreeProtocol(), 4),
+    (nx.connected_watts_strogatz_graph(80, 6, 0.2, seed=5),
+     spread.AdaptiveDiffusion(math.inf, 3, infectors="leaves"), 6),
     (nx.connected_watts_strogatz_graph(40, 4, 0.2, seed=3), spread.RandomDiffusion(0.3), 2),
     (nx.connected_watts_strogatz_graph(80, 4, 0.2, seed=4), spread.AdaptiveDiffusion(math.inf), 4),
 ]
