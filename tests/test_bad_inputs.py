@@ -388,3 +388,101 @@ def test_cli_plot_unusable_files(kind, tmp_path):
 def test_cli_usage_errors(argv):
     rc, err = _cli(argv)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
+
+
+# ----------------------------------------------------------------- sweep axes and components
+
+
+def _bad_texts(spec: Any) -> list[str]:
+    """Command-line texts that the typed parameter ``spec`` (a harness Param) must refuse."""
+    if spec.type == "int":
+        out = ["2.5", "abc", "true", "1e400", "nan", "0x1"]
+    elif spec.type == "float":
+        out = ["abc", "nan", "true", "1e400", "--1"]
+    elif spec.type == "bool":
+        out = ["2", "abc", "1.5"]
+    elif spec.choices:
+        out = ["nope", "x" + str(spec.choices[0])]
+    else:
+        return []  # free strings (paths, degree laws) are checked when the component is built
+    if spec.low is not None and spec.type in ("int", "float"):
+        out.append(str(math.floor(spec.low) - 1))
+    if spec.high is not None and spec.type in ("int", "float"):
+        out.append(str(math.ceil(spec.high) + 1))
+    return out
+
+
+def _component_axes() -> list[tuple[str, str, str, list[str]]]:
+    from harness.components import component_info, list_components
+
+    axes = []
+    for kind in ("graph", "protocol", "estimator"):
+        for name in list_components(kind)[kind]:
+            for param, spec in component_info(kind, name).params.items():
+                texts = _bad_texts(spec)
+                if texts:
+                    axes.append((kind, name, param, texts))
+    return axes
+
+
+COMPONENT_AXES = _component_axes()
+BASE = {"graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "jordan"}
+
+
+@pytest.mark.timeout(300)
+@EXAMPLES
+@given(data=st.data())
+def test_sweep_component_parameters_refuse_bad_values(data, tmp_path):
+    # every parameter of every registered graph family, protocol and estimator
+    kind, name, param, texts = data.draw(st.sampled_from(COMPONENT_AXES), label="axis")
+    value = data.draw(st.sampled_from(texts), label="value")
+    chosen = {**BASE, kind: name}
+    argv = ["sweep", "detection", *(f"--set={k}={v}" for k, v in chosen.items()), "--set=T=2",
+            f"--set={kind}.{param}={value}", "--trials=2", "--workers=1", "--no-plot", "--out", str(tmp_path)]
+    assert_cli_error_naming(argv, f"{kind}.{param}")
+
+
+@pytest.mark.timeout(300)
+@EXAMPLES
+@given(axis=st.sampled_from(["T", "graph", "protocol", "estimator", "fresh_graph"]), data=st.data())
+def test_sweep_axes_refuse_bad_values(axis, data, tmp_path):
+    if axis == "T":
+        value = data.draw(st.sampled_from(["2.5", "abc", "true", "1e400", "-1", "nan"]))
+    elif axis == "fresh_graph":
+        value = data.draw(st.sampled_from(["2", "abc", "1.5"]))
+    else:
+        value = data.draw(st.text(alphabet="abcxyz-_0123", min_size=1, max_size=8))
+        if value in harness.list_components(axis)[axis]:
+            return
+    chosen = {**BASE, "T": "2", axis: value}
+    argv = ["sweep", "detection", *(f"--set={k}={v}" for k, v in chosen.items()),
+            "--trials=2", "--workers=1", "--no-plot", "--out", str(tmp_path)]
+    assert_cli_error_naming(argv, axis.lower())
+
+
+_VALID = {"d0": 3, "protocol": AdaptiveDiffusion(), "p": 0.5, "mu": 1.0, "sigma2": 1.0, "obs": None,
+          "snapshot": None}
+
+
+def _estimator_cases() -> list[Case]:
+    """Every registered estimator (snapshot and spy kinds), fed something that is not its observation."""
+    import inspect
+
+    cases = []
+    for name, spec in {**adversaries.ESTIMATORS, **adversaries.SPY_ESTIMATORS}.items():
+        sig = inspect.signature(spec.func).parameters
+        first = next(iter(sig))
+        rest = {p: _VALID[p] for p, v in sig.items() if p != first and v.default is inspect.Parameter.empty}
+        cases.append(Case(f"estimator {name}", spec.func, {first: None, **rest}, {first: "graph"},
+                          positional=(first,)))
+    return cases
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("case", _estimator_cases(), ids=lambda c: c.name)
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_estimators_refuse_what_is_not_an_observation(case, data):
+    param = next(iter(case.params))
+    value = data.draw(BAD["graph"], label="value")
+    assert_project_error_naming(case, param, value, "")
