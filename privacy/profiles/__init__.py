@@ -37,11 +37,18 @@ The package puts one concept per module: :mod:`~privacy.profiles.graph` (the pro
 graph and the families of Section 6.1), :mod:`~privacy.profiles.epsilon` (the exact
 level), :mod:`~privacy.profiles.one_bit` (Algorithms 1-3, Observation 10),
 :mod:`~privacy.profiles.categorical` (Algorithm 4, eq. (8)),
-:mod:`~privacy.profiles.mechanism` (sampling), with the LP solving and repair in
+:mod:`~privacy.profiles.mechanism` (sampling), :mod:`~privacy.profiles.composition`
+(post-processing and composition, Observations 3-5 and 11-15), with the LP solving and repair in
 :mod:`~privacy.profiles.lp` and the argument checks in :mod:`~privacy.profiles.checks`.
 """
 
 from privacy.profiles.categorical import category_costs, smooth_categorical
+from privacy.profiles.composition import (
+    independent_profiles_epsilon,
+    independent_samples_epsilon,
+    post_process,
+    same_input,
+)
 from privacy.profiles.epsilon import EPS_ATOL, profile_epsilon
 from privacy.profiles.graph import (
     ProfileGraph,
@@ -69,12 +76,16 @@ __all__ = [
     "categorical_chain_3",
     "category_costs",
     "flip_matrices",
+    "independent_profiles_epsilon",
+    "independent_samples_epsilon",
     "ldp_baseline",
     "ldp_flip_probability",
     "observation10_bound",
     "one_bit_cluster",
     "one_bit_two_profile",
+    "post_process",
     "profile_epsilon",
+    "same_input",
     "smooth_categorical",
     "smooth_one_bit",
 ]
