@@ -40,14 +40,20 @@ def _alive(pid: int) -> bool:
     return stat.split(") ", 1)[1][0] != "Z"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
-def test_killed_run_leaves_no_worker_and_resumes(tmp_path, sig):
-    out = tmp_path / "run"
+def _command(out: Path) -> tuple[list[str], dict[str, str]]:
+    """``anonspread run test-slow`` into ``out`` on 2 workers (a 4 x 10 batch run, seed 5), and its env."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
            "CI": "1"}
     cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
            "--rng", "5", "--out", str(out), "--workers", "2"]
+    return cmd, env
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_run_leaves_no_worker_and_resumes(tmp_path, sig):
+    out = tmp_path / "run"
+    cmd, env = _command(out)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal = out / "test-slow.journal.jsonl"
     deadline = time.monotonic() + 60
@@ -91,10 +97,7 @@ def test_early_sigkill_leaves_no_process(tmp_path, delay):
     # Killed while the pool is still starting (workers not yet past their set-up, the
     # death signal not yet armed): every worker and the resource tracker still stop.
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-           "CI": "1"}
-    cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
-           "--rng", "5", "--out", str(out), "--workers", "2"]
+    cmd, env = _command(out)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     journal = out / "test-slow.journal.jsonl"
