@@ -58,6 +58,7 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real, check_rng
 from spread._params import Parametrized
 from spread.graphs import LazyTree, as_contact_graph
+from spread.limits import check_run_size
 from spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -734,6 +735,7 @@ def simulate_messages(
         delay = OneStep() if delay is None else _check_delay(delay)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
+    check_run_size(g, protocol, T)
     src = _source_index(g, source, gen)
     cls, params = _behaviour(protocol, g, T)
     env = simpy.Environment()

@@ -133,3 +133,41 @@ def test_results_follow_the_umask(tmp_path):
         os.umask(old)
     for key in ("csv", "json", "png", "journal"):
         assert stat.S_IMODE(res.paths[key].stat().st_mode) == 0o644, key
+
+
+def test_second_cli_run_while_the_first_runs(tmp_path, capsys):
+    # two real processes: the second 'anonspread run' into the same --out refuses at once
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from harness.cli import main
+
+    here = Path(__file__).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")]),
+           "CI": "1"}
+    # (2000 trials: long enough that the first run is still going whatever the load)
+    argv = ["run", "test-slow", "--import", "harness_testexp", "--rng", "5", "--out", str(tmp_path),
+            "--trials", "2000"]
+    first = subprocess.Popen([sys.executable, "-m", "harness", *argv, "--workers", "2"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    journal = tmp_path / "test-slow.journal.jsonl"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and b'"type":"unit"' not in (
+                journal.read_bytes() if journal.exists() else b""):
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.02)
+        for extra in ([], ["--resume"]):
+            assert main([*argv, "--workers", "1", *extra]) == 1
+            err = capsys.readouterr().err
+            assert "another run is writing" in err and len(err.strip().splitlines()) == 1, err
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+    # the first run's journal is intact: every line its own, all trusted
+    state = Journal(journal).read()
+    assert state.header["trials"] == 2000 and state.sessions == 1
+    assert len(state.units) >= 1 and not state.rejected

@@ -137,3 +137,11 @@ def test_every_registered_protocol_has_a_reach():
 
     for name, cls in PROTOCOLS.items():
         assert expected_reach(cls(), 3.0, 2.0, 6) is not None, name
+
+
+@pytest.mark.timeout(20)
+def test_message_level_engine_is_guarded_too():
+    from spread.events import simulate_messages
+
+    with pytest.raises(InvalidParameterError, match=r"^T must be small enough.*nodes"):
+        simulate_messages(regular_tree(3), Flooding(), 60)
