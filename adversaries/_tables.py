@@ -20,6 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from anonspread.errors import InvalidParameterError
+from spread.limits import memory_budget
 from spread.protocols import log_alpha
 
 __all__ = ["ad_tables"]
@@ -74,6 +76,13 @@ def ad_tables(d0: float, T: int) -> tuple[int, np.ndarray, np.ndarray, int, np.n
 
     ``r = -1`` disables a configuration kind.
     """
+    J = max(T // 2, 1)
+    need = 3 * 8 * (J + 1) * (J + 3)  # F, lk, lp
+    if need > memory_budget():
+        raise InvalidParameterError(
+            f"T must be small enough for the adaptive-diffusion likelihood tables to fit in memory; "
+            f"got T={T}: they need {need / 2**30:.3g} GiB of the {memory_budget() / 2**30:.3g} GiB allowed"
+        )
     L = T + 3
     alive = np.full(L, NEG_INF)
     dead = np.full(L, NEG_INF)

@@ -129,3 +129,12 @@ def test_adaptive_diffusion_needs_no_table():
 
     s = spread.simulate(spread.graphs.line(), AdaptiveDiffusion(), 10**5, rng=0)
     assert s.n_infected == 10**5 + 1
+
+
+def test_ml_tables_that_do_not_fit_are_refused():
+    import spread
+    from adversaries import simulate_and_score
+    from spread.protocols import AdaptiveDiffusion
+
+    with pytest.raises(AnonspreadError, match=r"^T must be small enough .* likelihood tables .* GiB"):
+        simulate_and_score(spread.graphs.line(), AdaptiveDiffusion(), 10**5, 2, estimators=["ml"], rng=0)
