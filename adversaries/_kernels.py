@@ -27,6 +27,7 @@ __all__ = [
     "tree_eccentricity",
     "tree_passes",
     "tree_rumor",
+    "two_core",
 ]
 
 BIG = 1 << 30
@@ -469,49 +470,166 @@ def cut_rumor_bound(indptr, indices, out):
 
 
 @nb.njit(cache=True)
+def two_core(indptr, indices):
+    """The 2-core of a connected graph and the trees hanging from it.
+
+    Peels leaves repeatedly. Returns ``(core, att, psize, weight, const)``: ``core[v]``
+    True for 2-core nodes; for the others ``att[v]`` is the core node their pendant
+    tree hangs from and ``psize[v]`` the size of their subtree in it (rooted at the
+    core); ``weight[a] = 1 +`` the number of pendant nodes hanging from core node a;
+    ``const = sum over pendant nodes of log psize``. An empty core means a tree.
+    """
+    n = indptr.shape[0] - 1
+    deg = np.empty(n, np.int64)
+    for v in range(n):
+        deg[v] = indptr[v + 1] - indptr[v]
+    core = np.ones(n, np.bool_)
+    up = np.full(n, -1, np.int64)
+    peel = np.empty(n, np.int64)
+    stack = np.empty(n, np.int64)
+    top = 0
+    for v in range(n):
+        if deg[v] <= 1:
+            stack[top] = v
+            top += 1
+    npeel = 0
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        if not core[v]:
+            continue
+        core[v] = False
+        peel[npeel] = v
+        npeel += 1
+        for j in range(indptr[v], indptr[v + 1]):
+            w = indices[j]
+            if core[w]:
+                up[v] = w
+                deg[w] -= 1
+                if deg[w] == 1:
+                    stack[top] = w
+                    top += 1
+    psize = np.ones(n, np.int64)
+    const = 0.0
+    for i in range(npeel):
+        v = peel[i]
+        const += math.log(psize[v])
+        if up[v] >= 0:
+            psize[up[v]] += psize[v]
+    att = np.full(n, -1, np.int64)
+    for i in range(npeel - 1, -1, -1):
+        v = peel[i]
+        u = up[v]
+        if u >= 0:
+            att[v] = u if core[u] else att[u]
+    weight = np.zeros(n, np.int64)
+    for v in range(n):
+        if core[v]:
+            weight[v] = psize[v]
+    return core, att, psize, weight, const
+
+
+@nb.njit(cache=True)
 def graph_rumor_top(indptr, indices, s, rtol, top):
     """Rumour-centrality maximisers and the rank data of node ``s``, exactly.
 
     Every node gets the sound upper bound of :func:`cut_rumor_bound`; exact scores
-    (:func:`rumor_at`, one BFS tree each) are computed for ``s`` and then for the
-    other nodes in decreasing order of their bound, until the next bound is below
-    both the tie threshold of the best exact score and ``s``'s score minus its tie
-    tolerance (``rtol`` relative, as :func:`adversaries.scores.top_set`): no node
-    left can be a maximiser, tie with s, or beat s. ``top[v]`` is True iff v is a
-    maximiser; returns ``(best, s0, greater, tied, n_exact)`` with ``greater``,
-    ``tied`` as in :func:`adversaries.metrics.source_rank`.
+    are computed for ``s`` and then for the other nodes in decreasing order of their
+    bound, until the next bound is below both the tie threshold of the best exact
+    score and ``s``'s score minus its tie tolerance (``rtol`` relative, as
+    :func:`adversaries.scores.top_set`): no node left can be a maximiser, tie with
+    s, or beat s. An exact score costs one BFS over the 2-core only (the trees
+    hanging from it weigh their core node: BFS never enters them before their core
+    node, so the BFS tree of a core node is its core BFS tree plus the pendant
+    trees); a pendant node v differs from its core node a by rerooting over
+    bridges, where the bound is exact, so ``score(v) = ub(v) - (ub(a) - score(a))``.
+    ``top[v]`` is True iff v is a maximiser; returns ``(best, s0, greater, tied,
+    n_core_bfs)`` with ``greater``, ``tied`` as in
+    :func:`adversaries.metrics.source_rank`.
     """
     n = indptr.shape[0] - 1
     ub = np.empty(n, np.float64)
     cut_rumor_bound(indptr, indices, ub)
-    order = np.empty(n, np.int32)
-    parent = np.empty(n, np.int32)
-    dist = np.full(n, -1, np.int32)
-    size = np.ones(n, np.int64)
+    core, att, psize, weight, const = two_core(indptr, indices)
+    # the 2-core as its own CSR
+    cid = np.full(n, -1, np.int64)
+    nc = 0
+    for v in range(n):
+        if core[v]:
+            cid[v] = nc
+            nc += 1
+    cptr = np.zeros(nc + 1, np.int64)
+    cw = np.empty(nc, np.int64)
+    for v in range(n):
+        if core[v]:
+            c = 0
+            for j in range(indptr[v], indptr[v + 1]):
+                if core[indices[j]]:
+                    c += 1
+            cptr[cid[v] + 1] = c
+            cw[cid[v]] = weight[v]
+    for i in range(nc):
+        cptr[i + 1] += cptr[i]
+    cind = np.empty(cptr[nc], np.int32)
+    k = 0
+    for v in range(n):
+        if core[v]:
+            for j in range(indptr[v], indptr[v + 1]):
+                if core[indices[j]]:
+                    cind[k] = cid[indices[j]]
+                    k += 1
+    order = np.empty(nc, np.int32)
+    parent = np.empty(nc, np.int32)
+    dist = np.full(nc, -1, np.int32)
+    size = np.empty(nc, np.int64)
     lg = math.lgamma(n + 1.0)
-    s0 = rumor_at(indptr, indices, s, lg, order, parent, dist, size)
-    tol0 = rtol * max(1.0, abs(s0))
+    exact = np.full(n, np.nan)
+    nbfs = 0
     byub = np.argsort(-ub)
     cand = np.empty(n, np.int64)
     val = np.empty(n, np.float64)
-    cand[0] = s
-    val[0] = s0
-    ne = 1
-    best = s0
-    for i in range(n):
-        v = byub[i]
-        thr = best - rtol * max(1.0, abs(best))
-        stop = thr if thr < s0 - tol0 else s0 - tol0
-        # the bound and the exact score are sums of up to n logs: allow their rounding
-        if ub[v] + 1e-12 * (lg + 1.0) < stop:
-            break
-        if v == s:
-            continue
-        x = rumor_at(indptr, indices, v, lg, order, parent, dist, size)
+    ne = 0
+    best = -np.inf
+    s0 = 0.0
+    tol0 = 0.0
+    for i in range(-1, n):
+        v = s if i < 0 else byub[i]
+        if i >= 0:
+            if v == s:
+                continue
+            thr = best - rtol * max(1.0, abs(best))
+            stop = thr if thr < s0 - tol0 else s0 - tol0
+            # the bound and the exact score are sums of up to n logs: allow their rounding
+            if ub[v] + 1e-12 * (lg + 1.0) < stop:
+                break
+        a = v if core[v] else att[v]
+        if a < 0:  # no cycle at all: the bound is the score
+            a = v
+            exact[v] = ub[v]
+        if exact[a] != exact[a]:
+            c0 = cid[a]
+            kk = bfs(cptr, cind, c0, order, parent, dist)
+            nbfs += 1
+            for j in range(kk):
+                size[order[j]] = cw[order[j]]
+            for j in range(kk - 1, 0, -1):
+                x = order[j]
+                size[parent[x]] += size[x]
+            sm = 0.0
+            for j in range(kk):
+                x = order[j]
+                sm += math.log(size[x])
+                dist[x] = -1
+            exact[a] = lg - const - sm
+        x = exact[a] if a == v else ub[v] - (ub[a] - exact[a])
         cand[ne] = v
         val[ne] = x
         ne += 1
-        if x > best:
+        if i < 0:
+            s0 = x
+            tol0 = rtol * max(1.0, abs(s0))
+            best = x
+        elif x > best:
             best = x
     thr = best - rtol * max(1.0, abs(best))
     for v in range(n):
@@ -526,7 +644,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
             greater += 1
         elif abs(x - s0) <= tol0:
             tied += 1
-    return best, s0, greater, tied, ne
+    return best, s0, greater, tied, nbfs
 
 
 @nb.njit(cache=True)
