@@ -35,6 +35,7 @@ def _series(table: Table, spec: PlotSpec, metric: str) -> dict[tuple, list[dict[
 
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric)."""
+    from matplotlib import colormaps
     from matplotlib.figure import Figure
     from matplotlib.ticker import LogFormatter, NullFormatter
 
@@ -44,13 +45,20 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         raise InvalidParameterError(f"plot x must be one of {list(table.params)}; got {spec.x!r}")
     # (y label, metrics overlaid on that axis); one metric per panel unless spec.panels
     panels = list(spec.panels) or [(labels.get(m, m), (m,)) for m in metrics]
-    # overlaid panels carry their legend beside the axes
-    width = max(sum(7.6 if len(ms) > 1 else 4.8 for _, ms in panels), 6.4)
+    # overlaid panels, and panels with many series, carry their legend beside the axes
+    n_series = [sum(len(_series(table, spec, m)) for m in ms) for _, ms in panels]
+    beside = [len(ms) > 1 or n > 4 for (_, ms), n in zip(panels, n_series)]
+    columns = [1 + (n - 1) // 14 for n in n_series]  # at most 14 entries per legend column
+    width = max(sum(4.8 + (2.8 * c if b else 0.0) for b, c in zip(beside, columns)), 6.4)
     fig = Figure(figsize=(width, 3.8), layout="constrained")
+    cmap = colormaps["viridis"]
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    for ax, (ylabel, panel) in zip(axes, panels):
+    for ax, (ylabel, panel), legend_beside, ncol, n_panel in zip(
+        axes, panels, beside, columns, n_series
+    ):
         overlay = len(panel) > 1
         n_lines = 0
+        i_line = 0
         for i_metric, metric in enumerate(panel):
             # overlaid metrics get distinct markers, so coinciding curves stay visible
             marker = "osD^vx+*"[i_metric % 8] if overlay else "o"
@@ -76,7 +84,11 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if overlay:
                     name = labels.get(metric, metric)
                     label = f"{name}, {label}" if label else name
-                (line,) = ax.plot(xs, [r["mean"] for r in rows], marker=marker, ms=size, label=label)
+                # beyond the 10 cycle colours, a sequential colour map keeps series apart
+                color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else None
+                i_line += 1
+                (line,) = ax.plot(xs, [r["mean"] for r in rows], marker=marker, ms=size,
+                                  label=label, color=color)
                 n_lines += 1
                 lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
                 if any(a != b for a, b in zip(lo, hi)):
@@ -98,8 +110,9 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         if spec.logy:
             ax.set_yscale("log")
             ax.yaxis.set_minor_formatter(NullFormatter())
-        if n_lines > 1 and overlay:  # beside the axes: it must not hide any curve
-            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        if n_lines > 1 and legend_beside:  # beside the axes: it must not hide any curve
+            ax.legend(fontsize="small" if n_lines <= 8 else "x-small", loc="upper left",
+                      bbox_to_anchor=(1.02, 1.0), ncol=ncol)
         elif n_lines > 1:
             ax.legend(fontsize="x-small" if n_lines > 6 else "small")
         ax.grid(True, alpha=0.3)
