@@ -583,6 +583,10 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
     dist = np.full(nc, -1, np.int32)
     size = np.empty(nc, np.int64)
     lg = math.lgamma(n + 1.0)
+    logk = np.empty(n + 1, np.float64)  # weighted subtree sizes are integers <= n
+    logk[0] = -np.inf
+    for i in range(1, n + 1):
+        logk[i] = math.log(i)
     exact = np.full(n, np.nan)
     nbfs = 0
     byub = np.argsort(-ub)
@@ -618,7 +622,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
             sm = 0.0
             for j in range(kk):
                 x = order[j]
-                sm += math.log(size[x])
+                sm += logk[size[x]]
                 dist[x] = -1
             exact[a] = lg - const - sm
         x = exact[a] if a == v else ub[v] - (ub[a] - exact[a])
