@@ -60,8 +60,9 @@ def netsleuth(snapshot: Snapshot) -> Scores:
     connected infected set ``L_I`` is an irreducible M-matrix, so ``u_1 > 0``).
 
     Observation: the snapshot (contact graph, infected set). Model: SI; model-free here
-    (registered for every protocol). Cost: dense symmetric eigensolver up to 1,500
-    infected nodes (O(n^3)), inverse iteration with conjugate gradients above.
+    (registered for every protocol). Cost: inverse iteration with conjugate gradients
+    (a dense symmetric eigensolver for at most 16 infected nodes, or as a fallback up to
+    3,000 if the iteration does not converge).
 
     cosasi 0.0.4 (``cosasi.source_inference.single_source.netsleuth``) takes the
     eigenvector of the *largest* eigenvalue of ``L_I`` (``np.linalg.eig``, sign not
