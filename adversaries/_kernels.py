@@ -20,6 +20,7 @@ __all__ = [
     "cut_rumor_bound",
     "graph_eccentricity",
     "graph_jordan_top",
+    "graph_radius",
     "graph_rumor",
     "graph_rumor_top",
     "ml_tree",
@@ -379,6 +380,13 @@ def graph_jordan_top(indptr, indices, s, top):
         elif lo[v] == t and hi[v] == t:
             tied += 1
     return t, emin, less, tied, nbfs
+
+
+@nb.njit(cache=True)
+def graph_radius(indptr, indices):
+    """The minimum eccentricity (Jordan radius) of a connected graph, by :func:`graph_jordan_top`."""
+    top = np.empty(indptr.shape[0] - 1, np.bool_)
+    return graph_jordan_top(indptr, indices, 0, top)[1]
 
 
 @nb.njit(cache=True)

@@ -237,9 +237,9 @@ def _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, 
         else:
             if sub_tree:
                 K.tree_eccentricity(sptr, sind, ecc)
+                rate = min(1.0, ecc[:n].min() / T)
             else:
-                K.graph_eccentricity(sptr, sind, ecc)
-            rate = min(1.0, ecc[:n].min() / T)
+                rate = min(1.0, K.graph_radius(sptr, sind) / T)
     log_p = np.empty(T + 2)
     log_q = np.empty(T + 2)
     LK.binomial_tail_tables(T, rate, log_p, log_q)

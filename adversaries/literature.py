@@ -112,11 +112,10 @@ def estimate_rate(snapshot: Snapshot) -> float:
     if snapshot.T == 0:
         return 0.0
     indptr, indices = snapshot.subgraph()
+    if not snapshot.subgraph_is_tree():
+        return float(_kernels.graph_radius(indptr, indices)) / snapshot.T
     ecc = np.empty(snapshot.n, np.int64)
-    if snapshot.subgraph_is_tree():
-        _kernels.tree_eccentricity(indptr, indices, ecc)
-    else:
-        _kernels.graph_eccentricity(indptr, indices, ecc)
+    _kernels.tree_eccentricity(indptr, indices, ecc)
     return float(ecc.min()) / snapshot.T
 
 
