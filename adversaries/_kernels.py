@@ -15,6 +15,10 @@ import math
 import numba as nb
 import numpy as np
 
+from anonspread._numba_cache import install as _install_numba_cache
+
+_install_numba_cache()  # cache entries stamped with the sources they contain
+
 __all__ = [
     "bfs",
     "cut_rumor_bound",

@@ -24,14 +24,17 @@ from adversaries._tables import ad_tables
 from adversaries.observation import graph_is_forest
 from adversaries.registry import check_applicable
 from adversaries.scores import TIE_RTOL
+from anonspread._numba_cache import install as _install_numba_cache
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
-from spread._kernels import run_protocol
+from spread._kernels import KERNELS, run_protocol
 from spread._store import PARENT, reset_lazy, reset_run_state
 from spread.graphs import as_contact_graph
 from spread.limits import check_run_size
 from spread.protocols import Protocol
 from spread.simulate import batch_setup
+
+_install_numba_cache()  # cache entries stamped with the sources they contain
 
 __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 
@@ -250,6 +253,29 @@ def _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, 
         LK.lisn_graph(gptr, gind, cand, loc, n, log_p, log_q, T + 2, sc)
 
 
+def _score_entry(kernel_code):
+    # The kernel code is a constant here, so _score_batch is compiled for, and links, only
+    # that protocol's kernel (see spread._kernels.run_batch_for). The arguments are spelt
+    # out: numba loses the constant through *args. Keep them in step with _score_batch.
+    @nb.njit(cache=True)
+    def entry(
+        store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
+        r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
+        detected, pdet, hops, tree_hops, rank, n_out,
+    ):  # fmt: skip
+        return _score_batch(
+            kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
+            r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
+            detected, pdet, hops, tree_hops, rank, n_out,
+        )  # fmt: skip
+
+    return entry
+
+
+#: :func:`_score_batch` compiled per protocol kernel code.
+_SCORE_ENTRIES = {code: _score_entry(code) for code in KERNELS}
+
+
 @dataclass(frozen=True)
 class EstimatorTrials:
     """Per-trial outcomes of one estimator.
@@ -409,7 +435,9 @@ def simulate_and_score(
         codes, tie_u, r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
         detected, pdet, hops, tree_hops, rank, n_out,
     )  # fmt: skip
-    _score_batch(*args)
+    store = _SCORE_ENTRIES[protocol.kernel_code](*args[1:])  # args[0]: the kernel code
+    if not lazy:
+        g._give_store(store)  # its run state is clean again
     if lazy:
         labels = sources.astype(np.int64)
     else:

@@ -1,14 +1,24 @@
-"""Benchmark: adaptive diffusion trials per second, compiled engine vs a plain-Python trial.
+"""Benchmark: adaptive diffusion, compiled engine vs a plain-Python trial, interleaved.
 
-Run:  python benchmarks/bench_spread.py [--quick]
+Run:  python benchmarks/bench_spread.py [--quick] [--rounds R]
 
-Cases (issue "Spreading simulator", acceptance benchmark):
-  * adaptive diffusion, d0 = 3, on random_tree({3: 0.5, 4: 0.5}) at T = 10 and T = 16;
-  * adaptive diffusion, d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8.
-The plain-Python trial is a straightforward dict/list implementation of the same
-protocol (same semantics, its own lazily grown tree); both run in this process, one
-core; times are CPU seconds of this process (time.process_time), which stay
-faithful on a shared machine. Figures go to benchmarks/README.md.
+Cases (issue 13, part 2): adaptive diffusion on random_tree({3: .5, 4: .5}) (d0 = 3) at
+T = 10 and 16, on the 3-regular tree (d0 = 3) at T = 10 and 16, each as a simulation alone
+(``simulate_many`` against a plain dict/list trial) and with the ML estimator
+(``simulate_and_score(..., estimators=("ml",))`` against the plain trial followed by a
+plain-Python exact ML estimate, Prop. 2.4.1 at even T); and adaptive diffusion with
+d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8 (simulation alone).
+
+Both engines run in this process, one core, and are timed in CPU seconds
+(``time.process_time``) in alternating rounds after a warm-up, so machine load that comes
+and goes hits both alike. Throughput is infected nodes per second, each trial's final
+infected set counted once. The script also measures this machine's memory bandwidth
+(a large numpy copy) and prints the rate that bandwidth would allow at the bytes each
+infected node costs the closed-form tree path (see ``BYTES_PER_NODE``).
+
+Issue 12, part 4: ``simulate()`` of a ~10-node spread on a 10^6-node random 4-regular
+graph, the first call (labels, degrees and the node store are built once per graph) and
+then per call.
 """
 
 from __future__ import annotations
@@ -17,12 +27,15 @@ import argparse
 import math
 import random
 import time
+from collections import deque
 
 import numpy as np
 
 import datasets
 import spread
-from spread.graphs import random_tree
+from adversaries import simulate_and_score
+from adversaries._tables import ad_tables
+from spread.graphs import ContactGraph, random_tree, regular_tree
 from spread.protocols import AdaptiveDiffusion, alpha
 
 
@@ -38,6 +51,8 @@ class PyRandomTree:
         self.n = 1
 
     def _draw(self):
+        if len(self.vals) == 1:
+            return self.vals[0]
         return self.rnd.choices(self.vals, self.w)[0]
 
     def neighbors(self, v):
@@ -53,6 +68,9 @@ class PyRandomTree:
             self.adj[v] = out
         return self.adj[v]
 
+    def degree(self, v):
+        return self.deg[v]
+
 
 class PyGraph:
     def __init__(self, G):
@@ -63,7 +81,10 @@ class PyGraph:
 
 
 def py_adaptive_diffusion(g, source, T, d0, cap, rnd):
-    """One trial of Protocol 3 (tree relay), written plainly with dicts and lists."""
+    """One trial of Protocol 3 (tree relay), written plainly with dicts and lists.
+
+    Returns the infection-tree parent of every infected node (the source maps to None).
+    """
     time_of = {source: 0}
     children = {source: []}
     parent = {source: None}
@@ -88,7 +109,7 @@ def py_adaptive_diffusion(g, source, T, d0, cap, rnd):
                 children[x].append(w)
 
     if T == 0:
-        return 1
+        return parent
     u = rnd.choice(g.neighbors(source))
     time_of[u], parent[u], children[u] = 1, source, []
     children[source].append(u)
@@ -106,56 +127,202 @@ def py_adaptive_diffusion(g, source, T, d0, cap, rnd):
         else:
             relay(vs, None, t)
         t += 2
-    return len(time_of)
+    return parent
 
 
-# ----------------------------------------------------------------- timing
-def time_compiled(graph, protocol, T, trials, seed=1):
-    spread.simulate_many(graph, protocol, T, 2, rng=0)  # compile / warm
-    t0 = time.process_time()
-    b = spread.simulate_many(graph, protocol, T, trials, rng=seed)
-    dt = time.process_time() - t0
-    return trials / dt, b.n_infected.sum() / dt, b.n_infected.mean()
+def py_ml_even(g, parent, T, log_b, rnd):
+    """Plain-Python exact ML estimate of adaptive diffusion on an infinite tree, even T.
+
+    The infected set is the ball of radius T/2 around the virtual source c (the middle
+    of a longest path); ``log P(G_T | v) = -log deg(v) - sum log(deg(p) - 1) over the
+    interior of path(v, c) + log B(d(v, c))`` (Prop. 2.4.1). Returns the arg-max, ties
+    broken uniformly.
+    """
+    adj = {v: [] for v in parent}
+    for v, p in parent.items():
+        if p is not None:
+            adj[v].append(p)
+            adj[p].append(v)
+
+    def bfs(root):
+        dist, prev, q = {root: 0}, {root: None}, deque([root])
+        while q:
+            x = q.popleft()
+            for y in adj[x]:
+                if y not in dist:
+                    dist[y], prev[y] = dist[x] + 1, x
+                    q.append(y)
+        return dist, prev
+
+    d1, _ = bfs(next(iter(parent)))
+    a = max(d1, key=d1.get)
+    d2, prev = bfs(a)
+    b = max(d2, key=d2.get)
+    c = b
+    for _ in range(d2[b] // 2):
+        c = prev[c]
+    # log-products of 1/(deg(p) - 1) over path interiors, outward from c
+    inner = {c: 0.0}
+    hop = {c: 0}
+    q = deque([c])
+    while q:
+        x = q.popleft()
+        step = inner[x] - (math.log(g.degree(x) - 1) if x != c else 0.0)
+        for y in adj[x]:
+            if y not in hop:
+                hop[y] = hop[x] + 1
+                inner[y] = step
+                q.append(y)
+    best, ties = -math.inf, []
+    for v in parent:
+        s = -math.log(g.degree(v)) + inner[v] + log_b[hop[v]]
+        if s > best + 1e-9:
+            best, ties = s, [v]
+        elif s >= best - 1e-9:
+            ties.append(v)
+    return rnd.choice(ties)
 
 
-def time_python(make_graph, d0, cap, T, trials, seed=1, random_source=None):
-    rnd = random.Random(seed)
-    total = 0
-    t0 = time.process_time()
-    for _ in range(trials):
-        g = make_graph(rnd)
-        src = 0 if random_source is None else rnd.choice(random_source)
-        total += py_adaptive_diffusion(g, src, T, d0, cap, rnd)
-    dt = time.process_time() - t0
-    return trials / dt, total / dt, total / trials
+# ----------------------------------------------------------------- cases
+def tree_case(name, degrees, T, with_ml, n_fast, n_py):
+    g = random_tree(degrees) if len(degrees) > 1 else regular_tree(next(iter(degrees)))
+    proto = AdaptiveDiffusion(d0=3)
+    log_b = ad_tables(3.0, T)[1] if with_ml else None
+
+    def fast(trials, seed):
+        if with_ml:
+            b = simulate_and_score(g, proto, T, trials, estimators=("ml",), rng=seed)
+            return int(b.n_infected.sum())
+        return int(spread.simulate_many(g, proto, T, trials, rng=seed).n_infected.sum())
+
+    def python(trials, seed):
+        rnd = random.Random(seed)
+        total = 0
+        for _ in range(trials):
+            pg = PyRandomTree(degrees, rnd)
+            parent = py_adaptive_diffusion(pg, 0, T, 3, None, rnd)
+            if with_ml:
+                py_ml_even(pg, parent, T, log_b, rnd)
+            total += len(parent)
+        return total
+
+    return name + (", + ML" if with_ml else ""), fast, python, n_fast, n_py
+
+
+def facebook_case(n_fast, n_py):
+    fb = datasets.load_graph("ego-facebook", min_degree=3)
+    g = spread.graphs.from_networkx(fb)
+    proto = AdaptiveDiffusion(math.inf, 3)
+    pg = PyGraph(fb)
+    nodes = list(fb)
+
+    def fast(trials, seed):
+        return int(spread.simulate_many(g, proto, 8, trials, rng=seed).n_infected.sum())
+
+    def python(trials, seed):
+        rnd = random.Random(seed)
+        return sum(len(py_adaptive_diffusion(pg, rnd.choice(nodes), 8, math.inf, 3, rnd))
+                   for _ in range(trials))
+
+    return "ego-Facebook (deg>=3), d0=inf, cap 3, T=8", fast, python, n_fast, n_py
+
+
+def interleaved(fast, python, n_fast, n_py, rounds):
+    fast(2, 0)  # compile / load, warm
+    python(1, 0)
+    cpu = {"fast": 0.0, "python": 0.0}
+    nodes = {"fast": 0, "python": 0}
+    trials = {"fast": 0, "python": 0}
+    for r in range(rounds):
+        for which, fn, n in (("fast", fast, n_fast), ("python", python, n_py)):
+            t0 = time.process_time()
+            nodes[which] += fn(n, 1000 + r)
+            cpu[which] += time.process_time() - t0
+            trials[which] += n
+    return {k: (trials[k] / cpu[k], nodes[k] / cpu[k], nodes[k] / trials[k]) for k in cpu}
+
+
+# ----------------------------------------------------------------- limits
+#: Bytes of memory traffic per infected node of the closed-form tree path: creating the
+#: node (start 8, deg 4, tpar 4, key 8, its 24-byte state row, its neighbour slot 4 = 52),
+#: visiting it (its queue slot in ``order`` 4 written + 4 read, its state row 24 read and
+#: written back, start/deg/nbr 16 read) and the in-place sort by time (order 8, state row
+#: reads 24): about 160 bytes, all but the sort's permutation in sequential streams.
+BYTES_PER_NODE = 160
+
+
+def copy_bandwidth(mb=256, repeats=5):
+    """Sustained copy bandwidth of one core in bytes/s (read + write counted)."""
+    a = np.ones(mb * 2**20 // 8)
+    b = np.empty_like(a)
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        np.copyto(b, a)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * a.nbytes / best
+
+
+def big_graph(n=10**6, d=4, seed=0):
+    """A random d-regular multigraph by pairing stubs, loops and duplicates dropped."""
+    from spread.graphs import _csr_from_pairs
+
+    rs = np.random.default_rng(seed)
+    stubs = rs.permutation(np.repeat(np.arange(n), d))
+    indptr, indices, dropped = _csr_from_pairs(n, stubs[0::2], stubs[1::2])
+    return ContactGraph(range(n), indptr, indices, dropped=dropped)
+
+
+def bench_simulate_big(reps=200):
+    g = big_graph()
+    proto = AdaptiveDiffusion(math.inf, 3)
+    spread.simulate(g, proto, 2, rng=0)  # compile / load once (a different graph object
+    g = big_graph()                      # next: the first call below builds its caches)
+    t0 = time.perf_counter()
+    s = spread.simulate(g, proto, 2, rng=1)
+    first = time.perf_counter() - t0
+    sizes = []
+    t0 = time.perf_counter()
+    for i in range(reps):
+        sizes.append(spread.simulate(g, proto, 2, rng=2 + i).n_infected)
+    per = (time.perf_counter() - t0) / reps
+    return g.number_of_nodes(), first, per, float(np.mean(sizes)), s.n_infected
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer trials (a smoke run)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per case")
     args = ap.parse_args(argv)
     scale = 0.1 if args.quick else 1.0
-    degrees = {3: 0.5, 4: 0.5}
-    fb = datasets.load_graph("ego-facebook", min_degree=3)
-    fb_py = PyGraph(fb)
-    fb_nodes = list(fb)
-    cases = [
-        ("random tree {3,4}, T=10", random_tree(degrees), AdaptiveDiffusion(d0=3), 10,
-         lambda r: PyRandomTree(degrees, r), 3, None, None, 20000, 400),
-        ("random tree {3,4}, T=16", random_tree(degrees), AdaptiveDiffusion(d0=3), 16,
-         lambda r: PyRandomTree(degrees, r), 3, None, None, 2000, 40),
-        ("ego-Facebook (deg>=3), T=8, d0=inf, cap 3", fb, AdaptiveDiffusion(math.inf, 3), 8,
-         lambda r: fb_py, math.inf, 3, fb_nodes, 20000, 400),
-    ]
-    print(f"{'case':44s} {'engine':8s} {'trials/s':>12s} {'infected/s':>14s} {'mean N_T':>10s}")
-    for name, g, proto, T, mk, d0, cap, srcs, n_fast, n_py in cases:
+    rounds = 2 if args.quick else args.rounds
+    d34, d3 = {3: 0.5, 4: 0.5}, {3: 1.0}
+    cases = []
+    for with_ml in (False, True):
+        cases += [
+            tree_case("random tree {3,4}, T=10", d34, 10, with_ml, 4000, 80),
+            tree_case("random tree {3,4}, T=16", d34, 16, with_ml, 400, 8),
+            tree_case("3-regular tree, T=10", d3, 10, with_ml, 4000, 80),
+            tree_case("3-regular tree, T=16", d3, 16, with_ml, 400, 8),
+        ]
+    cases.append(facebook_case(4000, 80))
+    bw = copy_bandwidth()
+    print(f"copy bandwidth {bw / 1e9:.1f} GB/s -> tree-path limit ~{bw / BYTES_PER_NODE:.2e} "
+          f"infected nodes/s at {BYTES_PER_NODE} B/node")
+    print(f"{'case':50s} {'engine':8s} {'trials/s':>12s} {'infected/s':>12s} {'mean N_T':>9s}")
+    for name, fast, python, n_fast, n_py in cases:
         n_fast = max(int(n_fast * scale), 10)
-        n_py = max(int(n_py * scale), 5)
-        fr, fn, fm = time_compiled(g, proto, T, n_fast)
-        pr, pn, pm = time_python(mk, d0, cap, T, n_py, random_source=srcs)
-        print(f"{name:44s} {'numba':8s} {fr:12.1f} {fn:14.3e} {fm:10.1f}")
-        print(f"{'':44s} {'python':8s} {pr:12.1f} {pn:14.3e} {pm:10.1f}")
-        print(f"{'':44s} {'speed-up':8s} {fr / pr:12.1f}x")
+        n_py = max(int(n_py * scale), 2)
+        res = interleaved(fast, python, n_fast, n_py, rounds)
+        for k in ("fast", "python"):
+            tr, nr, m = res[k]
+            print(f"{name if k == 'fast' else '':50s} {k:8s} {tr:12.1f} {nr:12.3e} {m:9.1f}")
+        ratio = res["fast"][1] / res["python"][1]
+        print(f"{'':50s} {'speed-up':8s} {ratio:11.1f}x  (limit/engine "
+              f"{bw / BYTES_PER_NODE / res['fast'][1]:.1f}x)")
+    n, first, per, mean, _ = bench_simulate_big(50 if args.quick else 200)
+    print(f"simulate() on a {n:,}-node random 4-regular graph, AD(inf, cap 3), T=2 "
+          f"(mean N_T {mean:.1f}): first call {first * 1e3:.1f} ms, then {per * 1e3:.3f} ms per call")
     return 0
 
 

@@ -59,6 +59,15 @@ class Executor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
 
+    @property
+    def warm_up_in_parent(self) -> bool:
+        """Whether the runner should compile the job's kernels in this process first.
+
+        True when tasks run in other processes of this machine, which then load the
+        compiled kernels from numba's on-disk cache instead of each compiling them.
+        """
+        return False
+
     def __enter__(self) -> Executor:
         return self
 
@@ -127,6 +136,7 @@ class ProcessPoolExecutor(Executor):
     """
 
     name = "processes"
+    warm_up_in_parent = True
 
     def __init__(self, workers: int = 2, *, start_method: str = "spawn") -> None:
         super().__init__(workers)
@@ -199,6 +209,10 @@ class DaskExecutor(Executor):
         self.processes = processes
         self._cluster: Any = None
         self._client: Any = None
+
+    @property
+    def warm_up_in_parent(self) -> bool:
+        return self.scheduler == "local" and self.processes
 
     def __enter__(self) -> DaskExecutor:
         try:

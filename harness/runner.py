@@ -315,6 +315,47 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _shape(point: Mapping[str, Scalar]) -> tuple:
+    """What decides which compiled kernels a point needs: its non-numeric values."""
+    return tuple(sorted(
+        (k, v) for k, v in point.items()
+        if isinstance(v, bool) or not isinstance(v, numbers.Number)
+    ))
+
+
+def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> int:
+    """Run one trial of one point of each shape here, discarding the results.
+
+    Pool workers start with an empty memory: without this each of them compiles the
+    same numba kernels at once (minutes of CPU on a fresh install). Compiled here
+    first, the kernels are saved to numba's on-disk cache and the workers only load
+    them. Points differing only in numeric values (T, p, ...) need the same kernels, so
+    one point per shape is run. The trial draws from its own throwaway stream, so the
+    run's results do not change; a failing trial is left for the real run to report.
+    Returns the number of trials run.
+    """
+    if exp.mode == "evaluate":
+        return 0
+    fn = getattr(exp, exp.mode)
+    seen: set[tuple] = set()
+    ran = 0
+    for point in points:
+        key = _shape(point)
+        if key in seen:
+            continue
+        seen.add(key)
+        rng = np.random.default_rng(0)
+        try:
+            if exp.mode == "trials":
+                fn(dict(point), 1, rng)
+            else:
+                fn(dict(point), rng)
+        except Exception:  # reported with context by the real run
+            continue
+        ran += 1
+    return ran
+
+
 def _execute(
     exp: Experiment,
     points: Sequence[Mapping[str, Scalar]],
@@ -335,6 +376,8 @@ def _execute(
     done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
     computed = 0
+    if executor.warm_up_in_parent and todo:
+        warm_up(exp, [points[p] for p in sorted(remaining)])
     try:
         with bar, _terminate_as_interrupt():
             bar.update(done_trials, len(points) - len(remaining))

@@ -24,6 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
+from anonspread._numba_cache import install as _install_numba_cache
+
+_install_numba_cache()  # cache entries stamped with the sources they contain
+
 __all__ = ["KIND_CHI2", "KIND_HELLINGER", "KIND_KL", "KIND_MI", "KIND_TV", "price_blocks"]
 
 KIND_KL = 0

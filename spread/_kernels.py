@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba.core import errors, types
+from numba.extending import overload
 
+from anonspread._numba_cache import install as _install_numba_cache
 from spread._store import (
     AUX,
     CHILD,
@@ -41,11 +44,14 @@ from spread._store import (
     touch,
 )
 
+_install_numba_cache()  # cache entries stamped with the sources they contain
+
 __all__ = [
     "run_adaptive_diffusion",
     "run_adaptive_diffusion_relay",
     "run_adaptive_diffusion_tree",
     "run_batch",
+    "run_batch_for",
     "run_flooding",
     "run_line_protocol",
     "run_protocol",
@@ -97,7 +103,7 @@ def _flood_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, lo, hi
 @nb.njit(cache=True)
 def run_flooding(store, source, T, params, rng, vs_out, sizes_out):
     n_inf = _start(store, source, vs_out, sizes_out)
-    lo = 0
+    lo = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     for t in range(1, T + 1):
         hi = n_inf
         store = reserve(store, hi - lo)
@@ -156,7 +162,7 @@ def _diffuse(store, source, T, p, distance_rate, rng, vs_out, sizes_out):
     Nodes before ``first`` in infection order are all saturated (FLAG = 1) and skipped.
     """
     n_inf = _start(store, source, vs_out, sizes_out)
-    first = 0
+    first = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     for t in range(1, T + 1):
         n_prev = n_inf
         store = reserve(store, n_prev - first)
@@ -351,22 +357,23 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
 
 
 @nb.njit(cache=True, inline="always")
-def _ad_member(t, j, a, hidx, passed):
+def _ad_member(t, j, a, hidx):
     """Is the node at hop offset ``a`` from virtual-source path index ``j`` infected at t?
 
     On a tree the infected set at even t is the ball of radius t/2 around the virtual
-    source path[hidx[t]]; an odd t adds one level, everywhere (keep) or only beyond the
-    new virtual source (pass). ``a + |i - j|`` is the distance to path[i].
+    source path[hidx[t]]; an odd t adds one level, everywhere (the token stayed) or only
+    beyond the new virtual source (it passed: hidx[t] > hidx[t - 1]). ``a + |i - j|`` is
+    the distance to path[i].
     """
     if t == 0:
         return j == 0 and a == 0
     if t == 1:
         return j <= 1 and a == 0
-    if t % 2 == 0:
-        return a + abs(hidx[t] - j) <= t // 2
-    if passed[t] == 0:
-        return a + abs(hidx[t] - j) <= (t + 1) // 2
     k = hidx[t]
+    if t % 2 == 0:
+        return a + abs(k - j) <= t // 2
+    if k == hidx[t - 1]:
+        return a + abs(k - j) <= (t + 1) // 2
     if a + abs(k - 1 - j) <= (t - 1) // 2:
         return True
     return j >= k and a + (j - k) <= (t - 1) // 2
@@ -374,43 +381,47 @@ def _ad_member(t, j, a, hidx, passed):
 
 @nb.njit(cache=True)
 def _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                   qn, qj, qa, head, tail, H, path, hidx, passed, T, counts):
-    """Visit one breadth-first level of the infected set; returns the new queue end."""
+                   head, tail, H, path, hidx, T):
+    """Visit one breadth-first level of the infected set; returns the new queue end.
+
+    The queue is ``order`` itself; a queued node's path index j and hop offset a live
+    in its AUX and FLAG columns. A node is expanded (its children created) only when
+    one of them is infected by time T, so the tree beyond the final boundary is never
+    materialised.
+    """
     end = tail
     for q in range(head, tail):
-        x = qn[q]
-        jx = qj[q]
-        ax = qa[q]
+        x = order[q]
+        jx = ns[x, AUX]
+        ax = ns[x, FLAG]
+        on_path = ax == 0 and jx < H
+        if not on_path and not _ad_member(T, jx, ax + 1, hidx):
+            continue  # a leaf of the infected set: no child is ever infected
         touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
         px = ns[x, PARENT]
+        tx = ns[x, TIME]
         s = start[x]
         for jj in range(deg[x]):
             w = nbr[s + jj]
             if w == px:
                 continue
-            if ax == 0 and jx < H and w == path[jx + 1]:
+            if on_path and w == path[jx + 1]:
                 jw = jx + 1
                 aw = 0
             else:
                 jw = jx
                 aw = ax + 1
-            if not _ad_member(T, jw, aw, hidx, passed):
-                continue
-            lo = 1  # earliest t with membership (monotone in t)
-            hi = T
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if _ad_member(mid, jw, aw, hidx, passed):
-                    hi = mid
-                else:
-                    lo = mid + 1
-            ns[w, TIME] = lo
+                if not _ad_member(T, jw, aw, hidx):
+                    continue
+            tw = tx + 1  # the earliest step with membership (monotone in t)
+            while not _ad_member(tw, jw, aw, hidx):
+                tw += 1
+            ns[w, TIME] = tw
             ns[w, PARENT] = x
+            ns[w, AUX] = jw
+            ns[w, FLAG] = aw
             _link_child(ns, x, w)
-            counts[lo] += 1
-            qn[end] = w
-            qj[end] = jw
-            qa[end] = aw
+            order[end] = w
             end += 1
     return end
 
@@ -429,10 +440,36 @@ def alpha_value(d, t, h):
 
 
 @nb.njit(cache=True)
-def _grow_queue(q, n):
-    out = np.empty(max(n, 2 * q.shape[0]), np.int32)
-    out[: q.shape[0]] = q
-    return out
+def _sort_by_time(ns, order, n, T, sizes_out):
+    """Stable counting sort of ``order[:n]`` by infection time, in place.
+
+    Each node's target position goes into its AUX column, then the permutation is
+    applied by following its cycles; ``sizes_out[t]`` ends as the number of nodes
+    infected by step t.
+    """
+    for t in range(T + 1):
+        sizes_out[t] = 0
+    for i in range(n):
+        sizes_out[ns[order[i], TIME]] += 1
+    acc = 0
+    for t in range(T + 1):  # sizes_out[t] becomes the first position of time t
+        c = sizes_out[t]
+        sizes_out[t] = acc
+        acc += c
+    for i in range(n):
+        x = order[i]
+        t = ns[x, TIME]
+        ns[x, AUX] = sizes_out[t]
+        sizes_out[t] += 1  # ends as the first position after time t
+    for i in range(n):
+        x = order[i]
+        target = ns[x, AUX]
+        while target != i:
+            y = order[target]
+            order[target] = x
+            x = y
+            target = ns[x, AUX]
+        order[i] = x
 
 
 @nb.njit(cache=True)
@@ -442,15 +479,17 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     The coin flips and token moves are drawn exactly as in the message-passing path;
     then every node's infection time follows from its distance to the virtual-source
     path (see ``_ad_member``) and its parent is its neighbour towards the source, so
-    each infected node is visited once instead of once per relay.
+    each infected node is visited once instead of once per relay, and only infected
+    nodes with an infected child are expanded.
+
+    Allocates nothing: while the token walks, ``vs_out[:H + 1]`` holds the virtual-source
+    path and ``sizes_out[t]`` the path index of the virtual source after step t; the
+    breadth-first queue is ``order`` (see ``_ad_tree_level``).
     """
-    for t in range(T + 1):
-        vs_out[t] = -1
-        sizes_out[t] = 0
-    path = np.empty(T // 2 + 3, np.int32)
-    hidx = np.zeros(T + 1, np.int64)
-    passed = np.zeros(T + 1, np.int8)
+    path = vs_out
+    hidx = sizes_out
     path[0] = source
+    hidx[0] = 0
     H = 0
     if T >= 1:
         store = expand(store, source)
@@ -468,9 +507,7 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
             store = expand(store, v)
             start, deg, nbr = store[0], store[1], store[2]
             k = deg[v] - 1
-            if k <= 0:
-                keep = True
-            else:
+            if k > 0:
                 # the relay path lists v's children newest first: the r-th is the
                 # (k-1-r)-th neighbour other than the previous virtual source
                 r = k - 1 - rng.integers(0, k)
@@ -484,7 +521,6 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
                         break
                     r -= 1
                 H += 1
-                passed[t] = 1
         hidx[t] = H
         if t + 1 <= T:
             hidx[t + 1] = H
@@ -493,24 +529,16 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     order = store[9]
     ns[source, TIME] = 0
     ns[source, PARENT] = -1
+    order[0] = source
     if T >= 1 and H == 0:  # an isolated source: nothing ever spreads
         for t in range(T + 1):
             vs_out[t] = source
             sizes_out[t] = 1
-        order[0] = source
         return store, 1
-    for t in range(T + 1):
-        vs_out[t] = path[hidx[t]]
-    qn = np.empty(1024, np.int32)
-    qj = np.empty(1024, np.int32)
-    qa = np.empty(1024, np.int32)
-    qn[0] = source
-    qj[0] = 0
-    qa[0] = 0
-    counts = np.zeros(T + 2, np.int64)
-    counts[0] = 1
-    head = 0
-    tail = 1
+    ns[source, AUX] = 0
+    ns[source, FLAG] = 0
+    head = np.int64(0)  # typed, not literal: see run_adaptive_diffusion_relay
+    tail = np.int64(1)
     dm = max_degree(store)
     start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     while head < tail:
@@ -518,29 +546,14 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
         if meta[0] + m > start.shape[0] or meta[1] + m > nbr.shape[0]:
             store = reserve(store, tail - head)
             start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-        need = tail + m
-        if need > qn.shape[0]:
-            qn = _grow_queue(qn, need)
-            qj = _grow_queue(qj, need)
-            qa = _grow_queue(qa, need)
         end = _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                             qn, qj, qa, head, tail, H, path, hidx, passed, T, counts)
+                             head, tail, H, path, hidx, T)
         head = tail
         tail = end
-    # infection order: a stable counting sort of the visit order by infection time
-    order = store[9]
-    ns = store[8]
-    pos = np.zeros(T + 2, np.int64)
-    acc = 0
-    for t in range(T + 1):
-        pos[t] = acc
-        acc += counts[t]
-        sizes_out[t] = acc
-    for i in range(tail):
-        x = qn[i]
-        t = ns[x, TIME]
-        order[pos[t]] = x
-        pos[t] += 1
+    # the virtual source after step t is path[hidx[t]], hidx[t] <= t: fill from the end
+    for t in range(T, -1, -1):
+        vs_out[t] = path[hidx[t]]
+    _sort_by_time(ns, order, tail, T, sizes_out)
     return store, tail
 
 
@@ -582,11 +595,15 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
     stack = np.empty(n_cap, np.int32)
     visit = np.empty(n_cap, np.int32)
     buf = np.empty(max(maxdeg, 1), np.int32)
+    # typed values, not literals, as arguments: numba compiles a callee once per literal
+    from_vs = np.int64(from_vs)
+    none = np.int64(-1)
     if T >= 2:
-        store, n_inf = _relay(store, vs, from_vs, 2, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
+        t = np.int64(2)
+        store, n_inf = _relay(store, vs, from_vs, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
         vs_out[2] = vs
         sizes_out[2] = n_inf
-    t = 3
+    t = np.int64(3)
     while t <= T:
         if stack.shape[0] < n_inf + 1:
             stack = np.empty(2 * (n_inf + 1), np.int32)
@@ -610,7 +627,7 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
                 vs = c
                 h += 1
         if keep:
-            store, n_inf = _relay(store, vs, -1, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
+            store, n_inf = _relay(store, vs, none, t, cap, graph_relay, rng, n_inf, stack, visit, buf, leaves_only)
             vs_out[t] = vs
             sizes_out[t] = n_inf
             if t + 1 <= T:
@@ -651,27 +668,45 @@ def _vs_hops(store, vs, n_inf):
 #: Kernel codes for :func:`run_protocol` (see ``Protocol.kernel_code``).
 FLOODING, RANDOM_DIFFUSION, LINE_PROTOCOL, TREE_PROTOCOL, ADAPTIVE_DIFFUSION = 0, 1, 2, 3, 4
 
+#: The run kernel of each code.
+KERNELS = {
+    FLOODING: run_flooding,
+    RANDOM_DIFFUSION: run_random_diffusion,
+    LINE_PROTOCOL: run_line_protocol,
+    TREE_PROTOCOL: run_tree_protocol,
+    ADAPTIVE_DIFFUSION: run_adaptive_diffusion,
+}
 
-@nb.njit(cache=True)
+
 def run_protocol(code, store, source, T, params, rng, vs_out, sizes_out):
     """Run the kernel with the given code.
 
     Compiled drivers dispatch on an integer rather than taking the kernel as a
-    function argument: numba's on-disk cache cannot always re-save an entry whose
-    signature holds a function type ("underlying object has vanished").
+    function argument (numba's on-disk cache cannot always re-save an entry whose
+    signature holds a function type: "underlying object has vanished"). In compiled
+    code the code must be a compile-time constant (drivers are compiled per protocol by
+    closures over it, see :func:`run_batch_for`): a driver then compiles and links only
+    the protocol it runs, so a run that uses one protocol never compiles the other four.
     """
-    if code == ADAPTIVE_DIFFUSION:
-        return run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out)
-    if code == RANDOM_DIFFUSION:
-        return run_random_diffusion(store, source, T, params, rng, vs_out, sizes_out)
-    if code == LINE_PROTOCOL:
-        return run_line_protocol(store, source, T, params, rng, vs_out, sizes_out)
-    if code == TREE_PROTOCOL:
-        return run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out)
-    return run_flooding(store, source, T, params, rng, vs_out, sizes_out)
+    return KERNELS[code](store, source, T, params, rng, vs_out, sizes_out)
 
 
-@nb.njit(cache=True)
+@overload(run_protocol, inline="always")
+def _run_protocol_compiled(code, store, source, T, params, rng, vs_out, sizes_out):
+    if not isinstance(code, types.IntegerLiteral):
+        raise errors.TypingError(
+            "run_protocol needs a compile-time constant kernel code: compile the driver per "
+            "protocol (see spread._kernels.run_batch_for)"
+        )
+    kernel = KERNELS[code.literal_value]
+
+    def impl(code, store, source, T, params, rng, vs_out, sizes_out):
+        return kernel(store, source, T, params, rng, vs_out, sizes_out)
+
+    return impl
+
+
+@nb.njit(cache=True, inline="always")
 def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node):
     """Run ``sources.shape[0]`` independent trials of protocol ``code`` back to back.
 
@@ -679,7 +714,8 @@ def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops,
     trials); lazy trees start a fresh realisation from ``seeds[i]`` for each trial.
     Writes ``sizes[i, t]`` (infected after step t), ``vs_hops[i]`` (hops from the
     source to the final virtual source along the infection tree, -1 if none) and
-    ``vs_node[i]``.
+    ``vs_node[i]``. ``code`` must be a compile-time constant: call the entry point
+    ``run_batch_for(code)`` (one compiled specialisation per protocol).
     """
     vs_out = np.empty(T + 1, np.int32)
     n_inf = 0
@@ -694,3 +730,24 @@ def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops,
     if not lazy:
         reset_run_state(store, n_inf)
     return store
+
+
+def _batch_entry(code):
+    @nb.njit(cache=True)
+    def entry(store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node):
+        return run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node)
+
+    return entry
+
+
+_BATCH_ENTRIES = {code: _batch_entry(code) for code in KERNELS}
+
+
+def run_batch_for(code):
+    """:func:`run_batch` compiled for protocol ``code``: the entry point to call from Python.
+
+    Numba re-optimises the code of every compiled callee inside each caller, so compile
+    time grows with the depth of the call chain; the drivers and the dispatch are
+    therefore inlined into this one entry point.
+    """
+    return _BATCH_ENTRIES[code]

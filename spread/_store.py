@@ -34,6 +34,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from anonspread._numba_cache import install as _install_numba_cache
+
+_install_numba_cache()  # cache entries stamped with the sources they contain
+
 __all__ = ["NCOL", "expand", "max_degree", "new_finite_store", "new_lazy_store", "reserve", "touch"]
 
 # Columns of the per-run node state ``ns``.

@@ -61,6 +61,11 @@ class ContactGraph:
         self.indices = indices
         self.dropped = dict(dropped or {})
         self._index: dict | None = None
+        # derived once per graph (per-trial work must not scale with the graph)
+        self._degrees: np.ndarray | None = None
+        self._summary: tuple[int, int | None] | None = None
+        self._label_array: tuple | None = None
+        self._stores: list = []
 
     # -- size and lookup
     def __len__(self) -> int:
@@ -98,16 +103,44 @@ class ContactGraph:
 
     @property
     def degrees(self) -> np.ndarray:
-        return np.diff(self.indptr).astype(np.int32)
+        """Node degrees by index (int32, computed once; read-only)."""
+        if self._degrees is None:
+            d = np.diff(self.indptr).astype(np.int32)
+            d.flags.writeable = False
+            self._degrees = d
+        return self._degrees
+
+    def label_array(self) -> np.ndarray | None:
+        """``labels`` as an int64 array when every label is an int, else None (cached)."""
+        cached = self._label_array
+        if cached is not None and cached[0] is self.labels and cached[1] == len(self.labels):
+            return cached[2]
+        labels = self.labels
+        arr = None
+        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in labels):
+            try:
+                arr = np.asarray(labels, dtype=np.int64)
+            except OverflowError:
+                arr = None
+        if arr is not None:
+            arr.flags.writeable = False
+        self._label_array = (labels, len(labels), arr)
+        return arr
 
     def regular_degree(self) -> int | None:
         """The common degree if the graph is regular, else None."""
-        d = self.degrees
-        return int(d[0]) if d.size and np.all(d == d[0]) else None
+        return self._degree_summary()[1]
 
     def max_degree(self) -> int:
-        d = self.degrees
-        return int(d.max()) if d.size else 0
+        return self._degree_summary()[0]
+
+    def _degree_summary(self) -> tuple[int, int | None]:
+        if self._summary is None:
+            d = self.degrees
+            top = int(d.max()) if d.size else 0
+            regular = int(d[0]) if d.size and np.all(d == d[0]) else None
+            self._summary = (top, regular)
+        return self._summary
 
     def to_networkx(self) -> nx.Graph:
         G = nx.Graph()
@@ -120,6 +153,21 @@ class ContactGraph:
 
     def _new_store(self):
         return _store.new_finite_store(self.indptr, self.indices)
+
+    def _take_store(self):
+        """A store with clean run state: a cached one if any is free, else a new one.
+
+        Give it back with :meth:`_give_store` once its run state is cleared again, so
+        that a run costs time in proportion to the nodes it touches, not to the graph.
+        """
+        try:
+            return self._stores.pop()
+        except IndexError:
+            return self._new_store()
+
+    def _give_store(self, store) -> None:
+        if not self._stores:
+            self._stores.append(store)
 
 
 def _csr_from_pairs(n: int, a: np.ndarray, b: np.ndarray):

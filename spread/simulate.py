@@ -8,8 +8,8 @@ import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
-from spread._kernels import run_batch
-from spread._store import NCOL, PARENT, TIME
+from spread._kernels import run_batch_for
+from spread._store import NCOL, PARENT, TIME, reset_run_state
 from spread.graphs import LazyTree, as_contact_graph
 from spread.limits import check_run_size
 from spread.protocols import Protocol
@@ -38,14 +38,10 @@ def _source_index(g, source: Any, rng: np.random.Generator) -> int:
 def _labels(g, idx: np.ndarray) -> np.ndarray:
     if isinstance(g, LazyTree):
         return idx.astype(np.int64)
+    arr = g.label_array()
+    if arr is not None:
+        return arr[idx]
     labels = g.labels
-    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in labels[:64]):
-        try:
-            arr = np.asarray(labels, dtype=np.int64)
-            if len(arr) == len(labels):
-                return arr[idx]
-        except (TypeError, ValueError, OverflowError):
-            pass
     out = np.empty(len(idx), dtype=object)
     out[:] = [labels[i] for i in idx]
     return out
@@ -118,24 +114,32 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     params = protocol.kernel_params(g, T)
     vs_out = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
-    if isinstance(g, LazyTree):
-        store = g.store
-        n_nodes = int(store[5][0])
-        ns = store[8]
-        ns[:n_nodes, :] = -1
-        ns[:n_nodes, NCOL - 2 :] = 0
-        store, n = protocol.kernel(store, src, T, params, gen, vs_out, sizes)
+    # Only the state of the nodes a run infects is touched (and cleared afterwards), so a
+    # run costs time in proportion to its spread, not to the graph.
+    lazy = isinstance(g, LazyTree)
+    store = g.store if lazy else g._take_store()
+    src32 = np.int32(src)  # the batch drivers' type: one compiled specialisation for both
+    try:
+        store, n = protocol.kernel(store, src32, T, params, gen, vs_out, sizes)
+    except BaseException:
+        if lazy:  # keep the realisation, clear whatever run state the failed run left
+            ns = g.store[8]
+            ns[:, :] = -1
+            ns[:, NCOL - 2 :] = 0
+        raise
+    ns, order = store[8], store[9]
+    idx = order[:n].copy()
+    times = ns[idx, TIME].copy()
+    parents = ns[idx, PARENT].astype(np.int64)
+    reset_run_state(store, n)
+    if lazy:
         g._store = store
     else:
-        store = g._new_store()
-        store, n = protocol.kernel(store, src, T, params, gen, vs_out, sizes)
-    idx = store[9][:n].copy()
-    ns = store[8]
-    times = ns[idx, TIME].copy()
-    pos = np.full(store[8].shape[0], -1, np.int64)
-    pos[idx] = np.arange(n)
-    parents = ns[idx, PARENT]
-    parent_position = np.where(parents >= 0, pos[np.maximum(parents, 0)], -1)
+        g._give_store(store)
+    # position of each parent in infection order, by binary search (no full-size map)
+    sorter = np.argsort(idx, kind="stable")
+    found = sorter[np.searchsorted(idx, np.maximum(parents, 0), sorter=sorter)]
+    parent_position = np.where(parents >= 0, found, -1).astype(np.int64)
     return make_spread(g, protocol, T, idx, times, parent_position, vs_out, sizes)
 
 
@@ -165,7 +169,8 @@ def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np
         sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
     else:
         sources = np.full(trials, g.node_index(source), np.int32)
-    return False, sources, np.zeros(trials, np.uint64), g._new_store()
+    # the drivers leave the run state clean: callers give the store back with g._give_store
+    return False, sources, np.zeros(trials, np.uint64), g._take_store()
 
 
 def simulate_many(
@@ -214,7 +219,10 @@ def simulate_many(
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
-    run_batch(protocol.kernel_code, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops, vs_node)
+    store = run_batch_for(protocol.kernel_code)(store, lazy, sources, seeds, T, params, gen, sizes,
+                                                vs_hops, vs_node)
+    if not lazy:
+        g._give_store(store)
     return SpreadBatch(
         T=T,
         trials=trials,
