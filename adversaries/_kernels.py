@@ -21,6 +21,7 @@ _install_numba_cache()  # cache entries stamped with the sources they contain
 
 __all__ = [
     "bfs",
+    "bitparallel_eccentricity",
     "cut_rumor_bound",
     "graph_eccentricity",
     "graph_jordan_top",
@@ -316,6 +317,86 @@ def score_summary(sc, s, rtol, top):
 
 
 @nb.njit(cache=True)
+def bitparallel_eccentricity(indptr, indices, lo, hi, t, ehi):
+    """Exact eccentricity of every node unsettled in :func:`graph_jordan_top`, 64 at a time.
+
+    Bit-parallel BFS: bit b of ``seen[v]`` says source b has reached v; one sweep per
+    level pushes the new bits of the frontier to the neighbours, so 64 BFS cost about
+    (levels x edges) word operations instead of 64 x edges. A source's eccentricity
+    is the last level at which its bit was new anywhere. Sets ``lo = hi = ecc`` for
+    those nodes; returns the number of passes times 64 (BFS equivalents).
+    """
+    n = indptr.shape[0] - 1
+    srcs = np.empty(n, np.int64)
+    m = 0
+    for v in range(n):
+        lv = lo[v]
+        hv = hi[v]
+        if lv == hv or ((hv < t or lv > t) and lv > ehi):
+            continue
+        srcs[m] = v
+        m += 1
+    seen = np.zeros(n, np.uint64)
+    cur = np.zeros(n, np.uint64)
+    nxt = np.zeros(n, np.uint64)
+    active = np.empty(n, np.int64)
+    touched = np.empty(n, np.int64)
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    ecc = np.zeros(64, np.int64)
+    passes = 0
+    for start in range(0, m, 64):
+        cnt = min(64, m - start)
+        passes += 1
+        na = 0
+        for b in range(cnt):
+            v = srcs[start + b]
+            bit = one << np.uint64(b)
+            if seen[v] == zero:
+                active[na] = v
+                na += 1
+            seen[v] |= bit
+            cur[v] |= bit
+            ecc[b] = 0
+        level = 0
+        while na > 0:
+            level += 1
+            nt = 0
+            for i in range(na):
+                v = active[i]
+                f = cur[v]
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    add = f & ~seen[w]
+                    if add != zero:
+                        if nxt[w] == zero:
+                            touched[nt] = w
+                            nt += 1
+                        nxt[w] |= add
+                cur[v] = zero
+            newbits = zero
+            for i in range(nt):
+                w = touched[i]
+                f = nxt[w]
+                nxt[w] = zero
+                seen[w] |= f
+                cur[w] = f
+                newbits |= f
+                active[i] = w
+            na = nt
+            for b in range(cnt):
+                if (newbits >> np.uint64(b)) & one:
+                    ecc[b] = level
+        for b in range(cnt):
+            v = srcs[start + b]
+            lo[v] = ecc[b]
+            hi[v] = ecc[b]
+        for v in range(n):
+            seen[v] = zero
+    return passes * 64
+
+
+@nb.njit(cache=True)
 def graph_jordan_top(indptr, indices, s, top):
     """Jordan centre and the rank data of node ``s`` without every eccentricity.
 
@@ -326,8 +407,11 @@ def graph_jordan_top(indptr, indices, s, top):
     node with the largest upper and the smallest lower bound. Every answer is exact:
     ``top[v]`` is True iff ``ecc(v)`` is the minimum; returns ``(t, emin, less,
     tied, nbfs)`` with ``less = #{v: ecc(v) < t}``, ``tied = #{v: ecc(v) = t}``
-    (s included) and the number of BFS run. At worst one BFS per node (a graph
-    whose eccentricities are all nearly equal, e.g. a whole random regular graph).
+    (s included) and the number of BFS run (a bit-parallel pass counts 64). When a
+    BFS settles fewer nodes than a bit-parallel pass would per BFS-equivalent, the
+    nodes left get their exact eccentricity by :func:`bitparallel_eccentricity`. At
+    worst one BFS per node (a graph whose eccentricities are all nearly equal, e.g. a
+    whole random regular graph), 64 to a pass.
     """
     n = indptr.shape[0] - 1
     order = np.empty(n, np.int32)
@@ -337,15 +421,21 @@ def graph_jordan_top(indptr, indices, s, top):
     hi = np.full(n, BIG, np.int64)
     t = -1
     ehi = BIG
+    emax = 0
     nbfs = 0
     high = True
     u = s
+    window = 8
+    gains = np.zeros(window, np.int64)
+    prev = n
     while u >= 0:
         k = bfs(indptr, indices, u, order, parent, dist)
         nbfs += 1
         e = dist[order[k - 1]]
         if t < 0:
             t = e
+        if e > emax:
+            emax = e
         for v in range(n):
             d = dist[v]
             a = d if d > e - d else e - d
@@ -358,11 +448,13 @@ def graph_jordan_top(indptr, indices, s, top):
         for i in range(k):
             dist[order[i]] = -1
         u = -1
+        left = 0
         for v in range(n):
             lv = lo[v]
             hv = hi[v]
             if lv == hv or ((hv < t or lv > t) and lv > ehi):
                 continue
+            left += 1
             if u < 0:
                 u = v
             elif high:
@@ -371,6 +463,13 @@ def graph_jordan_top(indptr, indices, s, top):
             elif lv < lo[u] or (lv == lo[u] and indptr[v + 1] - indptr[v] > indptr[u + 1] - indptr[u]):
                 u = v
         high = not high
+        gains[nbfs % window] = prev - left
+        prev = left
+        # once a BFS settles fewer nodes than a bit-parallel pass per BFS-equivalent
+        # (64 sources for about emax + 1 levels), finish with exact eccentricities
+        if u >= 0 and nbfs >= window and gains.sum() * (emax + 1) < 64 * window:
+            nbfs += bitparallel_eccentricity(indptr, indices, lo, hi, t, ehi)
+            break
     emin = BIG
     for v in range(n):
         if lo[v] == hi[v] and lo[v] < emin:

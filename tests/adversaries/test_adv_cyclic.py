@@ -136,3 +136,30 @@ def test_top_and_rank_passes_estimator_parameters_and_refuses_non_infected_sourc
     assert r.rank == A.source_rank(sc, sp.source) and r.exact_scores == snap.n
     with pytest.raises(GraphError, match="infected node"):
         A.top_and_rank(snap, "jordan", 10**9)
+
+
+def test_bit_parallel_eccentricities_equal_networkx():
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        G = nx.convert_node_labels_to_integers(_random_graph(rng))
+        G = G.subgraph(max(nx.connected_components(G), key=len))
+        G = nx.convert_node_labels_to_integers(G)
+        snap = A.Snapshot(G, range(G.number_of_nodes()), T=1)
+        indptr, indices = snap.subgraph()
+        lo = np.zeros(snap.n, np.int64)
+        hi = np.full(snap.n, K.BIG, np.int64)
+        K.bitparallel_eccentricity(indptr, indices, lo, hi, K.BIG // 2, K.BIG)
+        want = nx.eccentricity(G)
+        assert lo.tolist() == hi.tolist() == [want[v] for v in snap.nodes.tolist()]
+
+
+def test_jordan_top_and_rank_through_the_bit_parallel_finish_on_a_small_world_graph():
+    # nearly equal eccentricities: bounding stalls and the bit-parallel pass settles the rest
+    G = nx.connected_watts_strogatz_graph(400, 6, 0.5, seed=3)
+    snap = A.Snapshot(G, range(400), T=5)
+    sc = A.jordan_center(snap)
+    for source in (0, 123, 399):
+        got = A.top_and_rank(snap, "jordan", source)
+        assert set(got.maximisers.tolist()) == set(snap.nodes[top_set(sc.array)].tolist())
+        assert got.rank == A.source_rank(sc, source)
+    assert got.exact_scores >= 64  # a bit-parallel pass ran
