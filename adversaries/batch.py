@@ -362,8 +362,10 @@ def simulate_and_score(
     estimators : tuple of str, optional
         Names among ``"ml"`` (adaptive diffusion), ``"ml-tree"`` (Protocol 2),
         ``"jordan"``, ``"rumor"``, ``"netsleuth"``, ``"lisn"``; default: every one that
-        applies (:func:`adversaries.applicable_estimators`). An inapplicable name
-        raises :class:`InvalidParameterError` saying why.
+        applies and is registered as a default (:func:`adversaries.applicable_estimators`
+        with ``default_only=True``: NETSLEUTH and LISN, superlinear per snapshot, are
+        run only when named). An inapplicable name raises
+        :class:`InvalidParameterError` saying why.
     source : node, optional
         Fixed source on finite graphs (default: uniform per trial).
     rng : None, int or numpy.random.Generator
@@ -390,7 +392,9 @@ def simulate_and_score(
     g = as_contact_graph(graph)
     check_run_size(g, protocol, T, trials, per_trial_steps=True)
     if estimators is None:
-        names = tuple(applicable_estimators(protocol, g, reveal_edges=True, batch=True))
+        names = tuple(
+            applicable_estimators(protocol, g, reveal_edges=True, batch=True, default_only=True)
+        )
     else:
         if isinstance(estimators, str):
             estimators = (estimators,)

@@ -44,7 +44,7 @@ def _check_snapshot(snapshot: Any, name: str) -> Snapshot:
     return snapshot
 
 
-@register_estimator("netsleuth", protocols=None, batch=True)
+@register_estimator("netsleuth", protocols=None, batch=True, default=False)
 def netsleuth(snapshot: Snapshot) -> Scores:
     """NETSLEUTH's single-seed score: the smallest eigenvector of the infected sub-Laplacian.
 
@@ -151,7 +151,7 @@ def _lisn_params(protocol, graph) -> dict:
     return {"rate": None, "delays": "geometric"}
 
 
-@register_estimator("lisn", protocols=None, likelihood=False, batch=True,
+@register_estimator("lisn", protocols=None, likelihood=False, batch=True, default=False,
                     params=_lisn_params, extra=_lisn_extra)
 def lisn(snapshot: Snapshot, rate: float | None = None, *, delays: str = "geometric") -> Scores:
     """LISN: the SI likelihood approximated node by node from hop distances.

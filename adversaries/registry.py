@@ -51,6 +51,12 @@ class EstimatorSpec:
         Scores are log-likelihoods (posteriors and ranks by likelihood apply).
     batch : bool
         Available in the compiled Monte Carlo path (:func:`adversaries.simulate_and_score`).
+    default : bool
+        Among the estimators :func:`adversaries.simulate_and_score` runs when the caller
+        names none. Estimators whose cost per snapshot grows faster than the snapshot
+        (NETSLEUTH's eigenvector, LISN's sum over the uninfected nodes) are opt-in: a
+        default run of 10,000 trials at ~3,000 infected nodes would otherwise take many
+        minutes for an estimator the caller did not ask for.
     params : callable
         ``params(protocol, graph) -> dict`` of keyword arguments for ``func``.
     extra : callable or None
@@ -67,6 +73,7 @@ class EstimatorSpec:
     edges_on_cycles: bool
     likelihood: bool
     batch: bool
+    default: bool = True
     params: Callable = field(default=lambda protocol, graph: {})
     extra: Callable | None = None
     description: str = ""
@@ -106,6 +113,7 @@ def register_estimator(
     edges_on_cycles: bool = False,
     likelihood: bool = False,
     batch: bool = False,
+    default: bool = True,
     params: Callable | None = None,
     extra: Callable | None = None,
 ):
@@ -126,6 +134,7 @@ def register_estimator(
             edges_on_cycles=edges_on_cycles,
             likelihood=likelihood,
             batch=batch,
+            default=default,
             params=params or (lambda protocol, graph: {}),
             extra=extra,
             description=doc[0] if doc else "",
@@ -172,17 +181,23 @@ def applicable_estimators(
     reveal_edges: bool = False,
     batch: bool = False,
     observation: str = "snapshot",
+    default_only: bool = False,
 ) -> list[str]:
     """Names of the registered estimators that apply to this protocol, graph and observation.
 
     ``observation`` is what the adversary has: ``"snapshot"`` (the default, thesis
     §2.1.2), ``"spies"`` (first receipts at spy nodes) or ``"snapshot+spies"``.
+    ``default_only`` keeps only the estimators registered with ``default=True`` (what
+    :func:`adversaries.simulate_and_score` runs when no estimator is named).
 
     Examples
     --------
     >>> import spread
     >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True)
     ['jordan', 'lisn', 'ml', 'netsleuth', 'rumor']
+    >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True,
+    ...                       default_only=True)
+    ['jordan', 'ml', 'rumor']
     """
     _load()
     protocol = _check_protocol(protocol)
@@ -196,6 +211,7 @@ def applicable_estimators(
         for name, spec in ESTIMATORS.items()
         if spec.observation in seen
         and (spec.batch or not batch)
+        and (spec.default or not default_only)
         and spec.why_not(protocol, graph, reveal_edges=reveal_edges) is None
     )
 

@@ -154,3 +154,15 @@ def test_batch_kernels_agree_with_the_per_snapshot_estimators(G, proto, T):
             assert b[name].rank[0] == pytest.approx(A.source_rank(sc, src))
             if b[name].detected[0]:
                 assert b[name].hops[0] == 0
+
+
+def test_simulate_and_score_runs_only_default_estimators_unless_named():
+    tree = spread.graphs.regular_tree(3)
+    ad = spread.AdaptiveDiffusion(3)
+    opt_in = {n for n in A.applicable_estimators(ad, tree, batch=True) if not A.get_estimator(n).default}
+    assert {"netsleuth", "lisn"} <= opt_in
+    b = A.simulate_and_score(tree, ad, 4, 3, rng=0)
+    assert set(b.estimators) == set(A.applicable_estimators(ad, tree, batch=True, default_only=True))
+    assert not opt_in & set(b.estimators)
+    named = A.simulate_and_score(tree, ad, 4, 3, rng=0, estimators=("netsleuth",))
+    assert set(named.estimators) == {"netsleuth"}
