@@ -248,8 +248,12 @@ def run(
             # behind); the lock is then held until the results are written.
             journal.acquire()
             if rng is None and resume:
-                prior = journal.read().header
-                seed = int(prior["seed"]) if prior and prior.get("experiment") == exp.name else resolve_seed(None)
+                prior = journal.read().header or {}
+                old = prior.get("seed") if prior.get("experiment") == exp.name else None
+                # a seed that is not a non-negative int (edited by hand) is not reused; the
+                # header check below then names the mismatch
+                ok = isinstance(old, int) and not isinstance(old, bool) and old >= 0
+                seed = old if ok else resolve_seed(None)
             else:
                 seed = resolve_seed(rng)
             header = {

@@ -171,3 +171,13 @@ def test_second_cli_run_while_the_first_runs(tmp_path, capsys):
     state = Journal(journal).read()
     assert state.header["trials"] == 2000 and state.sessions == 1
     assert len(state.units) >= 1 and not state.rejected
+
+
+def test_header_with_a_mangled_seed_is_refused(tmp_path):
+    _, path = _finished(tmp_path)
+    lines = _lines(path)
+    header = json.loads(lines[0])
+    header["seed"] = "three"
+    path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    with pytest.raises(harness.JournalMismatchError, match="differs in: seed"):
+        harness.run(tx.COIN_BATCHED, out=tmp_path, workers=1, plot=False, resume=True)
