@@ -122,10 +122,6 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
     return -1
 
 
-# numba's on-disk cache of this function is keyed on this file only, not on the
-# spread kernels it inlines: a change there (e.g. the adaptive-diffusion params becoming
-# [cap, maxdeg, relay, d0], alpha evaluated in the kernel; the relay flags gaining the
-# infectors="leaves" bit) must touch this file too.
 @nb.njit(cache=True)
 def _score_batch(
     kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
