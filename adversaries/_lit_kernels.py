@@ -13,6 +13,7 @@ import math
 import numba as nb
 import numpy as np
 
+from adversaries._kernels import _logaddexp
 from anonspread._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
@@ -35,17 +36,6 @@ NEG_INF = -np.inf
 #: nodes if the iteration has not converged.
 DENSE_MAX = 16
 DENSE_FALLBACK = 3000
-
-
-@nb.njit(cache=True, inline="always")
-def _logaddexp(a, b):
-    if a == NEG_INF:
-        return b
-    if b == NEG_INF:
-        return a
-    if a > b:
-        return a + math.log1p(math.exp(b - a))
-    return b + math.log1p(math.exp(a - b))
 
 
 # ----------------------------------------------------------------- NETSLEUTH
