@@ -15,6 +15,7 @@ defaults and the kinds of its parameters (:data:`BAD` holds the bad values per k
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 from collections.abc import Callable, Mapping
@@ -64,6 +65,8 @@ def _int_kind(low: int) -> st.SearchStrategy:
 
 BAD: dict[str, st.SearchStrategy] = {
     "int>=1|None": _int_kind(1).filter(lambda v: v is not None),
+    "eps|None": st.one_of(st.floats(max_value=0.0, exclude_max=True, allow_infinity=True), st.just(math.nan),
+                          st.booleans(), _junk.filter(lambda v: v is not None)),
     "int>=0": _int_kind(0),
     "int>=1": _int_kind(1),
     "int>=2": _int_kind(2),
@@ -102,6 +105,8 @@ BAD: dict[str, st.SearchStrategy] = {
     "protocol": st.one_of(_junk, st.integers(), st.just(AdaptiveDiffusion)),
     "relay": st.one_of(st.text(max_size=5).filter(lambda s: s not in ("tree", "graph")),
                        st.just(["tree"]), st.none(), st.integers()),
+    # a string parameter with a few accepted names (none of them this short)
+    "choice": st.one_of(st.text(max_size=3), st.just(["uniform"]), st.none(), st.integers()),
     "scores": st.one_of(_junk.filter(lambda v: not isinstance(v, str)), st.just({}),
                         st.just({0: math.nan, 1: 0.0}), st.just({0: -math.inf, 1: -math.inf}),
                         st.just({0: "a"})),
@@ -244,8 +249,31 @@ CASES = [
           "batch_size": "int>=1|None", "level": "level", "out": "out"}, positional=("experiment",)),
 ]
 
+@functools.lru_cache(maxsize=1)
+def _spy_observation():
+    from spread.events import simulate_messages
+
+    g = regular_tree(3)
+    run = simulate_messages(g, RandomDiffusion(0.5), 4, rng=0)
+    return adversaries.observe_spies(run, adversaries.draw_spies(g, 0.5, rng=0))
+
+
+CASES += [
+    Case("adversaries.lisn", adversaries.lisn, {"snapshot": None, "rate": None, "delays": "geometric"},
+         {"rate": "eps|None", "delays": "choice"}, positional=("snapshot",)),
+    Case("adversaries.ml_spies_diffusion", adversaries.ml_spies_diffusion, {"obs": None, "p": 0.5},
+         {"p": "prob"}, positional=("obs",)),
+    Case("adversaries.earliest_infection_first", adversaries.earliest_infection_first,
+         {"obs": None, "mu": None}, {"mu": "eps|None"}, positional=("obs",)),
+    Case("adversaries.pinto", adversaries.pinto, {"obs": None, "mu": 1.0, "sigma2": 1.0},
+         {"mu": "eps", "sigma2": "eps"}, positional=("obs",)),
+    Case("adversaries.draw_spies", adversaries.draw_spies,
+         {"graph": regular_tree(3), "fraction": 0.3, "by": "uniform", "rng": 0},
+         {"fraction": "prob", "by": "choice", "rng": "rng", "graph": "graph"}, positional=("graph", "fraction")),
+]
+
 # Parameters whose valid default needs a fresh object per call.
-_FRESH = {"snapshot": _snapshot, "spread": _spread}
+_FRESH = {"snapshot": _snapshot, "spread": _spread, "obs": _spy_observation}
 
 
 def assert_project_error_naming(case: Case, param: str, value: Any, tmp: str) -> None:
