@@ -172,8 +172,10 @@ def graph_eccentricity(indptr, indices, out):
     Takes & Kosters' bounding (the algorithm behind networkx's ``usebounds=True``):
     a BFS from u gives, for every w, ``max(d(u,w), ecc(u) - d(u,w)) <= ecc(w) <=
     ecc(u) + d(u,w)``; BFS sources alternate between the unresolved node with the
-    largest upper and the smallest lower bound until every bound is tight. Exact;
-    at worst one BFS per node (O(n m)), on small-world infected graphs far fewer.
+    largest upper and the smallest lower bound until every bound is tight, or until
+    the last 8 BFS settled fewer nodes than a bit-parallel pass would per BFS, when
+    :func:`bitparallel_eccentricity` finishes (64 sources per pass). Exact; at worst
+    one BFS per node (O(n m)), 64 to a pass.
     """
     n = indptr.shape[0] - 1
     order = np.empty(n, np.int32)
@@ -187,7 +189,19 @@ def graph_eccentricity(indptr, indices, out):
     for v in range(n):
         deg[v] = indptr[v + 1] - indptr[v]
     high = True
+    nbfs = 0
+    emax = 0
+    window = 8
+    gains = np.zeros(window, np.int64)
     while left > 0:
+        if nbfs >= window and gains.sum() * (emax + 1) < 64 * window:
+            # bounding stalls: the rest by bit-parallel BFS, 64 sources per pass
+            bitparallel_eccentricity(indptr, indices, lo, hi, 0, BIG)
+            for v in range(n):
+                if todo[v]:
+                    out[v] = lo[v]
+            return
+        before = left
         u = -1
         for v in range(n):
             if not todo[v]:
@@ -217,6 +231,10 @@ def graph_eccentricity(indptr, indices, out):
                 left -= 1
         for i in range(k):
             dist[order[i]] = -1
+        nbfs += 1
+        if e > emax:
+            emax = e
+        gains[nbfs % window] = before - left
 
 
 @nb.njit(cache=True)
