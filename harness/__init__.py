@@ -30,7 +30,7 @@ from harness.errors import (
     UnknownNameError,
 )
 from harness.executors import Executor, make_executor, register_executor
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
+from harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
 from harness.grid import Grid, expand
 from harness.params import Param
 from harness.registry import (
@@ -55,6 +55,7 @@ __all__ = [
     "OutputError",
     "Param",
     "PlotSpec",
+    "Reference",
     "RunInterrupted",
     "RunResult",
     "SweepTemplate",

@@ -217,7 +217,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     if isinstance(name, str) and name in _EXPERIMENTS:
         registered = _EXPERIMENTS.get(name).plot_spec()
         if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
-            spec = dataclasses.replace(spec, theory=registered.theory)
+            spec = dataclasses.replace(spec, theory=registered.theory, references=registered.references)
     target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
     labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
     for p in plot_table(table, spec, target, title=side.get("title", ""), labels=labels, pdf=args.pdf):

@@ -32,6 +32,7 @@ __all__ = [
     "Experiment",
     "Metric",
     "PlotSpec",
+    "Reference",
     "Theory",
     "axis_params",
     "check_experiment",
@@ -81,6 +82,21 @@ class Theory:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A reference drawn from the run's own estimates: ``fn(params, means) -> float``.
+
+    ``means`` maps each metric to its estimate at the point (e.g. ``1/E[N_T]``, the
+    detection probability of a uniform guess among the infected nodes:
+    ``Reference("detection", lambda p, m: 1 / m["n_infected"], "1/E[N_T]")``); NaN
+    where it does not apply.
+    """
+
+    metric: str
+    fn: Callable[[Params, Mapping[str, float]], float]
+    label: str = "reference"
+
+
+@dataclass(frozen=True)
 class PlotSpec:
     """How the tidy results are drawn: one panel per y metric, one line per series.
 
@@ -100,6 +116,14 @@ class PlotSpec:
     panels : tuple of (ylabel, metrics) pairs
         Metrics overlaid on one shared axis per panel, labelled by their metric label
         (for curves the figure exists to compare); when given it replaces ``y``.
+    facet : str or None
+        Grid parameter with one column of panels per value (rows: the metrics; panels
+        of a row share their y axis).
+    references : tuple of Reference
+        Values derived from the estimates (such as 1/E[N_T]) drawn dotted.
+
+    A categorical ``x`` (string values) is drawn as markers with error bars, the series
+    side by side within each category, never joined by lines.
     """
 
     x: str
@@ -109,6 +133,8 @@ class PlotSpec:
     logy: bool = False
     theory: tuple[Theory, ...] = ()
     panels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    facet: str | None = None
+    references: tuple[Reference, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (theory callables are recorded by label only)."""
@@ -120,6 +146,8 @@ class PlotSpec:
             "logy": self.logy,
             "theory": [{"metric": t.metric, "label": t.label} for t in self.theory],
             "panels": [[ylabel, list(ms)] for ylabel, ms in self.panels],
+            "facet": self.facet,
+            "references": [{"metric": r.metric, "label": r.label} for r in self.references],
         }
 
     @classmethod
@@ -132,6 +160,7 @@ class PlotSpec:
             logx=bool(data.get("logx", False)),
             logy=bool(data.get("logy", False)),
             panels=tuple((str(p[0]), tuple(p[1])) for p in data.get("panels", ())),
+            facet=data.get("facet"),
         )
 
 
@@ -307,11 +336,13 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(
             f"{where}: plot x must be a grid parameter {list(params)}; got {spec.x!r}"
         )
-    if spec.series is not None and spec.series not in params:
-        raise InvalidParameterError(
-            f"{where}: plot series must be a grid parameter {list(params)}; got {spec.series!r}"
-        )
-    for y in (*spec.y, *(t.metric for t in spec.theory)):
+    for role in ("series", "facet"):
+        value = getattr(spec, role)
+        if value is not None and value not in params:
+            raise InvalidParameterError(
+                f"{where}: plot {role} must be a grid parameter {list(params)}; got {value!r}"
+            )
+    for y in (*spec.y, *(t.metric for t in spec.theory), *(r.metric for r in spec.references)):
         if y not in names:
             raise InvalidParameterError(f"{where}: plot metric {y!r} is not one of {names}")
     return exp

@@ -33,8 +33,16 @@ def _series(table: Table, spec: PlotSpec, metric: str) -> dict[tuple, list[dict[
     return groups
 
 
+def _categorical(table: Table, x: str) -> bool:
+    return any(isinstance(r[x], str | bool) for r in table.rows)
+
+
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None) -> Any:
-    """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric)."""
+    """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
+
+    With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
+    columns: facet values) drawn by :func:`draw_grid`.
+    """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
     from matplotlib.ticker import LogFormatter, NullFormatter
@@ -43,6 +51,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     metrics = list(spec.y) or list(dict.fromkeys(r["metric"] for r in table.rows))
     if spec.x not in table.params:
         raise InvalidParameterError(f"plot x must be one of {list(table.params)}; got {spec.x!r}")
+    if spec.facet is not None or _categorical(table, spec.x):
+        return draw_grid(table, spec, metrics, title=title, labels=labels)
     # (y label, metrics overlaid on that axis); one metric per panel unless spec.panels
     panels = list(spec.panels) or [(labels.get(m, m), (m,)) for m in metrics]
     # overlaid panels, and panels with many series, carry their legend beside the axes
@@ -118,6 +128,118 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         ax.grid(True, alpha=0.3)
     if title:  # wrapped to the figure's width (about 11 characters per inch), never cut off
         fig.suptitle(textwrap.fill(title, width=int(width * 11)))
+    return fig
+
+
+def _groups(rows: list[dict[str, Any]], params: Sequence[str], spec: PlotSpec) -> dict[tuple, list[dict[str, Any]]]:
+    fixed = {spec.x, spec.facet}
+    others = [p for p in params if p not in fixed and len({r[p] for r in rows}) > 1]
+    if spec.series in others:
+        others.remove(spec.series)
+        others.insert(0, spec.series)
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(tuple((p, r[p]) for p in others), []).append(r)
+    return groups
+
+
+def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: str = "",
+              labels: Mapping[str, str] | None = None) -> Any:
+    """Panels in a grid: one row per metric, one column per value of ``spec.facet``.
+
+    Panels of a row share their y axis; a series keeps its colour in every panel, and one
+    legend outside the panels names them (it never covers data). A categorical x is
+    drawn as markers with 95% error bars, series side by side in each category, never
+    joined by lines; theory values are black bars, references (``spec.references``) grey
+    crosses at the same positions. On a log axis an estimate of 0 is drawn as a
+    downward triangle at the upper end of its interval.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    labels = dict(labels or {})
+    facets: list[Any] = [None]
+    if spec.facet is not None:
+        facets = list(dict.fromkeys(r[spec.facet] for r in table.rows))
+    categorical = _categorical(table, spec.x)
+    fig = Figure(figsize=(1.5 + 3.6 * len(facets), 0.6 + 2.8 * len(metrics)), layout="constrained")
+    axes = fig.subplots(len(metrics), len(facets), squeeze=False, sharey="row")
+    colours: dict[str, str] = {}
+    handles: dict[str, Any] = {}
+    for i, metric in enumerate(metrics):
+        mrows = [r for r in table.rows if r["metric"] == metric]
+        means = {}
+        for r in table.rows:
+            means.setdefault(tuple(r[p] for p in table.params), {})[r["metric"]] = r["mean"]
+        for j, fv in enumerate(facets):
+            ax = axes[i][j]
+            rows = [r for r in mrows if spec.facet is None or r[spec.facet] == fv]
+            cats = list(dict.fromkeys(r[spec.x] for r in rows))
+            pos = {c: k for k, c in enumerate(cats)}
+            groups = _groups(rows, table.params, spec)
+            width = 0.7
+            for g, (key, grows) in enumerate(groups.items()):
+                label = ", ".join(f"{v}" if p == spec.series else f"{p}={v}" for p, v in key) or metric
+                colour = colours.setdefault(label, f"C{len(colours) % 10}")
+                grows = grows if categorical else sorted(grows, key=lambda r: r[spec.x])
+                if categorical:
+                    shift = (g - (len(groups) - 1) / 2) * width / max(1, len(groups))
+                    xs = [pos[r[spec.x]] + shift for r in grows]
+                else:
+                    xs = [r[spec.x] for r in grows]
+                ys = [r["mean"] for r in grows]
+                lo = [max(0.0, m - r["ci_low"]) for m, r in zip(ys, grows)]
+                hi = [max(0.0, r["ci_high"] - m) for m, r in zip(ys, grows)]
+                if spec.logy:
+                    zero = [k for k, m in enumerate(ys) if m <= 0]
+                    if zero:
+                        ax.scatter([xs[k] for k in zero], [grows[k]["ci_high"] for k in zero], marker="v",
+                                   color=colour, s=22, zorder=3)
+                    keep = [k for k in range(len(ys)) if ys[k] > 0]
+                    xs_k, ys_k = [xs[k] for k in keep], [ys[k] for k in keep]
+                    lo, hi = [min(lo[k], ys[k] * 0.999) for k in keep], [hi[k] for k in keep]
+                else:
+                    xs_k, ys_k = xs, ys
+                h = ax.errorbar(xs_k, ys_k, yerr=[lo, hi], fmt="o" if categorical else "o-", ms=4,
+                                capsize=2, color=colour, lw=1.2)
+                handles.setdefault(label, h)
+                point = [{p: r[p] for p in table.params} for r in grows]
+                for t in spec.theory:
+                    if t.metric == metric:
+                        tv = [t.fn(pp) for pp in point]
+                        ok = [k for k, v in enumerate(tv) if v == v]
+                        if ok:
+                            ax.scatter([xs[k] for k in ok], [tv[k] for k in ok], marker="_", s=220,
+                                       color="black", linewidths=2, zorder=4)
+                            handles.setdefault(f"theory: {t.label}", Line2D(
+                                [], [], color="black", marker="_", ms=14, mew=2, ls="none"))
+                for ref in spec.references:
+                    if ref.metric == metric:
+                        rv = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in point]
+                        ok = [k for k, v in enumerate(rv) if v == v]
+                        if ok:
+                            ax.scatter([xs[k] for k in ok], [rv[k] for k in ok], marker="x", s=30,
+                                       color="0.35", linewidths=1.2, zorder=4)
+                            handles.setdefault(ref.label, Line2D(
+                                [], [], color="0.35", marker="x", ms=6, mew=1.2, ls="none"))
+            if categorical:
+                ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+                ax.set_xlim(-0.6, len(cats) - 0.4)
+                ax.tick_params(axis="x", labelsize="small")
+            if spec.logy:
+                ax.set_yscale("log")
+            if i == len(metrics) - 1:
+                ax.set_xlabel(spec.x)
+            if j == 0:
+                ax.set_ylabel(labels.get(metric, metric))
+            if i == 0 and spec.facet is not None:
+                ax.set_title(f"{fv}", fontsize="medium")
+            ax.grid(True, axis="y", alpha=0.3)
+    if len(handles) > 1:
+        fig.legend(list(handles.values()), list(handles), loc="outside right upper",
+                   fontsize="small", title=spec.series)
+    if title:
+        fig.suptitle(title)
     return fig
 
 
