@@ -120,7 +120,10 @@ class PlotSpec:
         Grid parameter with one column of panels per value (rows: the metrics; panels
         of a row share their y axis).
     references : tuple of Reference
-        Values derived from the estimates (such as 1/E[N_T]) drawn dotted.
+        Values derived from the estimates (such as 1/E[N_T]) drawn as grey crosses.
+    annotate : tuple of str
+        Parameters whose values in each facet (in series order) are written under its
+        title (e.g. the T of each protocol).
 
     A categorical ``x`` (string values) is drawn as markers with error bars, the series
     side by side within each category, never joined by lines.
@@ -135,6 +138,7 @@ class PlotSpec:
     panels: tuple[tuple[str, tuple[str, ...]], ...] = ()
     facet: str | None = None
     references: tuple[Reference, ...] = ()
+    annotate: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (theory callables are recorded by label only)."""
@@ -147,6 +151,7 @@ class PlotSpec:
             "theory": [{"metric": t.metric, "label": t.label} for t in self.theory],
             "panels": [[ylabel, list(ms)] for ylabel, ms in self.panels],
             "facet": self.facet,
+            "annotate": list(self.annotate),
             "references": [{"metric": r.metric, "label": r.label} for r in self.references],
         }
 
@@ -161,6 +166,7 @@ class PlotSpec:
             logy=bool(data.get("logy", False)),
             panels=tuple((str(p[0]), tuple(p[1])) for p in data.get("panels", ())),
             facet=data.get("facet"),
+            annotate=tuple(data.get("annotate", ())),
         )
 
 
@@ -197,6 +203,9 @@ class Experiment:
     metadata : callable or None
         ``metadata(points, seed) -> dict`` recorded under ``"components"`` in the result
         JSON (e.g. the seed and summary of every graph the run used).
+    point_trials : callable or None
+        ``point_trials(params, trials) -> int``: the trials of one point when the run asks
+        for ``trials`` per point (e.g. fewer on an expensive graph); default: ``trials``.
     """
 
     name: str
@@ -212,6 +221,7 @@ class Experiment:
     plot: PlotSpec | None = field(default=None)
     axes: Mapping[str, Param] = field(default_factory=dict)
     metadata: Callable[..., Mapping[str, Any]] | None = None
+    point_trials: Callable[[Params, int], int] | None = None
 
     @property
     def mode(self) -> str:
@@ -325,8 +335,9 @@ def check_experiment(exp: Any) -> Experiment:
         if key in exp.grid.names:
             values = [*exp.grid.product.get(key, ()), *exp.grid.zip.get(key, ())]
             spec.check_all(key, values)
-    if exp.metadata is not None and not callable(exp.metadata):
-        raise InvalidTypeError(f"{where}: metadata must be callable or None")
+    for hook in ("metadata", "point_trials"):
+        if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
+            raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)
     if exp.batch_size is not None:
         check_int(exp.batch_size, f"{where}: batch_size", low=1)
@@ -336,6 +347,9 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(
             f"{where}: plot x must be a grid parameter {list(params)}; got {spec.x!r}"
         )
+    for p in spec.annotate:
+        if p not in params:
+            raise InvalidParameterError(f"{where}: plot annotate must name grid parameters; got {p!r}")
     for role in ("series", "facet"):
         value = getattr(spec, role)
         if value is not None and value not in params:

@@ -132,10 +132,14 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
 
 
 def _groups(rows: list[dict[str, Any]], params: Sequence[str], spec: PlotSpec) -> dict[tuple, list[dict[str, Any]]]:
-    fixed = {spec.x, spec.facet}
-    others = [p for p in params if p not in fixed and len({r[p] for r in rows}) > 1]
-    if spec.series in others:
-        others.remove(spec.series)
+    """Rows of one panel by series; other parameters split a series only where they vary in it."""
+    fixed = {spec.x, spec.facet, spec.series}
+    by_series: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_series.setdefault(r[spec.series] if spec.series else None, []).append(r)
+    others = [p for p in params if p not in fixed
+              and any(len({r[p] for r in rs}) > 1 for rs in by_series.values())]
+    if spec.series is not None:
         others.insert(0, spec.series)
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for r in rows:
@@ -148,7 +152,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     """Panels in a grid: one row per metric, one column per value of ``spec.facet``.
 
     Panels of a row share their y axis; a series keeps its colour in every panel, and one
-    legend outside the panels names them (it never covers data). A categorical x is
+    legend below the panels names them (it never covers data). ``spec.annotate`` lists
+    parameters whose values (in series order) go under each facet title. A categorical x is
     drawn as markers with 95% error bars, series side by side in each category, never
     joined by lines; theory values are black bars, references (``spec.references``) grey
     crosses at the same positions. On a log axis an estimate of 0 is drawn as a
@@ -166,6 +171,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     axes = fig.subplots(len(metrics), len(facets), squeeze=False, sharey="row")
     colours: dict[str, str] = {}
     handles: dict[str, Any] = {}
+    extra: dict[str, Any] = {}  # theory and references, listed after the series
     for i, metric in enumerate(metrics):
         mrows = [r for r in table.rows if r["metric"] == metric]
         means = {}
@@ -195,6 +201,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                     if zero:
                         ax.scatter([xs[k] for k in zero], [grows[k]["ci_high"] for k in zero], marker="v",
                                    color=colour, s=22, zorder=3)
+                        extra.setdefault("estimate 0 (drawn at its upper 95% bound)", Line2D(
+                            [], [], color="0.35", marker="v", ms=5, ls="none"))
                     keep = [k for k in range(len(ys)) if ys[k] > 0]
                     xs_k, ys_k = [xs[k] for k in keep], [ys[k] for k in keep]
                     lo, hi = [min(lo[k], ys[k] * 0.999) for k in keep], [hi[k] for k in keep]
@@ -211,7 +219,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                         if ok:
                             ax.scatter([xs[k] for k in ok], [tv[k] for k in ok], marker="_", s=220,
                                        color="black", linewidths=2, zorder=4)
-                            handles.setdefault(f"theory: {t.label}", Line2D(
+                            extra.setdefault(f"theory: {t.label}", Line2D(
                                 [], [], color="black", marker="_", ms=14, mew=2, ls="none"))
                 for ref in spec.references:
                     if ref.metric == metric:
@@ -220,7 +228,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                         if ok:
                             ax.scatter([xs[k] for k in ok], [rv[k] for k in ok], marker="x", s=30,
                                        color="0.35", linewidths=1.2, zorder=4)
-                            handles.setdefault(ref.label, Line2D(
+                            extra.setdefault(ref.label, Line2D(
                                 [], [], color="0.35", marker="x", ms=6, mew=1.2, ls="none"))
             if categorical:
                 ax.set_xticks(range(len(cats)), [str(c) for c in cats])
@@ -233,11 +241,16 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
             if j == 0:
                 ax.set_ylabel(labels.get(metric, metric))
             if i == 0 and spec.facet is not None:
-                ax.set_title(f"{fv}", fontsize="medium")
+                notes = []
+                for p in spec.annotate:
+                    per = list(dict.fromkeys(r[p] for r in rows))
+                    notes.append(f"{p} = {' / '.join(map(str, per))}")
+                ax.set_title("\n".join([str(fv), *notes]), fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
+    handles.update(extra)
     if len(handles) > 1:
-        fig.legend(list(handles.values()), list(handles), loc="outside right upper",
-                   fontsize="small", title=spec.series)
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                   ncols=min(len(handles), 4), fontsize="small")
     if title:
         fig.suptitle(title)
     return fig

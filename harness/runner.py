@@ -240,7 +240,10 @@ def run(
     out_dir = _prepare_out(out)
     paths = output_paths(out_dir, exp.name)
     journal = Journal(paths["journal"])
-    units = plan_units(len(points), n_trials, bsize, exact=exp.is_exact)
+    per_point: int | list[int] = n_trials
+    if exp.point_trials is not None and not exp.is_exact:
+        per_point = [check_int(exp.point_trials(p, n_trials), f"point_trials at {p}", low=1) for p in points]
+    units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     try:
         with executor:

@@ -92,8 +92,11 @@ MAX_UNITS = 1_000_000
 MAX_TRIALS = 10**11
 
 
-def plan_units(n_points: int, trials: int, batch_size: int, *, exact: bool) -> list[Unit]:
+def plan_units(n_points: int, trials: int | Sequence[int], batch_size: int, *, exact: bool) -> list[Unit]:
     """All units of a run in canonical (point, batch) order.
+
+    ``trials`` is the number of trials of every point, or a sequence with one number per
+    point (:attr:`harness.Experiment.point_trials`).
 
     Raises
     ------
@@ -101,26 +104,29 @@ def plan_units(n_points: int, trials: int, batch_size: int, *, exact: bool) -> l
         The run would need more than :data:`MAX_UNITS` batches or :data:`MAX_TRIALS`
         trials (refused before anything is allocated).
     """
+    counts = [trials] * n_points if isinstance(trials, int) else [int(t) for t in trials]
+    if not isinstance(trials, int):
+        trials = max(counts, default=0)
     if not exact:
-        count = n_points * -(-trials // batch_size)
+        count = sum(-(-c // batch_size) for c in counts)
         if count > MAX_UNITS:
             raise InvalidParameterError(
                 f"trials must make at most {MAX_UNITS} batches; got trials={trials} in batches of "
                 f"{batch_size} over {n_points} points: {count} batches (raise --batch-size or "
                 "lower --trials)"
             )
-        if n_points * trials > MAX_TRIALS:
+        if sum(counts) > MAX_TRIALS:
             raise InvalidParameterError(
                 f"trials must total at most {MAX_TRIALS:.0e} over the grid; got trials={trials} "
-                f"over {n_points} points: {n_points * trials:.3g} trials"
+                f"over {n_points} points: {sum(counts):.3g} trials"
             )
     if exact:
         return [Unit(p, 0, 1) for p in range(n_points)]
     units = []
     for p in range(n_points):
         done, b = 0, 0
-        while done < trials:
-            n = min(batch_size, trials - done)
+        while done < counts[p]:
+            n = min(batch_size, counts[p] - done)
             units.append(Unit(p, b, n))
             done, b = done + n, b + 1
     return units

@@ -1,0 +1,57 @@
+"""Faceted figures with a categorical x: no lines join categories; theory and references drawn."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import harness
+from harness.experiment import PlotSpec, Reference, Theory
+from harness.plots import draw
+
+
+def _trials(params, n, rng):
+    p = {"a": 0.2, "b": 0.6}[params["est"]] * (1 if params["g"] == "x" else 0.5)
+    hits = (rng.random(n) < p).astype(float)
+    return {"det": hits, "size": np.full(n, 4.0 if params["proto"] == "p1" else 8.0)}
+
+
+def _exp(point_trials=None):
+    return harness.Experiment(
+        name="test-grid-plot", title="grid", description="categorical x, facets",
+        grid=harness.Grid(product={"g": ["x", "y"], "proto": ["p1", "p2"], "est": ["a", "b"]}),
+        metrics=(harness.Metric("det", "proportion"), harness.Metric("size", "mean")),
+        trials=_trials, default_trials=200, batch_size=50, point_trials=point_trials,
+        plot=PlotSpec(x="est", series="proto", facet="g", y=("det", "size"), logy=True,
+                      theory=(Theory("det", lambda p: 0.2 if p["est"] == "a" and p["g"] == "x" else math.nan,
+                                     "exact"),),
+                      references=(Reference("det", lambda p, m: 1 / m["size"], "1/size"),)))
+
+
+def test_categorical_facets_have_no_joining_lines(tmp_path):
+    res = harness.run(_exp(), rng=1, out=tmp_path, workers=1)
+    fig = draw(res.table, res.experiment.plot_spec(), title="t")
+    axes = fig.axes
+    assert len(axes) == 4  # 2 metrics x 2 facets
+    for ax in axes:
+        for line in ax.get_lines():
+            xs = line.get_xdata()
+            # errorbar data lines have no line style; only error-bar segments remain
+            assert line.get_linestyle() in ("None", "none", "") or len(xs) <= 2, line
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    assert [ax.get_title() for ax in axes[:2]] == ["x", "y"]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["p1", "p2", "theory: exact", "1/size"]
+    # theory bar and reference crosses are drawn where they apply
+    det_x = axes[0]
+    offsets = np.concatenate([c.get_offsets() for c in det_x.collections if len(c.get_offsets())])
+    assert np.any(np.isclose(offsets[:, 1], 0.2)) and np.any(np.isclose(offsets[:, 1], 0.25))
+    assert res.figure.exists()
+
+
+def test_point_trials_sets_trials_per_point(tmp_path):
+    res = harness.run(_exp(lambda p, t: t // 4 if p["g"] == "y" else t), trials=200, rng=1,
+                      out=tmp_path, workers=1, plot=False)
+    n = {(r["g"], r["metric"]): r["n"] for r in res.table.rows}
+    assert n[("x", "det")] == 200 and n[("y", "det")] == 50
