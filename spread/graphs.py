@@ -169,6 +169,13 @@ class ContactGraph:
         if not self._stores:
             self._stores.append(store)
 
+    def __getstate__(self) -> dict:
+        # the run caches are rebuilt on use: do not ship a full-size node store along
+        state = dict(self.__dict__)
+        state["_stores"] = []
+        state["_label_array"] = None
+        return state
+
 
 def _csr_from_pairs(n: int, a: np.ndarray, b: np.ndarray):
     """CSR (indptr, indices) of the undirected simple graph with edges (a[i], b[i]).
