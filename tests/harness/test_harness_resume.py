@@ -23,13 +23,20 @@ def _units(path: Path) -> list[dict]:
     return [r for r in lines if r["type"] == "unit"]
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_then_resume_matches_uninterrupted(tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
            "CI": "1"}
     cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
            "--rng", "11", "--out", str(out), "--workers", "2"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal delivers it: the run starts with SIGINT's default action even when
+    # this test process inherited it ignored (a shell's background job, `nohup`).
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
     journal = out / "test-slow.journal.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
