@@ -30,13 +30,17 @@ from numba.extending import overload
 
 from anonspread._numba_cache import install as _install_numba_cache
 from spread._store import (
+    _GOLDEN,
     AUX,
     CHILD,
     FLAG,
     PARENT,
     SIB,
     TIME,
+    _draw_degree,
+    _splitmix64,
     expand,
+    expand_into,
     max_degree,
     reserve,
     reset_lazy,
@@ -60,7 +64,7 @@ __all__ = [
 ]
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _infect(ns, order, w, t, parent, n_inf):
     ns[w, TIME] = t
     ns[w, PARENT] = parent
@@ -68,7 +72,7 @@ def _infect(ns, order, w, t, parent, n_inf):
     return n_inf + 1
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _link_child(ns, parent, child):
     ns[child, SIB] = ns[parent, CHILD]
     ns[parent, CHILD] = child
@@ -91,7 +95,8 @@ def _start(store, source, vs_out, sizes_out):
 def _flood_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, lo, hi, t, n_inf):
     for i in range(lo, hi):
         v = order[i]
-        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        if start[v] < 0:  # inlined only where it acts (see _store._draw_degree)
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
         s = start[v]
         for j in range(deg[v]):
             w = nbr[s + j]
@@ -128,7 +133,8 @@ def _diffuse_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
             if advancing:
                 new_first = i + 1
             continue
-        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        if start[v] < 0:  # inlined only where it acts (see _store._draw_degree)
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
         if distance_rate:
             q = (ns[v, AUX] + 1.0) / (t + 1.0)
         else:
@@ -193,7 +199,8 @@ def _tree_step(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order, n_prev,
         v = order[i]
         if ns[v, AUX] <= 0:
             continue
-        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        if start[v] < 0:  # inlined only where it acts (see _store._draw_degree)
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
         s = start[v]
         if ns[v, FLAG] == 1:
             k = 0
@@ -251,7 +258,7 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
 # ---------------------------------------------------------------- Protocol 3
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3: the closed-form tree path on infinite trees without a cap, else the
     message-passing path (both consume ``rng`` identically and give the same infected
@@ -322,7 +329,8 @@ def _relay_infect(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
         x = visit[i]
         if leaves_only and ns[x, CHILD] >= 0:
             continue
-        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
+        if start[x] < 0:
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
         s = start[x]
         k = 0
         for j in range(deg[x]):
@@ -356,7 +364,7 @@ def _relay(store, x0, exclude, t, cap, graph_relay, rng, n_inf, stack, visit, bu
     return store, n_inf
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _ad_member(t, j, a, hidx):
     """Is the node at hop offset ``a`` from virtual-source path index ``j`` infected at t?
 
@@ -380,50 +388,143 @@ def _ad_member(t, j, a, hidx):
 
 
 @nb.njit(cache=True)
-def _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                   head, tail, H, path, hidx, T):
-    """Visit one breadth-first level of the infected set; returns the new queue end.
+def _ad_first_time(t, j, a, hidx, T):
+    """The first step >= t at which the node at (j, a) is infected (membership is monotone
+    in t; a child is infected after its parent, so callers start at the parent's step + 1)."""
+    while t < T and not _ad_member(t, j, a, hidx):
+        t += 1
+    return t
 
-    The queue is ``order`` itself; a queued node's path index j and hop offset a live
-    in its AUX and FLAG columns. A node is expanded (its children created) only when
-    one of them is infected by time T, so the tree beyond the final boundary is never
-    materialised.
+
+@nb.njit(cache=True)
+def _ad_tree_bfs(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                 head, tail, H, path, hidx, T, dm):
+    """Visit the infected set breadth-first from the queue ``order[head:tail]``.
+
+    Returns the queue bounds: ``head == tail`` when done, else the next level might not
+    fit in the store (the caller grows it and calls again). A queued node's path index
+    j and hop offset a live in its AUX and FLAG columns. A node is expanded (its children
+    created) only when one of them is infected by time T, so the tree beyond the final
+    boundary is never materialised.
     """
-    end = tail
-    for q in range(head, tail):
-        x = order[q]
-        jx = ns[x, AUX]
-        ax = ns[x, FLAG]
-        on_path = ax == 0 and jx < H
-        if not on_path and not _ad_member(T, jx, ax + 1, hidx):
-            continue  # a leaf of the infected set: no child is ever infected
-        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
-        px = ns[x, PARENT]
-        tx = ns[x, TIME]
-        s = start[x]
-        for jj in range(deg[x]):
-            w = nbr[s + jj]
-            if w == px:
-                continue
-            if on_path and w == path[jx + 1]:
-                jw = jx + 1
-                aw = 0
-            else:
-                jw = jx
-                aw = ax + 1
-                if not _ad_member(T, jw, aw, hidx):
+    while head < tail:
+        m = (tail - head) * dm
+        if meta[0] + m > start.shape[0] or meta[1] + m > nbr.shape[0]:
+            return head, tail
+        end = tail
+        for q in range(head, tail):
+            x = order[q]
+            jx = ns[x, AUX]
+            ax = ns[x, FLAG]
+            on_path = ax == 0 and jx < H
+            if not on_path and not _ad_member(T, jx, ax + 1, hidx):
+                continue  # a leaf of the infected set: no child is ever infected
+            if start[x] < 0:
+                expand_into(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, x)
+            px = ns[x, PARENT]
+            tx = ns[x, TIME]
+            s = start[x]
+            for jj in range(deg[x]):
+                w = nbr[s + jj]
+                if w == px:
                     continue
-            tw = tx + 1  # the earliest step with membership (monotone in t)
-            while not _ad_member(tw, jw, aw, hidx):
-                tw += 1
-            ns[w, TIME] = tw
-            ns[w, PARENT] = x
-            ns[w, AUX] = jw
-            ns[w, FLAG] = aw
-            _link_child(ns, x, w)
-            order[end] = w
-            end += 1
-    return end
+                if on_path and w == path[jx + 1]:
+                    jw = jx + 1
+                    aw = 0
+                else:
+                    jw = jx
+                    aw = ax + 1
+                    if not _ad_member(T, jw, aw, hidx):
+                        continue
+                ns[w, TIME] = _ad_first_time(tx + 1, jw, aw, hidx, T)
+                ns[w, PARENT] = x
+                ns[w, AUX] = jw
+                ns[w, FLAG] = aw
+                _link_child(ns, x, w)
+                order[end] = w
+                end += 1
+        head = tail
+        tail = end
+    return head, tail
+
+
+@nb.njit(cache=True)
+def _ad_tree_counts(start, deg, nbr, key, meta, dvals, dcdf, T, H, path, hidx, dm):
+    """Infected nodes per infection step, counted without materialising the ball.
+
+    ``start[meta[0] + t]`` (t <= T) receives the number of nodes infected at step t. The virtual
+    source path must start at the tree's root and every path node must be expanded, so
+    that the other neighbours of path[j] are its children: the off-path branches, each
+    a subtree cut at the depth ``amax(j)`` given by ``_ad_member``. On a regular tree a
+    branch has ``(d - 1)**(a - 1)`` nodes at depth a; otherwise the branch is walked
+    depth-first over position keys, drawing the degree of each node with a child in the
+    ball (the same keys and draws as ``expand_into``: the same realisation). Scratch
+    space: the unused tail of ``start`` (those counts, per-depth counts, stack depths)
+    and of ``key`` (the stack).
+    Returns False, doing nothing, when that tail is too short (the caller grows the
+    store and calls again).
+    """
+    m0 = meta[0]
+    nd = dvals.shape[0]
+    if m0 + T * dm + 2 * T + 4 > start.shape[0]:
+        return False
+    hist = m0  # start[hist + t]: nodes infected at step t
+    lev = m0 + T + 1  # start[lev + a]: nodes at depth a below path[j], a = 1..amax
+    sdep = m0 + 2 * T + 2  # start[sdep + i]: depth of the stack's i-th node
+    stk = m0  # key[stk + i]: the stack's i-th node
+    for t in range(T + 1):
+        start[hist + t] = 0
+    tj = 0
+    for j in range(H + 1):
+        if j > 0:
+            tj = _ad_first_time(tj + 1, j, 0, hidx, T)
+        start[hist + tj] += 1
+        amax = 0
+        while amax < T and _ad_member(T, j, amax + 1, hidx):
+            amax += 1
+        if amax == 0:
+            continue
+        for a in range(1, amax + 1):
+            start[lev + a] = 0
+        v = path[j]
+        prev = path[j - 1] if j > 0 else -1
+        nxt = path[j + 1] if j < H else -1
+        s = start[v]
+        nbranch = 0
+        for i in range(deg[v]):
+            w = nbr[s + i]
+            if w == prev or w == nxt:
+                continue
+            nbranch += 1
+            if nd > 1 and amax >= 2:
+                sp = 0
+                key[stk] = key[w]
+                start[sdep] = 1
+                sp = 1
+                while sp > 0:
+                    sp -= 1
+                    kn = key[stk + sp]
+                    a = start[sdep + sp]
+                    m = _draw_degree(kn, dvals, dcdf) - 1
+                    if m <= 0:
+                        continue
+                    start[lev + a + 1] += m
+                    if a + 1 < amax:
+                        for c in range(m):
+                            key[stk + sp] = _splitmix64(kn + np.uint64(c + 1) * _GOLDEN)
+                            start[sdep + sp] = a + 1
+                            sp += 1
+        start[lev + 1] += nbranch
+        if nd == 1:
+            width = nbranch
+            for a in range(2, amax + 1):
+                width *= dvals[0] - 1
+                start[lev + a] += width
+        ta = tj
+        for a in range(1, amax + 1):
+            ta = _ad_first_time(ta + 1, j, a, hidx, T)
+            start[hist + ta] += start[lev + a]
+    return True
 
 
 @nb.njit(cache=True)
@@ -473,27 +574,16 @@ def _sort_by_time(ns, order, n, T, sizes_out):
 
 
 @nb.njit(cache=True)
-def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out):
-    """Protocol 3 on a tree without cap, in one pass over the final infected set.
-
-    The coin flips and token moves are drawn exactly as in the message-passing path;
-    then every node's infection time follows from its distance to the virtual-source
-    path (see ``_ad_member``) and its parent is its neighbour towards the source, so
-    each infected node is visited once instead of once per relay, and only infected
-    nodes with an infected child are expanded.
-
-    Allocates nothing: while the token walks, ``vs_out[:H + 1]`` holds the virtual-source
-    path and ``sizes_out[t]`` the path index of the virtual source after step t; the
-    breadth-first queue is ``order`` (see ``_ad_tree_level``).
-    """
-    path = vs_out
-    hidx = sizes_out
+def _ad_walk(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, d0, rng, path, hidx):
+    """The token's walk: ``path[:H + 1]`` and ``hidx[t]``, the path index of the virtual
+    source after step t; returns H. The coin flips and moves are drawn exactly as in the
+    message-passing path. Expands the path nodes it leaves (room made by the caller)."""
     path[0] = source
     hidx[0] = 0
     H = 0
     if T >= 1:
-        store = expand(store, source)
-        start, deg, nbr = store[0], store[1], store[2]
+        if start[source] < 0:
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source)
         if deg[source] > 0:
             H = 1
             path[1] = nbr[start[source] + rng.integers(0, deg[source])]
@@ -501,11 +591,11 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
         hidx[t] = H
     t = 3
     while t <= T:
-        keep = rng.random() < alpha_value(params[3], t - 1, H)
+        keep = rng.random() < alpha_value(d0, t - 1, H)
         if not keep:
             v = path[H]
-            store = expand(store, v)
-            start, deg, nbr = store[0], store[1], store[2]
+            if start[v] < 0:
+                touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
             k = deg[v] - 1
             if k > 0:
                 # the relay path lists v's children newest first: the r-th is the
@@ -525,8 +615,40 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
         if t + 1 <= T:
             hidx[t + 1] = H
         t += 2
-    ns = store[8]
-    order = store[9]
+    return H
+
+
+@nb.njit(cache=True)
+def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out):
+    """Protocol 3 on a tree without cap, in one pass over the final infected set.
+
+    The coin flips and token moves are drawn exactly as in the message-passing path
+    (``_ad_walk``); then every node's infection time follows from its distance to the
+    virtual-source path (see ``_ad_member``) and its parent is its neighbour towards the
+    source, so each infected node is visited once instead of once per relay, and only
+    infected nodes with an infected child are expanded. With the ``AD_SUMMARY_ONLY``
+    flag (``params[2]``) and the source at the tree's root (the batch drivers' case) the
+    ball is only counted (``_ad_tree_counts``): ``sizes_out`` and ``vs_out`` are filled,
+    the path nodes get their parent links (for ``_vs_hops``), but ``store[9]`` does not
+    list the infected nodes.
+
+    Allocates nothing: while the token walks, ``vs_out[:H + 1]`` holds the virtual-source
+    path and ``sizes_out[t]`` the path index of the virtual source after step t; the
+    breadth-first queue is ``order`` (see ``_ad_tree_bfs``).
+    """
+    path = vs_out
+    hidx = sizes_out
+    dvals = store[6]
+    dm = 1
+    for i in range(dvals.shape[0]):
+        dm = max(dm, dvals[i])
+    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+    walk = T // 2 + 2  # expansions by the walk, plus path[H] for the count
+    if meta[0] + walk * dm > start.shape[0] or meta[1] + walk * dm > nbr.shape[0]:
+        store = reserve(store, walk)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+    H = _ad_walk(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, params[3], rng,
+                 path, hidx)
     ns[source, TIME] = 0
     ns[source, PARENT] = -1
     order[0] = source
@@ -535,21 +657,33 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
             vs_out[t] = source
             sizes_out[t] = 1
         return store, 1
+    if (int(params[2]) & AD_SUMMARY_ONLY) != 0 and tpar[source] < 0:
+        v = path[H]
+        if start[v] < 0:
+            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+        for j in range(1, H + 1):
+            ns[path[j], PARENT] = path[j - 1]
+        while not _ad_tree_counts(start, deg, nbr, key, meta, dvals, dcdf, T, H, path, hidx, dm):
+            store = reserve(store, 2 * T + 4)
+            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        for t in range(T, -1, -1):
+            vs_out[t] = path[hidx[t]]
+        n = 0
+        for t in range(T + 1):
+            n += start[meta[0] + t]
+            sizes_out[t] = n
+        return store, n
     ns[source, AUX] = 0
     ns[source, FLAG] = 0
     head = np.int64(0)  # typed, not literal: see run_adaptive_diffusion_relay
     tail = np.int64(1)
-    dm = max_degree(store)
-    start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-    while head < tail:
-        m = (tail - head) * dm
-        if meta[0] + m > start.shape[0] or meta[1] + m > nbr.shape[0]:
-            store = reserve(store, tail - head)
-            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-        end = _ad_tree_level(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
-                             head, tail, H, path, hidx, T)
-        head = tail
-        tail = end
+    while True:
+        head, tail = _ad_tree_bfs(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order,
+                                  head, tail, H, path, hidx, T, dm)
+        if head == tail:
+            break
+        store = reserve(store, tail - head)
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
     # the virtual source after step t is path[hidx[t]], hidx[t] <= t: fill from the end
     for t in range(T, -1, -1):
         vs_out[t] = path[hidx[t]]
@@ -652,11 +786,10 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
 
 
 @nb.njit(cache=True)
-def _vs_hops(store, vs, n_inf):
-    """Hop count from the source (order[0]) to ``vs`` along infection-tree parents."""
+def _vs_hops(ns, vs):
+    """Hop count from the source to ``vs`` along infection-tree parents (``ns[:, PARENT]``)."""
     if vs < 0:
         return -1
-    ns = store[8]
     h = 0
     x = vs
     while ns[x, PARENT] >= 0:
@@ -664,6 +797,10 @@ def _vs_hops(store, vs, n_inf):
         h += 1
     return h
 
+
+#: Flag bit of adaptive diffusion's ``params[2]`` (``AdaptiveDiffusion.summary_params``):
+#: the caller keeps only the counts and virtual sources (see run_adaptive_diffusion_tree).
+AD_SUMMARY_ONLY = 4
 
 #: Kernel codes for :func:`run_protocol` (see ``Protocol.kernel_code``).
 FLOODING, RANDOM_DIFFUSION, LINE_PROTOCOL, TREE_PROTOCOL, ADAPTIVE_DIFFUSION = 0, 1, 2, 3, 4
@@ -726,7 +863,7 @@ def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops,
             reset_run_state(store, n_inf)
         store, n_inf = run_protocol(code, store, sources[i], T, params, rng, vs_out, sizes[i])
         vs_node[i] = vs_out[T]
-        vs_hops[i] = _vs_hops(store, vs_out[T], n_inf)
+        vs_hops[i] = _vs_hops(store[8], vs_out[T])
     if not lazy:
         reset_run_state(store, n_inf)
     return store

@@ -77,6 +77,12 @@ class Protocol(Parametrized):
     def kernel_params(self, graph, T: int) -> np.ndarray:
         return np.zeros(1, np.float64)
 
+    def summary_params(self, graph, T: int) -> np.ndarray:
+        """:meth:`kernel_params` for a run whose caller keeps only the infected count after
+        each step and the final virtual source (``simulate_many``): a kernel may then skip
+        materialising the infected set. Default: the same vector."""
+        return self.kernel_params(graph, T)
+
 
     def growth_hint(self, graph, T: int) -> int:
         """A guess at the number of nodes a run touches (sizes the first allocation)."""
@@ -236,6 +242,9 @@ class TreeProtocol(Protocol):
 
     def kernel_params(self, graph, T):
         return self._as_adaptive().kernel_params(graph, T)
+
+    def summary_params(self, graph, T):
+        return self._as_adaptive().summary_params(graph, T)
 
     def growth_hint(self, graph, T):
         return self._as_adaptive().growth_hint(graph, T)
@@ -495,6 +504,11 @@ class AdaptiveDiffusion(Protocol):
         cap = -1 if self.max_infections_per_step is None else self.max_infections_per_step
         flags = _RELAYS[self.relay] + _INFECTORS[self.infectors]
         return np.array([cap, graph.max_degree(), flags, float(d)], np.float64)
+
+    def summary_params(self, graph, T):
+        params = self.kernel_params(graph, T)
+        params[2] += _kernels.AD_SUMMARY_ONLY  # the tree path then only counts the ball
+        return params
 
     def growth_hint(self, graph, T):
         d = max(graph.max_degree(), 2)

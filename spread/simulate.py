@@ -214,7 +214,7 @@ def simulate_many(
     gen = check_rng(rng)
     g = as_contact_graph(graph)
     check_run_size(g, protocol, T, trials, per_trial_steps=True)
-    params = protocol.kernel_params(g, T)
+    params = protocol.summary_params(g, T)  # a batch keeps only sizes and virtual sources
     lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
