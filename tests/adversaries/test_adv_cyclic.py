@@ -4,6 +4,8 @@ maximisers and the rank of the all-scores definition."""
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -163,3 +165,61 @@ def test_jordan_top_and_rank_through_the_bit_parallel_finish_on_a_small_world_gr
         assert set(got.maximisers.tolist()) == set(snap.nodes[top_set(sc.array)].tolist())
         assert got.rank == A.source_rank(sc, source)
     assert got.exact_scores >= 64  # a bit-parallel pass ran
+
+
+def _with_pendant_trees(G: nx.Graph, k: int, seed: int) -> nx.Graph:
+    """G with k random trees of 1-6 nodes hung from random nodes (core weights > 1)."""
+    rng = np.random.default_rng(seed)
+    G = nx.convert_node_labels_to_integers(G)
+    m = G.number_of_nodes()
+    for _ in range(k):
+        G.add_edge(int(rng.integers(m)), m)  # the tree's root
+        for i in range(1, int(rng.integers(1, 7))):
+            G.add_edge(m + int(rng.integers(i)), m + i)
+        m = G.number_of_nodes()
+    return G
+
+
+def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_large_cores():
+    # the exact evaluation of graph_rumor_top: one BFS of the weighted 2-core per node,
+    # renumbered in BFS order, scanned with and without branches, logs taken of running
+    # products that are flushed past 1e280
+    cases = [
+        _with_pendant_trees(nx.connected_watts_strogatz_graph(1500, 4, 0.2, seed=5), 200, 1),
+        _with_pendant_trees(nx.random_regular_graph(3, 300, seed=2), 40, 2),
+        nx.gnp_random_graph(120, 0.12, seed=3),  # mean degree ~14: the branching scan
+        nx.cycle_graph(9),  # a core without any node of degree > 2
+    ]
+    for G in cases:
+        G = G.subgraph(max(nx.connected_components(G), key=len))
+        snap = A.Snapshot(G, list(G.nodes()), T=3)
+        indptr, indices = snap.subgraph()
+        core, att, psize, weight, const = K.two_core(indptr, indices)
+        start = int(np.flatnonzero(core)[-1])
+        cid, cptr, cind, cw, cwe = K.core_csr(indptr, indices, core, weight, start)
+        nc = cw.shape[0]
+        assert cid[start] == 0 and sorted(cid[core].tolist()) == list(range(nc))
+        assert cw.sum() == snap.n  # every pendant node weighs on exactly one core node
+        ref = A.rumor_centrality(snap).array
+        lg = math.lgamma(snap.n + 1.0)
+        size = nc + int(np.diff(cptr).max()) + 1
+        seen = np.zeros(nc, np.int32)
+        for stamp, branchless in enumerate((False, True)):
+            order = np.empty(size, np.int32)
+            ppos = np.empty(size, np.int32)
+            spos = np.empty(size)
+            got = np.array([
+                lg - const - K.core_log_sizes(cptr, cind, cwe, cw, cid[v], 100 * stamp + k + 1, seen, order,
+                                              ppos, spos, branchless)
+                for k, v in enumerate(np.flatnonzero(core))
+            ])
+            np.testing.assert_allclose(got, ref[core], rtol=1e-12)
+        if nc > 1000:  # every evaluation flushed its product at least once
+            assert (lg - const - ref[core]).min() > math.log(1e280)
+        for s in (0, snap.n - 1):
+            top = np.zeros(snap.n, np.bool_)
+            best, s0, greater, tied, nb = K.graph_rumor_top(indptr, indices, s, 1e-9, top)
+            want = top_set(ref)
+            assert np.flatnonzero(top).tolist() == sorted(np.asarray(want).tolist())
+            assert s0 == pytest.approx(ref[s], rel=1e-12)
+            assert greater == int((ref > ref[s] + 1e-9 * max(1.0, abs(ref[s]))).sum())
