@@ -337,101 +337,214 @@ def score_summary(sc, s, rtol, top):
 
 
 @nb.njit(cache=True)
+def _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi):
+    """One BFS from u and Takes & Kosters' bounds for every node; returns ``(ecc(u), far)``.
+
+    ``max(d(u,w), ecc(u) - d(u,w)) <= ecc(w) <= ecc(u) + d(u,w)``; ``far`` is a node at
+    distance ``ecc(u)`` from u. ``dist`` must hold -1 on entry (restored).
+    """
+    n = indptr.shape[0] - 1
+    k = bfs(indptr, indices, u, order, parent, dist)
+    far = order[k - 1]
+    e = dist[far]
+    for v in range(n):
+        d = dist[v]
+        a = d if d > e - d else e - d
+        if a > lo[v]:
+            lo[v] = a
+        if e + d < hi[v]:
+            hi[v] = e + d
+    for i in range(k):
+        dist[order[i]] = -1
+    return e, far
+
+
+@nb.njit(cache=True)
+def _bp_pass(indptr, indices, srcs, cnt, seen, cur, nxt, active, touched, lo, ecc):
+    """Bit-parallel BFS from ``srcs[:cnt]`` (cnt <= 64): ``ecc[b]`` = eccentricity of source b.
+
+    Bit b of ``seen[v]`` says source b has reached v; one sweep per level pushes only the
+    frontier's new bits to the neighbours, so 64 BFS cost about (levels at which a node
+    receives new bits) x edges word operations instead of 64 x edges. Source b's
+    eccentricity is the last level at which its bit was new anywhere. As a by-product
+    ``lo[w]`` is raised to the last level at which w received a new bit, ``max_b d(b, w)``,
+    a lower bound on ``ecc(w)``. ``seen``, ``cur``, ``nxt`` must be zero on entry (restored).
+    """
+    n = indptr.shape[0] - 1
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    na = 0
+    for b in range(cnt):
+        v = srcs[b]
+        if seen[v] == zero:
+            active[na] = v
+            na += 1
+        bit = one << np.uint64(b)
+        seen[v] |= bit
+        cur[v] |= bit
+        ecc[b] = 0
+    level = 0
+    while na > 0:
+        level += 1
+        nt = 0
+        for i in range(na):
+            v = active[i]
+            f = cur[v]
+            for j in range(indptr[v], indptr[v + 1]):
+                w = indices[j]
+                add = f & ~seen[w]
+                if add != zero:
+                    if nxt[w] == zero:
+                        touched[nt] = w
+                        nt += 1
+                    nxt[w] |= add
+            cur[v] = zero
+        newbits = zero
+        for i in range(nt):
+            w = touched[i]
+            f = nxt[w]
+            nxt[w] = zero
+            seen[w] |= f
+            cur[w] = f
+            newbits |= f
+            active[i] = w
+            if level > lo[w]:
+                lo[w] = level
+        na = nt
+        for b in range(cnt):
+            if (newbits >> np.uint64(b)) & one:
+                ecc[b] = level
+    for v in range(n):
+        seen[v] = zero
+
+
+@nb.njit(cache=True)
+def _offset_bfs(indptr, indices, srcs, off, cnt, order, dist):
+    """``dist[w] = min_b off[b] + d(srcs[b], w)`` for every node (a BFS whose sources start late).
+
+    Sources enter the queue when its level reaches their offset (offsets >= 0).
+    ``dist`` must hold -1 on entry; ``order[:k]`` lists the nodes reached, k returned.
+    """
+    idx = np.argsort(off[:cnt])
+    p = 0
+    head = 0
+    tail = 0
+    while p < cnt or head < tail:
+        lev = dist[order[head]] if head < tail else off[idx[p]]
+        while p < cnt and off[idx[p]] <= lev:
+            v = srcs[idx[p]]
+            if dist[v] < 0:
+                dist[v] = lev
+                order[tail] = v
+                tail += 1
+            p += 1
+        end = tail
+        while head < end:  # the queue holds only level ``lev`` here
+            v = order[head]
+            head += 1
+            for j in range(indptr[v], indptr[v + 1]):
+                w = indices[j]
+                if dist[w] < 0:
+                    dist[w] = lev + 1
+                    order[tail] = w
+                    tail += 1
+    return tail
+
+
+@nb.njit(cache=True)
+def _bp_bounds(indptr, indices, srcs, cnt, ecc, lo, hi, order, dist, off):
+    """Takes & Kosters' bounds of ``cnt`` sources of known eccentricity ``ecc[b]`` at once.
+
+    ``hi[w] <= min_b ecc_b + d(b, w)`` and ``lo[w] >= max_b ecc_b - d(b, w)`` by two BFS
+    with late-starting sources (:func:`_offset_bfs`): the bounds of cnt single BFS for the
+    price of two (``max_b d(b, w)`` comes from :func:`_bp_pass`).
+    """
+    emax = 0
+    for b in range(cnt):
+        off[b] = ecc[b]
+        if ecc[b] > emax:
+            emax = ecc[b]
+    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+    for i in range(k):
+        v = order[i]
+        if dist[v] < hi[v]:
+            hi[v] = dist[v]
+        dist[v] = -1
+    for b in range(cnt):
+        off[b] = emax - ecc[b]
+    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+    for i in range(k):
+        v = order[i]
+        if emax - dist[v] > lo[v]:
+            lo[v] = emax - dist[v]
+        dist[v] = -1
+    for b in range(cnt):
+        lo[srcs[b]] = ecc[b]
+        hi[srcs[b]] = ecc[b]
+
+
+@nb.njit(cache=True)
 def bitparallel_eccentricity(indptr, indices, lo, hi, t, ehi):
     """Exact eccentricity of every node unsettled in :func:`graph_jordan_top`, 64 at a time.
 
-    Bit-parallel BFS: bit b of ``seen[v]`` says source b has reached v; one sweep per
-    level pushes the new bits of the frontier to the neighbours, so 64 BFS cost about
-    (levels x edges) word operations instead of 64 x edges. A source's eccentricity
-    is the last level at which its bit was new anywhere. Sets ``lo = hi = ecc`` for
-    those nodes; returns the number of passes times 64 (BFS equivalents).
+    The nodes with ``lo < hi`` that are not placed strictly below or above ``t`` and above
+    ``ehi`` get ``lo = hi = ecc`` by :func:`_bp_pass` (every other ``lo`` may rise to a
+    still valid lower bound); returns the number of passes times 64 (BFS equivalents).
     """
     n = indptr.shape[0] - 1
     srcs = np.empty(n, np.int64)
     m = 0
     for v in range(n):
-        lv = lo[v]
-        hv = hi[v]
-        if lv == hv or ((hv < t or lv > t) and lv > ehi):
-            continue
-        srcs[m] = v
-        m += 1
+        if _open(lo, hi, t, ehi, v):
+            srcs[m] = v
+            m += 1
     seen = np.zeros(n, np.uint64)
     cur = np.zeros(n, np.uint64)
     nxt = np.zeros(n, np.uint64)
     active = np.empty(n, np.int64)
     touched = np.empty(n, np.int64)
-    one = np.uint64(1)
-    zero = np.uint64(0)
-    ecc = np.zeros(64, np.int64)
+    ecc = np.empty(64, np.int64)
     passes = 0
     for start in range(0, m, 64):
         cnt = min(64, m - start)
+        _bp_pass(indptr, indices, srcs[start:], cnt, seen, cur, nxt, active, touched, lo, ecc)
+        for b in range(cnt):
+            lo[srcs[start + b]] = ecc[b]
+            hi[srcs[start + b]] = ecc[b]
         passes += 1
-        na = 0
-        for b in range(cnt):
-            v = srcs[start + b]
-            bit = one << np.uint64(b)
-            if seen[v] == zero:
-                active[na] = v
-                na += 1
-            seen[v] |= bit
-            cur[v] |= bit
-            ecc[b] = 0
-        level = 0
-        while na > 0:
-            level += 1
-            nt = 0
-            for i in range(na):
-                v = active[i]
-                f = cur[v]
-                for j in range(indptr[v], indptr[v + 1]):
-                    w = indices[j]
-                    add = f & ~seen[w]
-                    if add != zero:
-                        if nxt[w] == zero:
-                            touched[nt] = w
-                            nt += 1
-                        nxt[w] |= add
-                cur[v] = zero
-            newbits = zero
-            for i in range(nt):
-                w = touched[i]
-                f = nxt[w]
-                nxt[w] = zero
-                seen[w] |= f
-                cur[w] = f
-                newbits |= f
-                active[i] = w
-            na = nt
-            for b in range(cnt):
-                if (newbits >> np.uint64(b)) & one:
-                    ecc[b] = level
-        for b in range(cnt):
-            v = srcs[start + b]
-            lo[v] = ecc[b]
-            hi[v] = ecc[b]
-        for v in range(n):
-            seen[v] = zero
     return passes * 64
+
+
+@nb.njit(cache=True, inline="always")
+def _open(lo, hi, t, ehi, v):
+    """Node v is not yet placed: not exact, and not both off ``t`` and above ``ehi``."""
+    lv = lo[v]
+    hv = hi[v]
+    return not (lv == hv or ((hv < t or lv > t) and lv > ehi))
 
 
 @nb.njit(cache=True)
 def graph_jordan_top(indptr, indices, s, top):
     """Jordan centre and the rank data of node ``s`` without every eccentricity.
 
-    Eccentricity bounding (Takes & Kosters) as in :func:`graph_eccentricity`, but a
-    node counts as resolved as soon as its bounds place it (a) strictly below, at or
-    strictly above ``t = ecc(s)`` and (b) out of the minimum (lower bound above the
-    smallest upper bound) or exactly. BFS sources alternate between the unresolved
-    node with the largest upper and the smallest lower bound. Every answer is exact:
-    ``top[v]`` is True iff ``ecc(v)`` is the minimum; returns ``(t, emin, less,
-    tied, nbfs)`` with ``less = #{v: ecc(v) < t}``, ``tied = #{v: ecc(v) = t}``
-    (s included) and the number of BFS run (a bit-parallel pass counts 64). When a
-    BFS settles fewer nodes than a bit-parallel pass would per BFS-equivalent, the
-    nodes left get their exact eccentricity by :func:`bitparallel_eccentricity`. At
-    worst one BFS per node (a graph whose eccentricities are all nearly equal, e.g. a
-    whole random regular graph), 64 to a pass.
+    Every node must be placed (a) strictly below, at or strictly above ``t = ecc(s)``
+    and (b) out of the minimum (lower bound above the smallest upper bound) or exactly.
+    Exact answers: ``top[v]`` is True iff ``ecc(v)`` is the minimum; returns ``(t, emin,
+    less, tied, nbfs)`` with ``less = #{v: ecc(v) < t}``, ``tied = #{v: ecc(v) = t}`` (s
+    included) and the number of BFS run (a bit-parallel pass counts 64).
+
+    Phase 1, Takes & Kosters' bounding (:func:`_tk_sweep`) with three kinds of BFS
+    source: the farthest node of the previous BFS (its BFS raises the lower bounds of
+    the nodes on the far side, which no unplaced node's BFS does), the unplaced node
+    with the largest upper bound and the one with the smallest lower bound. The next
+    kind is the one whose last BFS placed most nodes; a kind unused for 6 BFS is tried
+    again. Phase 2, once the last 8 BFS placed fewer nodes than a bit-parallel pass per
+    BFS-equivalent (64 sources over about ``max ecc + 1`` levels): passes of
+    :func:`_bp_pass` from the 64 unplaced nodes of smallest lower bound (central nodes
+    first: their exact values bound their neighbourhoods from above), each followed by
+    :func:`_bp_bounds` (the bounds of 64 single BFS for the price of two), until every
+    node is placed. At worst one BFS per node (a graph whose eccentricities are nearly
+    all equal, e.g. a whole random regular graph), 64 to a pass.
     """
     n = indptr.shape[0] - 1
     order = np.empty(n, np.int32)
@@ -439,57 +552,104 @@ def graph_jordan_top(indptr, indices, s, top):
     dist = np.full(n, -1, np.int32)
     lo = np.zeros(n, np.int64)
     hi = np.full(n, BIG, np.int64)
-    t = -1
-    ehi = BIG
-    emax = 0
-    nbfs = 0
-    high = True
-    u = s
+    t, far = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi)
+    nbfs = 1
+    emax = t
     window = 8
     gains = np.zeros(window, np.int64)
+    kgain = np.full(3, n, np.int64)  # nodes placed by the last BFS of each kind
+    kused = np.zeros(3, np.int64)
     prev = n
-    while u >= 0:
-        k = bfs(indptr, indices, u, order, parent, dist)
-        nbfs += 1
-        e = dist[order[k - 1]]
-        if t < 0:
-            t = e
-        if e > emax:
-            emax = e
+    kind = 0
+    step = 0
+    left = n
+    while True:
+        ehi = BIG
         for v in range(n):
-            d = dist[v]
-            a = d if d > e - d else e - d
-            if a > lo[v]:
-                lo[v] = a
-            if e + d < hi[v]:
-                hi[v] = e + d
             if hi[v] < ehi:
                 ehi = hi[v]
-        for i in range(k):
-            dist[order[i]] = -1
-        u = -1
+        uhi = -1
+        ulo = -1
         left = 0
         for v in range(n):
-            lv = lo[v]
-            hv = hi[v]
-            if lv == hv or ((hv < t or lv > t) and lv > ehi):
+            if not _open(lo, hi, t, ehi, v):
                 continue
             left += 1
-            if u < 0:
-                u = v
-            elif high:
-                if hv > hi[u] or (hv == hi[u] and indptr[v + 1] - indptr[v] > indptr[u + 1] - indptr[u]):
-                    u = v
-            elif lv < lo[u] or (lv == lo[u] and indptr[v + 1] - indptr[v] > indptr[u + 1] - indptr[u]):
-                u = v
-        high = not high
-        gains[nbfs % window] = prev - left
+            if uhi < 0:
+                uhi = v
+                ulo = v
+                continue
+            dv = indptr[v + 1] - indptr[v]
+            if hi[v] > hi[uhi] or (hi[v] == hi[uhi] and dv > indptr[uhi + 1] - indptr[uhi]):
+                uhi = v
+            if lo[v] < lo[ulo] or (lo[v] == lo[ulo] and dv > indptr[ulo + 1] - indptr[ulo]):
+                ulo = v
+        if step > 0:
+            gains[step % window] = prev - left
+            kgain[kind] = prev - left
         prev = left
-        # once a BFS settles fewer nodes than a bit-parallel pass per BFS-equivalent
-        # (64 sources for about emax + 1 levels), finish with exact eccentricities
-        if u >= 0 and nbfs >= window and gains.sum() * (emax + 1) < 64 * window:
-            nbfs += bitparallel_eccentricity(indptr, indices, lo, hi, t, ehi)
+        if left == 0 or (step >= window and gains.sum() * (emax + 1) < 64 * window):
             break
+        kind = 0
+        for k in range(1, 3):
+            if kgain[k] > kgain[kind]:
+                kind = k
+        for k in range(3):
+            if step - kused[k] >= 6:
+                kind = k
+        kused[kind] = step
+        u = far if kind == 0 else (uhi if kind == 1 else ulo)
+        e, far = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi)
+        if e > emax:
+            emax = e
+        nbfs += 1
+        step += 1
+    if left > 0:
+        seen = np.zeros(n, np.uint64)
+        cur = np.zeros(n, np.uint64)
+        nxt = np.zeros(n, np.uint64)
+        active = np.empty(n, np.int64)
+        touched = np.empty(n, np.int64)
+        srcs = np.empty(64, np.int64)
+        ecc = np.empty(64, np.int64)
+        off = np.empty(64, np.int64)
+        nlo = np.zeros(emax + 2, np.int64)
+        while True:
+            ehi = BIG
+            for v in range(n):
+                if hi[v] < ehi:
+                    ehi = hi[v]
+            # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
+            nlo[:] = 0
+            left = 0
+            for v in range(n):
+                if _open(lo, hi, t, ehi, v):
+                    nlo[min(lo[v], emax + 1)] += 1
+                    left += 1
+            if left == 0:
+                break
+            cap = 0
+            below = 0
+            while cap <= emax and below + nlo[cap] < 64:
+                below += nlo[cap]
+                cap += 1
+            atcap = 64 - below  # how many nodes with lower bound ``cap`` to take
+            cnt = 0
+            for v in range(n):
+                if cnt == 64:
+                    break
+                if _open(lo, hi, t, ehi, v):
+                    lv = min(lo[v], emax + 1)
+                    if lv < cap:
+                        srcs[cnt] = v
+                        cnt += 1
+                    elif lv == cap and atcap > 0:
+                        srcs[cnt] = v
+                        cnt += 1
+                        atcap -= 1
+            _bp_pass(indptr, indices, srcs, cnt, seen, cur, nxt, active, touched, lo, ecc)
+            _bp_bounds(indptr, indices, srcs, cnt, ecc, lo, hi, order, dist, off)
+            nbfs += 64
     emin = BIG
     for v in range(n):
         if lo[v] == hi[v] and lo[v] < emin:

@@ -223,3 +223,102 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
             assert np.flatnonzero(top).tolist() == sorted(np.asarray(want).tolist())
             assert s0 == pytest.approx(ref[s], rel=1e-12)
             assert greater == int((ref > ref[s] + 1e-9 * max(1.0, abs(ref[s]))).sum())
+
+def _csr_and_distances(G: nx.Graph):
+    """The CSR of a connected graph (nodes 0..n-1) and its all-pairs distance matrix."""
+    snap = A.Snapshot(G, range(G.number_of_nodes()), T=1)
+    indptr, indices = snap.subgraph()
+    H = nx.Graph()
+    H.add_nodes_from(range(snap.n))
+    for v in range(snap.n):
+        H.add_edges_from((v, int(w)) for w in indices[indptr[v]:indptr[v + 1]])
+    D = np.array([[d[w] for w in range(snap.n)] for _, d in
+                  sorted(nx.all_pairs_shortest_path_length(H))], dtype=np.int64)
+    return indptr, indices, D
+
+
+def _connected_random_graph(rng):
+    while True:
+        try:  # (a random regular graph of fewer nodes than its degree + 1 does not exist)
+            G = _random_graph(rng)
+            break
+        except nx.NetworkXError:
+            continue
+    G = G.subgraph(max(nx.connected_components(G), key=len))
+    return nx.convert_node_labels_to_integers(G)
+
+
+def test_offset_bfs_is_the_minimum_over_late_starting_sources():
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        indptr, indices, D = _csr_and_distances(_connected_random_graph(rng))
+        n = D.shape[0]
+        cnt = int(rng.integers(1, min(n, 64) + 1))
+        srcs = rng.choice(n, cnt, replace=False).astype(np.int64)
+        off = rng.integers(0, 6, size=64).astype(np.int64)
+        order = np.empty(n, np.int32)
+        dist = np.full(n, -1, np.int32)
+        k = K._offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+        assert k == n
+        want = (off[:cnt, None] + D[srcs]).min(axis=0)
+        assert dist.tolist() == want.tolist()
+
+
+def test_bit_parallel_pass_and_its_bounds_equal_64_single_bfs():
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        indptr, indices, D = _csr_and_distances(_connected_random_graph(rng))
+        n = D.shape[0]
+        ecc_all = D.max(axis=1)
+        cnt = int(rng.integers(1, min(n, 64) + 1))
+        srcs = rng.choice(n, cnt, replace=False).astype(np.int64)
+        zeros = [np.zeros(n, np.uint64) for _ in range(3)]
+        lo = np.zeros(n, np.int64)
+        hi = np.full(n, K.BIG, np.int64)
+        ecc = np.empty(64, np.int64)
+        K._bp_pass(indptr, indices, srcs, cnt, *zeros, np.empty(n, np.int64), np.empty(n, np.int64),
+                   lo, ecc)
+        assert ecc[:cnt].tolist() == ecc_all[srcs].tolist()
+        assert lo.tolist() == D[srcs].max(axis=0).tolist()  # max_b d(b, w)
+        assert all(not z.any() for z in zeros)  # work arrays restored
+        K._bp_bounds(indptr, indices, srcs, cnt, ecc, lo, hi, np.empty(n, np.int32),
+                     np.full(n, -1, np.int32), np.empty(64, np.int64))
+        e = ecc_all[srcs][:, None]
+        want_lo = np.maximum(D[srcs], e - D[srcs]).max(axis=0)  # Takes & Kosters, every source
+        want_hi = (e + D[srcs]).min(axis=0)
+        want_lo[srcs] = want_hi[srcs] = ecc_all[srcs]
+        assert lo.tolist() == want_lo.tolist() and hi.tolist() == want_hi.tolist()
+        assert np.all(lo <= ecc_all) and np.all(ecc_all <= hi)
+
+
+def test_jordan_top_and_rank_through_the_bit_parallel_phase_on_random_graphs():
+    # graphs of 80-400 nodes whose eccentricities are nearly equal: single BFS stall and
+    # the bit-parallel passes (with the bounds of their sources) place the rest
+    rng = np.random.default_rng(9)
+    phase2 = 0
+    for i in range(40):
+        n = int(rng.integers(80, 400))
+        seed = int(rng.integers(1 << 30))
+        kind = i % 4
+        if kind == 0:
+            G = nx.random_regular_graph(int(rng.choice([3, 4])), n - n % 2, seed=seed)
+        elif kind == 1:
+            G = nx.connected_watts_strogatz_graph(n, 4, float(rng.uniform(0.2, 0.8)), seed=seed)
+        elif kind == 2:
+            G = nx.gnm_random_graph(n, int(n * rng.uniform(1.3, 3)), seed=seed)
+        else:
+            G = nx.powerlaw_cluster_graph(n, 2, 0.3, seed=seed)
+        G = nx.convert_node_labels_to_integers(G.subgraph(max(nx.connected_components(G), key=len)))
+        infected = _random_infected(G, rng) if rng.random() < 0.3 else []
+        if len(infected) < 40:
+            infected = list(G.nodes())
+        snap = A.Snapshot(G, infected, T=3)
+        sc = A.jordan_center(snap)
+        top = set(snap.nodes[top_set(sc.array)].tolist())
+        for source in rng.choice(infected, 3, replace=False).tolist():
+            got = A.top_and_rank(snap, "jordan", source)
+            assert set(got.maximisers.tolist()) == top, (i, source)
+            assert got.rank == A.source_rank(sc, source), (i, source)
+            assert got.source_score == sc[source]
+            phase2 += got.exact_scores >= 64
+    assert phase2 > 40  # the bit-parallel phase ran on many of the 120 calls
