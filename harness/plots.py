@@ -106,6 +106,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 for t in theories:
                     if t not in shared:
                         ys = [t.fn({p: r[p] for p in table.params}) for r in rows]
+                        if all(y != y for y in ys):
+                            continue  # NaN everywhere: the curve does not apply to this series
                         group = ", ".join(f"{p}={v}" for p, v in key)
                         tlabel = f"{t.label} ({group})" if group else t.label
                         ax.plot(xs, ys, ls="--", color=line.get_color(), alpha=0.9, label=tlabel)

@@ -18,8 +18,21 @@ registries; :func:`harness.get_experiment` does so on its first call.
   estimator components and the ``detection`` sweep.
 * :mod:`harness.experiments.spies` -- the spy adversary (thesis §2.5): detection against
   the fraction of spies, adaptive diffusion vs diffusion, on message-level runs.
+* :mod:`harness.experiments.dandelion` -- Dandelion and Dandelion++ (Fanti et al.
+  2017/2018): precision and recall of first-spy and the likelihood adversaries against
+  the fraction of spies, with the papers' bounds.
 """
 
-from harness.experiments import funnel, graphs, krandom, privacy_ldp, profiles, spies, spreading
+from harness.experiments import (
+    dandelion,
+    funnel,
+    graphs,
+    krandom,
+    privacy_ldp,
+    profiles,
+    spies,
+    spreading,
+)
 
-__all__ = ["funnel", "graphs", "krandom", "privacy_ldp", "profiles", "spies", "spreading"]
+__all__ = ["dandelion", "funnel", "graphs", "krandom", "privacy_ldp", "profiles",
+           "spies", "spreading"]

@@ -1,0 +1,426 @@
+"""The transaction model of Dandelion and Dandelion++: every honest node sends one transaction.
+
+Venkatakrishnan, Fanti & Viswanath, *Dandelion: Redesigning the Bitcoin Network for
+Anonymity* (SIGMETRICS 2017) and Fanti, Bojja Venkatakrishnan et al., *Dandelion++:
+Lightweight Cryptocurrency Networking with Formal Anonymity Guarantees* (SIGMETRICS 2018,
+arXiv:1805.11060) evaluate a spreading protocol by the **precision and recall** of an
+adversary that maps transactions to honest nodes:
+
+* ``n`` nodes, a fraction ``p`` of them spies (exactly ``floor(p n)``, uniformly at
+  random, as in the authors' simulation scripts); each honest node ``v`` sends one
+  transaction ``x_v``;
+* the adversary outputs a mapping ``M`` from transactions to nodes;
+  **recall** ``R = (1/h) sum_v 1{M(x_v) = v}`` (the fraction of transactions mapped to
+  their source; its expectation is the probability that a given transaction is
+  deanonymised) and **precision** ``D = (1/h) sum_v 1{M(x_v) = v} / |M^{-1}(v)|`` (a
+  correct guess counts 1 divided by the number of transactions the adversary assigned
+  to that node), ``h`` the number of honest nodes.
+
+Protocols (:data:`PROTOCOLS`): *dandelion* -- the stem walks the anonymity graph, each
+node forwarding to one successor (the line: every node has one successor), with fluff
+probability ``q`` per hop; *diffusion* -- every node relays to every neighbour after
+i.i.d. exponential delays. The anonymity graph is the authors' random directed
+d-regular graph (union of ``d`` random Hamiltonian cycles): ``d = 1`` is Dandelion's
+line, ``d = 2`` the 4-regular graph of Dandelion++; the routing rule (:data:`ROUTINGS`)
+is how a node picks the successor (per transaction, per incoming edge, all-to-one,
+one-to-one -- Dandelion++'s choice). Diffusion runs on the undirected version of the
+same graph, as in the authors' scripts.
+
+What the spies see (:class:`TransactionObservation`): for each transaction, the honest
+node that handed it to the first spy in the stem (and that spy), or -- if an honest node
+fluffed it first -- that node (the adversary is granted the fluff node's identity, the
+papers' strong adversary); for diffusion, the node that delivered it to the first spy.
+Timing is not used (the papers' estimators do not use it either).
+
+Estimators (:data:`TRANSACTION_ESTIMATORS`) map the observation to a mapping:
+
+* ``first-spy``: each transaction to the node the spies first got it from;
+* ``max-recall``: each transaction to its most likely source (uniform prior over
+  honest nodes; ties uniformly at random). Recall is a sum over transactions, so this
+  maximises the expected recall given the likelihood;
+* ``max-precision``: a maximum-weight matching of transactions to honest nodes with the
+  per-transaction posteriors as weights (the authors' ``MaxWeightEstimator``). A matching
+  maps one transaction per node, so its precision equals its recall, and among
+  matchings it maximises the expected number of correct pairs when the transactions'
+  sources are treated as a priori independent.
+
+Both likelihood estimators use the exact probability, for a source ``v``, that the stem
+of a per-transaction random walk (uniform successor at every hop, fluff probability
+``q``) leaves through the observed edge or fluffs at the observed node: absorption
+probabilities of a Markov chain over the honest nodes (``N = (I - Q)^{-1}``), which
+the adversary computes from the anonymity graph and the spies' positions (the papers'
+adversary knows the graph). For the deterministic routings (per-edge, all-to-one,
+one-to-one) this is the likelihood of a stem whose routing tables are unknown: exact
+until a stem revisits an arc, an approximation after. The authors' scripts weight by
+the product of ``1/degree`` along the shortest spy-free path only, a cruder likelihood.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from adversaries import _transaction_kernels as K
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_probability, check_rng
+
+__all__ = [
+    "MAX_LIKELIHOOD_NODES",
+    "PROTOCOLS",
+    "ROUTINGS",
+    "TRANSACTION_ESTIMATORS",
+    "TransactionObservation",
+    "anonymity_graph",
+    "draw_spy_mask",
+    "max_weight_matching",
+    "observe_transactions",
+    "precision_recall",
+    "register_transaction_estimator",
+    "stem_likelihoods",
+]
+
+PROTOCOLS = ("dandelion", "diffusion")
+ROUTINGS = tuple(K.ROUTING_CODES)
+
+#: The likelihood estimators factor an h x h matrix per observation; above this many
+#: honest nodes they are refused (the dense LU would need > 1.6 GB and minutes).
+MAX_LIKELIHOOD_NODES = 15_000
+
+
+@dataclass(frozen=True)
+class TransactionObservation:
+    """What the spies learn when every honest node sends one transaction.
+
+    Attributes
+    ----------
+    n : int
+        Nodes (0..n-1).
+    indptr, indices : numpy.ndarray
+        The graph the adversary knows: out-neighbours of the anonymity graph (the
+        spreading graph's neighbours for diffusion), CSR.
+    spy : numpy.ndarray of bool
+    sources : numpy.ndarray of int64
+        The honest nodes; transaction ``i`` is ``sources[i]``'s.
+    kind : numpy.ndarray of int8
+        0: ``node[i]`` handed it to spy ``spy_of[i]``; 1: honest ``node[i]`` fluffed it
+        before any spy saw it in the stem; 2: no spy saw it.
+    node, spy_of : numpy.ndarray of int64
+    hops : numpy.ndarray of int64
+        Stem hops until it was seen or fluffed (diffusion: infected honest nodes).
+    protocol : str
+    routing : str
+    q : float
+    """
+
+    n: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    spy: np.ndarray
+    sources: np.ndarray
+    kind: np.ndarray
+    node: np.ndarray
+    spy_of: np.ndarray
+    hops: np.ndarray
+    protocol: str
+    routing: str = "per-tx"
+    q: float = 0.0
+
+    @property
+    def n_honest(self) -> int:
+        return int(self.sources.shape[0])
+
+
+def anonymity_graph(n: int, d: int, *, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The authors' random directed d-regular anonymity graph: ``d`` random Hamiltonian cycles.
+
+    Returns the out-neighbour CSR ``(indptr, indices)``. ``d = 1`` is Dandelion's line
+    (a random directed cycle), ``d = 2`` the 4-regular graph of Dandelion++.
+
+    Examples
+    --------
+    >>> indptr, indices = anonymity_graph(5, 1, rng=0)
+    >>> sorted(indices.tolist()) == list(range(5))   # a cycle: every node one successor
+    True
+    """
+    n = check_int(n, "n", low=2)
+    d = check_int(d, "d", low=1, high=max(1, n - 1))
+    return K.regular_digraph(n, d, check_rng(rng))
+
+
+def draw_spy_mask(n: int, fraction: float, *, rng: Any = None) -> np.ndarray:
+    """Exactly ``floor(fraction * n)`` spies drawn uniformly (the authors' ``assign_spies``)."""
+    n = check_int(n, "n", low=1)
+    fraction = check_probability(fraction, "fraction")
+    k = math.floor(fraction * n + 1e-9)
+    mask = np.zeros(n, bool)
+    mask[check_rng(rng).choice(n, size=k, replace=False)] = True
+    return mask
+
+
+def _csr(graph: Any) -> tuple[int, np.ndarray, np.ndarray]:
+    try:
+        indptr, indices = (np.ascontiguousarray(a, np.int64) for a in graph)
+    except (TypeError, ValueError):
+        raise InvalidTypeError(
+            f"graph must be a CSR pair (indptr, indices) of integer arrays; got {graph!r}"[:200]
+        ) from None
+    n = indptr.shape[0] - 1
+    if n < 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.shape[0]:
+        raise InvalidParameterError("graph must be a CSR pair: indptr non-decreasing from 0 to len(indices)")
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        raise InvalidParameterError(f"graph indices must be nodes in [0, {n - 1}]")
+    return n, indptr, indices
+
+
+def observe_transactions(graph: Any, spy: Any, protocol: str = "dandelion", *,
+                         routing: str = "per-tx", q: float = 0.0, cap: int | None = None,
+                         revisit: str = "escape", rng: Any = None) -> TransactionObservation:
+    """Every honest node sends one transaction; return what the spies see.
+
+    Parameters
+    ----------
+    graph : (indptr, indices)
+        Out-neighbour CSR of the anonymity graph (:func:`anonymity_graph`); for
+        ``"diffusion"`` the neighbour CSR of an undirected spreading graph.
+    spy : array of bool, length n
+        Spy mask (:func:`draw_spy_mask`).
+    protocol : {"dandelion", "diffusion"}
+    routing : {"per-tx", "per-edge", "all-to-one", "one-to-one"}
+        Stem forwarding rule (Dandelion only; tables drawn once per call: one epoch).
+    q : float in [0, 1]
+        Per-hop fluff probability (Dandelion; the papers' analysis and figures use
+        ``q -> 0``: stems run until they meet a spy).
+    cap : int or None
+        Failsafe: a stem still unseen after ``cap`` hops is fluffed where it is, and the
+        adversary learns that node (default ``n``, the authors' scripts, which then
+        attribute the transaction to the node the stem has reached).
+    revisit : {"escape", "follow"}
+        Deterministic routings (per-edge, all-to-one, one-to-one) can close a loop of
+        honest nodes: ``"escape"`` -- a stem back at a node it already left takes another
+        successor than its table's (the authors' scripts); ``"follow"`` -- it follows
+        the table (and the failsafe ends the loop).
+    rng : None, int or numpy.random.Generator
+
+    Examples
+    --------
+    Worked example: the directed 4-cycle 0 -> 1 -> 2 -> 3 -> 0 with spy 3. Every stem runs
+    into 2 -> 3, so the spies see all three transactions come from node 2:
+
+    >>> g = (np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 0]))
+    >>> obs = observe_transactions(g, np.array([False, False, False, True]), rng=0)
+    >>> obs.node.tolist(), obs.spy_of.tolist(), obs.hops.tolist()
+    ([2, 2, 2], [3, 3, 3], [3, 2, 1])
+    """
+    n, indptr, indices = _csr(graph)
+    spy = np.asarray(spy)
+    if spy.dtype != bool or spy.shape != (n,):
+        raise InvalidParameterError(f"spy must be a boolean mask of length {n}; got {spy!r}"[:200])
+    if protocol not in PROTOCOLS:
+        raise InvalidParameterError(f"protocol must be one of {list(PROTOCOLS)}; got {protocol!r}")
+    if routing not in ROUTINGS:
+        raise InvalidParameterError(f"routing must be one of {list(ROUTINGS)}; got {routing!r}")
+    q = check_probability(q, "q")
+    cap = n if cap is None else check_int(cap, "cap", low=1)
+    if revisit not in ("escape", "follow"):
+        raise InvalidParameterError(f"revisit must be 'escape' or 'follow'; got {revisit!r}")
+    gen = check_rng(rng)
+    sources = np.nonzero(~spy)[0].astype(np.int64)
+    h = sources.shape[0]
+    kind = np.empty(h, np.int8)
+    node = np.empty(h, np.int64)
+    spy_of = np.empty(h, np.int64)
+    hops = np.empty(h, np.int64)
+    if protocol == "dandelion":
+        K.stems(n, indptr, indices, spy, K.ROUTING_CODES[routing], q, cap, revisit == "escape",
+                gen, kind, node, spy_of, hops)
+    else:
+        K.diffusion_first_spy(n, indptr, indices, spy, gen, kind, node, spy_of, hops)
+    return TransactionObservation(n, indptr, indices, spy, sources, kind, node, spy_of, hops,
+                                  protocol, routing, q)
+
+
+def precision_recall(obs: TransactionObservation, mapping: Any) -> tuple[float, float]:
+    """``(precision, recall)`` of a mapping (transaction ``i`` -> node, -1 for none).
+
+    Examples
+    --------
+    Three transactions all mapped to node 2 (the worked example of
+    :func:`observe_transactions`): one is right, and node 2 holds three, so
+    precision = (1/3)/3 and recall = 1/3.
+
+    >>> g = (np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 0]))
+    >>> obs = observe_transactions(g, np.array([False, False, False, True]), rng=0)
+    >>> [round(x, 4) for x in precision_recall(obs, [2, 2, 2])]
+    [0.1111, 0.3333]
+    """
+    _check_obs(obs)
+    m = np.asarray(mapping, dtype=np.int64)
+    if m.shape != (obs.n_honest,):
+        raise InvalidParameterError(
+            f"mapping must give one node per transaction ({obs.n_honest}); got shape {m.shape}"
+        )
+    if np.any((m < -1) | (m >= obs.n)):
+        raise InvalidParameterError(f"mapping values must be nodes in [0, {obs.n - 1}] or -1")
+    return K.precision_recall(obs.n, obs.sources, m)
+
+
+def _check_obs(obs: Any) -> TransactionObservation:
+    if not isinstance(obs, TransactionObservation):
+        raise InvalidTypeError(
+            f"observation must be a TransactionObservation (from observe_transactions); got {obs!r}"[:200]
+        )
+    return obs
+
+
+# ----------------------------------------------------------------- likelihoods
+
+
+def stem_likelihoods(obs: TransactionObservation) -> np.ndarray:
+    """``L[i, j] = P(observation of transaction i | its source is sources[j])``.
+
+    The stem is a walk that moves to a uniform successor at each hop and, arriving at an
+    honest node, fluffs there with probability ``q``; spies absorb it. With ``Q`` the
+    honest-to-honest transition matrix (``(1 - q)/d_u`` per arc), ``N = (I - Q)^{-1}``
+    counts the expected visits, and
+
+    * leaving through arc ``u -> s`` (s a spy): ``N[v, u] m(u, s) / d_u``;
+    * fluffed at honest ``w``: ``sum_u N[v, u] q m(u, w) / d_u``;
+
+    (``m`` the number of arcs, ``d_u`` the out-degree). Unseen transactions (kind 2) get
+    a flat likelihood. Only the columns of ``N`` the observation needs are solved for.
+    """
+    _check_obs(obs)
+    if obs.protocol != "dandelion":
+        raise InvalidParameterError(
+            f"the stem likelihood needs a Dandelion observation; got protocol {obs.protocol!r} "
+            "(for diffusion only first-spy applies)"
+        )
+    h = obs.n_honest
+    if h > MAX_LIKELIHOOD_NODES:
+        raise InvalidParameterError(
+            f"the stem likelihood factors a dense {h} x {h} matrix; at most "
+            f"{MAX_LIKELIHOOD_NODES} honest nodes are accepted; got {h}"
+        )
+    n, indptr, indices, spy, q = obs.n, obs.indptr, obs.indices, obs.spy, obs.q
+    pos = np.full(n, -1, np.int64)
+    pos[obs.sources] = np.arange(h)
+    deg = np.diff(indptr).astype(np.float64)
+    src = np.repeat(np.arange(n), np.diff(indptr))
+    keep = ~spy[src] & ~spy[indices]
+    A = np.eye(h)
+    np.add.at(A, (pos[src[keep]], pos[indices[keep]]), -(1.0 - q) / deg[src[keep]])
+    L = np.full((h, h), 1.0 / h)
+    outcomes: dict[tuple[int, int, int], list[int]] = {}
+    for i in range(h):
+        if obs.kind[i] != 2:
+            outcomes.setdefault((int(obs.kind[i]), int(obs.node[i]), int(obs.spy_of[i])), []).append(i)
+    if not outcomes:
+        return L
+    rhs = np.zeros((h, len(outcomes)))
+    for c, (k, u, s) in enumerate(outcomes):
+        if k == 0:  # one step from u leaves through u -> s with probability m(u, s) / d_u
+            arcs = np.count_nonzero(indices[indptr[u]:indptr[u + 1]] == s)
+            rhs[pos[u], c] = arcs / deg[u]
+        else:  # fluffed at w: sum over honest predecessors u of w
+            w = u
+            for x in np.nonzero(~spy[src] & (indices == w))[0]:
+                rhs[pos[src[x]], c] += q / deg[src[x]]
+    # P(outcome | start v) = sum_u N[v, u] r[u] = (N r)[v], N = A^{-1}
+    probs = np.linalg.solve(A, rhs)
+    for c, txs in enumerate(outcomes.values()):
+        L[txs, :] = np.maximum(probs[:, c], 0.0)[None, :]
+    return L
+
+
+def max_weight_matching(weights: np.ndarray, *, rng: Any = None) -> np.ndarray:
+    """A maximum-weight perfect matching of rows to columns (``col[i]`` for row ``i``).
+
+    Rows and columns are shuffled before solving (scipy's Hungarian solver breaks ties
+    by position), so equal-weight matchings are picked at random as in the authors'
+    ``MaxWeightEstimator``.
+
+    Examples
+    --------
+    >>> max_weight_matching(np.array([[0.9, 0.1], [0.8, 0.7]])).tolist()
+    [0, 1]
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1] or not np.all(np.isfinite(w)):
+        raise InvalidParameterError(f"weights must be a finite square matrix; got shape {w.shape}")
+    gen = check_rng(rng)
+    r = gen.permutation(w.shape[0])
+    c = gen.permutation(w.shape[1])
+    rows, cols = linear_sum_assignment(w[np.ix_(r, c)], maximize=True)
+    out = np.empty(w.shape[0], np.int64)
+    out[r[rows]] = c[cols]
+    return out
+
+
+# ----------------------------------------------------------------- estimators
+
+#: name -> function(observation, *, rng) -> mapping (node per transaction, -1 for none).
+TRANSACTION_ESTIMATORS: dict[str, Callable[..., np.ndarray]] = {}
+#: name -> protocols it applies to.
+TRANSACTION_ESTIMATOR_PROTOCOLS: dict[str, tuple[str, ...]] = {}
+
+
+def register_transaction_estimator(name: str, *, protocols: tuple[str, ...]):
+    """Function decorator: declare an estimator of the transaction model under ``name``."""
+    def deco(func: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+        if name in TRANSACTION_ESTIMATORS:
+            raise InvalidParameterError(f"transaction estimator {name!r} is already registered")
+        TRANSACTION_ESTIMATORS[name] = func
+        TRANSACTION_ESTIMATOR_PROTOCOLS[name] = tuple(protocols)
+        return func
+    return deco
+
+
+def estimate(name: str, obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
+    """Run the transaction estimator ``name`` (refused, saying why, where it does not apply)."""
+    _check_obs(obs)
+    if name not in TRANSACTION_ESTIMATORS:
+        raise InvalidParameterError(
+            f"estimator must be one of {sorted(TRANSACTION_ESTIMATORS)}; got {name!r}"
+        )
+    if obs.protocol not in TRANSACTION_ESTIMATOR_PROTOCOLS[name]:
+        raise InvalidParameterError(
+            f"estimator {name!r} applies to protocols {list(TRANSACTION_ESTIMATOR_PROTOCOLS[name])}; "
+            f"got {obs.protocol!r}"
+        )
+    return TRANSACTION_ESTIMATORS[name](obs, rng=rng)
+
+
+@register_transaction_estimator("first-spy", protocols=PROTOCOLS)
+def first_spy_mapping(obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
+    """Each transaction to the node the spies first got it from (or that fluffed it)."""
+    _check_obs(obs)
+    return obs.node.copy()
+
+
+@register_transaction_estimator("max-recall", protocols=("dandelion",))
+def max_recall_mapping(obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
+    """Each transaction to a most likely source (uniform prior; ties uniformly at random)."""
+    L = stem_likelihoods(obs)
+    gen = check_rng(rng)
+    top = L.max(axis=1, keepdims=True)
+    ties = L >= top * (1 - 1e-9)
+    # a uniform pick among each row's ties: the largest of i.i.d. uniforms on the tied entries
+    pick = np.argmax(np.where(ties, gen.random(L.shape), -1.0), axis=1)
+    out = obs.sources[pick]
+    out[obs.kind == 2] = -1
+    return out
+
+
+@register_transaction_estimator("max-precision", protocols=("dandelion",))
+def max_precision_mapping(obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
+    """Maximum-weight matching of transactions to honest nodes, weights = posteriors."""
+    L = stem_likelihoods(obs)
+    post = L / np.maximum(L.sum(axis=1, keepdims=True), 1e-300)
+    cols = max_weight_matching(post, rng=rng)
+    return obs.sources[cols]
