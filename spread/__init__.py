@@ -4,10 +4,13 @@
 ``spread.simulate_many(graph, protocol, T, trials)`` is the compiled Monte Carlo path;
 ``spread.simulate_messages`` (:mod:`spread.events`) runs the same protocols message by
 message on SimPy, every node a process that only talks to its neighbours.
-Graphs live in :mod:`spread.graphs`, protocols in :mod:`spread.protocols`.
+Graphs live in :mod:`spread.graphs`, protocols in :mod:`spread.protocols`; Dandelion and
+Dandelion++ (continuous time, their own compiled path ``spread.simulate_stems``) in
+:mod:`spread.dandelion`.
 """
 
-from spread import events, graphs, protocols
+from spread import dandelion, events, graphs, protocols
+from spread.dandelion import Dandelion, DandelionPlusPlus, simulate_stems
 from spread.events import simulate_messages
 from spread.protocols import (
     AdaptiveDiffusion,
@@ -22,6 +25,8 @@ from spread.simulate import simulate, simulate_many
 
 __all__ = [
     "AdaptiveDiffusion",
+    "Dandelion",
+    "DandelionPlusPlus",
     "Flooding",
     "LineProtocol",
     "RandomDiffusion",
@@ -29,10 +34,12 @@ __all__ = [
     "SpreadBatch",
     "TreeProtocol",
     "TreeProtocolPseudocode",
+    "dandelion",
     "events",
     "graphs",
     "protocols",
     "simulate",
     "simulate_many",
     "simulate_messages",
+    "simulate_stems",
 ]

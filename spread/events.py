@@ -88,7 +88,7 @@ __all__ = [
 ]
 
 #: Message kinds, in the order used by :attr:`MessageLog.kind` codes.
-KINDS = ("infect", "token", "relay", "offer", "accept", "decline")
+KINDS = ("infect", "token", "relay", "offer", "accept", "decline", "stem", "fluff")
 _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 
 
@@ -283,12 +283,15 @@ class MessageRun:
     log : MessageLog
     counts : MessageCounts
     delay : DelayModel or None
+    anonymity : spread.dandelion.AnonymityGraph or None
+        The anonymity graph of the run (Dandelion, Dandelion++), else None.
     """
 
     spread: Spread
     log: MessageLog
     counts: MessageCounts
     delay: DelayModel | None = field(default=None)
+    anonymity: Any = field(default=None)
 
 
 class Port:
@@ -453,6 +456,66 @@ class _ContinuousNode(_Node):
         for w in self.unknown():
             self.known.add(w)
             self.port.send(w, "infect", delay=float(self.rng.exponential(1.0 / rate)))
+
+
+class _StemNode(_Node):
+    """Dandelion / Dandelion++ (:mod:`spread.dandelion`): the stem, then the fluff.
+
+    ``params = (anonymity, protocol, indptr, indices)``; the node reads only its own row
+    of the anonymity graph (its relays, forwarding rule and epoch role) and of the
+    contact graph.
+    """
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        anon, proto, indptr, indices = self.params
+        self.contacts = indices[indptr[self.me] : indptr[self.me + 1]].tolist()
+        self.fluffed = False
+
+    def _delay(self) -> float:
+        return float(self.rng.exponential(1.0 / self.params[1].rate))
+
+    def start_as_source(self) -> None:
+        self.infected_at = 0.0
+        self._forward(-1)
+
+    def _forward(self, prev: int) -> None:
+        anon = self.params[0]
+        r = anon.forward(self.me, prev)
+        if r < 0:  # per-transaction routing: a uniform relay at every hop, never back
+            lo, hi = int(anon.out_ptr[self.me]), int(anon.out_ptr[self.me + 1])
+            rel = [w for w in anon.out[lo:hi].tolist() if w != prev] or anon.out[lo:hi].tolist()
+            r = rel[int(self.rng.integers(0, len(rel)))]
+        self.port.send(r, "stem", delay=self._delay())
+
+    def on_message(self, msg: Message) -> None:
+        if msg.kind == "stem":
+            if self.infected_at is not None:
+                if not self.fluffed:  # the stem came back: the fail-safe diffuses it
+                    self._fluff(None)
+                return
+            self.infected_at = self.env.now
+            self.parent = msg.sender
+            anon, proto = self.params[0], self.params[1]
+            if proto.coin == "epoch":
+                diffuse = bool(anon.diffuser[self.me])
+            else:
+                diffuse = bool(self.rng.random() < proto.q)
+            if diffuse:
+                self._fluff(None)
+            else:
+                self._forward(msg.sender)
+        elif msg.kind == "fluff" and not self.fluffed:
+            if self.infected_at is None:
+                self.infected_at = self.env.now
+                self.parent = msg.sender
+            self._fluff(msg.sender)
+
+    def _fluff(self, sender: int | None) -> None:
+        self.fluffed = True
+        for w in self.contacts:
+            if w != sender:
+                self.port.send(w, "fluff", delay=self._delay())
 
 
 class _Claims:
@@ -723,21 +786,36 @@ def simulate_messages(
     >>> run.spread.n_infected, run.counts.total
     (10, 12)
     """
+    from spread.dandelion import StemProtocol
+
     protocol = _check_protocol(protocol)
     T = check_int(T, "T", low=0)
-    if isinstance(protocol, ContinuousDiffusion):
+    stem = isinstance(protocol, StemProtocol)
+    if isinstance(protocol, ContinuousDiffusion) or stem:
         if delay is not None:
             raise InvalidParameterError(
-                "delay must be None for ContinuousDiffusion (its edge delays are "
+                f"delay must be None for {type(protocol).__name__} (its message delays are "
                 f"Exponential(rate)); got {delay!r}"
             )
     else:
         delay = OneStep() if delay is None else _check_delay(delay)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
+    anon = None
+    if stem:
+        from spread.dandelion import _draw, _finite_graph
+
+        g = _finite_graph(g, protocol)
+        protocol.check_graph(g)
     check_run_size(g, protocol, T)
     src = _source_index(g, source, gen)
-    cls, params = _behaviour(protocol, g, T)
+    if stem:
+        anon = _draw(g, protocol, gen)
+        cls, params = _StemNode, (anon, protocol, g.indptr, g.indices)
+        contacts = _stem_contacts(g, anon)
+    else:
+        cls, params = _behaviour(protocol, g, T)
+        contacts = _contacts_of(g)
     env = simpy.Environment()
     nodes: dict[int, _Node] = {}
 
@@ -746,14 +824,26 @@ def simulate_messages(
         nodes[v] = node
         env.process(node.run())
 
-    channel = MessageChannel(env, delay, float(T), gen, _contacts_of(g), spawn)
+    channel = MessageChannel(env, delay, float(T), gen, contacts, spawn)
     channel.open(src)
     nodes[src].start_as_source()
     env.run(until=T + 0.25)
-    return _assemble(g, protocol, T, src, nodes, channel, delay)
+    return _assemble(g, protocol, T, src, nodes, channel, delay, anon)
 
 
-def _assemble(g, protocol, T, src, nodes, channel, delay) -> MessageRun:
+def _stem_contacts(g: Any, anon: Any) -> Callable[[int], list[int]]:
+    """Contacts plus anonymity-graph neighbours (Dandelion's cycle is an overlay)."""
+    indptr, indices = g.indptr, g.indices
+
+    def contacts(v: int) -> list[int]:
+        extra = anon.out[anon.out_ptr[v] : anon.out_ptr[v + 1]].tolist()
+        extra += anon.in_src[anon.in_ptr[v] : anon.in_ptr[v + 1]].tolist()
+        return list(dict.fromkeys(indices[indptr[v] : indptr[v + 1]].tolist() + extra))
+
+    return contacts
+
+
+def _assemble(g, protocol, T, src, nodes, channel, delay, anon=None) -> MessageRun:
     rows = channel.rows
     n_msg = len(rows)
     arr = np.array(rows, dtype=np.float64).reshape(n_msg, 5)
@@ -802,4 +892,4 @@ def _assemble(g, protocol, T, src, nodes, channel, delay) -> MessageRun:
         per_node={(x.item() if hasattr(x, "item") else x): per[v]
                   for x, v in zip(per_lab, sorted(per))},
     )
-    return MessageRun(spread=sp, log=log, counts=counts, delay=delay)
+    return MessageRun(spread=sp, log=log, counts=counts, delay=delay, anonymity=anon)
