@@ -878,45 +878,47 @@ def core_csr(indptr, indices, core, weight, start):
 
 
 @nb.njit(cache=True)
-def core_log_sizes(cptr, cind, cwe, cw, root, stamp, seen, order, ppos, spos, branchless):
+def core_log_sizes(cptr, cind, cwe, cw, root, stamp, seen, qpk, spos, branchless):
     """``sum over core nodes u of log T_u``, T_u the weighted subtree size of u in the BFS
     tree of the core rooted at ``root`` (neighbours in CSR order).
 
     One BFS and one reverse pass over flat arrays indexed by queue position:
-    ``order`` (node), ``ppos`` (the parent's position) and ``spos`` (subtree weight),
-    each of length >= ``nc + max degree`` (the ``branchless`` scan writes one slot past
-    the queue before it knows whether the neighbour is new). ``seen[w] == stamp``
-    marks visited nodes (a new ``stamp`` per call: nothing to reset). The logs are
-    taken of running products (flushed below 1e280), one ``log`` per few hundred
-    nodes instead of one per node. ``branchless`` scans neighbours without a
-    data-dependent branch (faster on sparse cores, mean degree below ~7).
+    ``qpk[i] = node | parent's position << 32`` (one store per scanned edge) and
+    ``spos[i]`` (subtree weight), both of length >= ``nc + max degree`` (the
+    ``branchless`` scan writes one slot past the queue before it knows whether the
+    neighbour is new). ``seen[w] == stamp`` marks visited nodes (a new ``stamp`` per
+    call: nothing to reset). The logs are taken of running products (flushed past
+    1e280), one ``log`` per few hundred nodes instead of one per node.
+    ``branchless`` scans neighbours without a data-dependent branch (faster on
+    sparse cores, mean degree below ~7).
     """
-    order[0] = root
+    low = np.int64(0xFFFFFFFF)
+    qpk[0] = root
     seen[root] = stamp
     spos[0] = cw[root]
     head = 0
     tail = 1
     if branchless:
         while head < tail:
-            x = order[head]
+            x = qpk[head] & low
+            hp = np.int64(head) << 32
             for j in range(cptr[x], cptr[x + 1]):
                 w = cind[j]
                 new = seen[w] != stamp
                 seen[w] = stamp
-                order[tail] = w
-                ppos[tail] = head
+                qpk[tail] = hp | w
                 spos[tail] = cwe[j]
                 tail += new
             head += 1
     else:
         while head < tail:
-            x = order[head]
+            x = qpk[head] & low
+            hp = np.int64(head) << 32
             for j in range(cptr[x], cptr[x + 1]):
                 w = cind[j]
                 if seen[w] != stamp:
                     seen[w] = stamp
-                    order[tail] = w
-                    ppos[tail] = head
+                    qpk[tail] = hp | w
                     spos[tail] = cwe[j]
                     tail += 1
             head += 1
@@ -924,7 +926,7 @@ def core_log_sizes(cptr, cind, cwe, cw, root, stamp, seen, order, ppos, spos, br
     prod = 1.0
     for i in range(tail - 1, 0, -1):
         sx = spos[i]
-        spos[ppos[i]] += sx
+        spos[qpk[i] >> 32] += sx
         prod *= sx
         if prod > 1e280:
             s += math.log(prod)
@@ -965,8 +967,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
             maxd = cptr[i + 1] - cptr[i]
     branchless = cind.shape[0] < 7 * nc
     seen = np.zeros(nc, np.int32)
-    order = np.empty(nc + maxd + 1, np.int32)
-    ppos = np.empty(nc + maxd + 1, np.int32)
+    qpk = np.empty(nc + maxd + 1, np.int64)
     spos = np.empty(nc + maxd + 1, np.float64)
     lg = math.lgamma(n + 1.0)
     exact = np.full(n, np.nan)
@@ -994,7 +995,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
             exact[v] = ub[v]
         if exact[a] != exact[a]:
             nbfs += 1
-            sm = core_log_sizes(cptr, cind, cwe, cw, cid[a], nbfs, seen, order, ppos, spos, branchless)
+            sm = core_log_sizes(cptr, cind, cwe, cw, cid[a], nbfs, seen, qpk, spos, branchless)
             exact[a] = lg - const - sm
         x = exact[a] if a == v else ub[v] - (ub[a] - exact[a])
         cand[ne] = v

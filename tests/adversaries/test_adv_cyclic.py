@@ -203,14 +203,13 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
         ref = A.rumor_centrality(snap).array
         lg = math.lgamma(snap.n + 1.0)
         size = nc + int(np.diff(cptr).max()) + 1
-        seen = np.zeros(nc, np.int32)
-        for stamp, branchless in enumerate((False, True)):
-            order = np.empty(size, np.int32)
-            ppos = np.empty(size, np.int32)
+        for branchless in (False, True):
+            seen = np.zeros(nc, np.int32)  # visited iff equal to the call's stamp (k + 1)
+            qpk = np.empty(size, np.int64)
             spos = np.empty(size)
             got = np.array([
-                lg - const - K.core_log_sizes(cptr, cind, cwe, cw, cid[v], 100 * stamp + k + 1, seen, order,
-                                              ppos, spos, branchless)
+                lg - const - K.core_log_sizes(cptr, cind, cwe, cw, cid[v], k + 1, seen, qpk,
+                                              spos, branchless)
                 for k, v in enumerate(np.flatnonzero(core))
             ])
             np.testing.assert_allclose(got, ref[core], rtol=1e-12)
