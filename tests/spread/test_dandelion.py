@@ -421,3 +421,31 @@ def test_bad_batch_arguments():
         simulate_stems(g, p, 2, anonymity="cycle")
     with pytest.raises(AnonspreadError, match=r"^i must be an integer in"):
         simulate_stems(g, p, 2, rng=0).observation(5)
+
+
+@pytest.mark.parametrize("proto", [Dandelion(0.2), DandelionPlusPlus(0.2, peers="all"),
+                                   DandelionPlusPlus(0.2), ContinuousDiffusion(1.0)], ids=repr)
+def test_first_spy_sees_the_source_exactly_when_its_first_relay_is_a_spy(proto):
+    # the first stem message is the earliest message of all, so the earliest spy receipt is
+    # a stem message from an honest source iff the source's first relay is a spy:
+    # probability k / (n - 1) (cycle successor, or own relay among all nodes), or the mean
+    # fraction of spy contacts (relays among contacts); never under plain diffusion.
+    g = rr(6, 200, seed=3)
+    spies = list(range(0, 200, 10))
+    honest = np.array([v for v in range(200) if v not in spies])
+    trials = 20000
+    src = np.random.default_rng(0).choice(honest, trials)
+    b = simulate_stems(g, proto, trials, spies=spies, sources=src, rng=1)
+    rows = np.arange(trials)
+    j = np.argmin(b.spy_time, axis=1)
+    hit = (b.spy_kind[rows, j] == 0) & (b.spy_sender[rows, j] == b.source)
+    if isinstance(proto, ContinuousDiffusion):
+        assert not hit.any() and np.all(b.spy_kind == 1)
+        return
+    if proto.peers == "all" or isinstance(proto, Dandelion):
+        want = len(spies) / 199
+    else:
+        frac = [np.isin(g.neighbors(v), spies).mean() for v in honest]
+        want = float(np.mean(frac))
+    assert abs(hit.mean() - want) < 4 * math.sqrt(want * (1 - want) / trials)
+    assert np.array_equal(hit, (b.first_spy() == b.source) & (b.spy_kind[rows, j] == 0))
