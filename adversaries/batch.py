@@ -1,12 +1,20 @@
-"""The Monte Carlo path: simulate + estimate + score in one compiled loop.
+"""The Monte Carlo path: simulate + estimate + score in compiled loops.
 
 :func:`simulate_and_score` draws sources and tree seeds exactly as
 :func:`spread.simulate_many` does, runs the protocol's kernel on the flat store, then
-runs the estimator kernels of :mod:`adversaries._kernels` on the store's arrays (the
-infected nodes in infection order, their infection-tree parents, contact degrees),
-so no Python object is created per node or per trial. The same ``rng`` gives the same
-spreads as ``spread.simulate_many``; ties are broken with a child stream spawned from
-it (which does not advance its state).
+runs the estimator kernels of :mod:`adversaries._kernels` on the infected nodes in
+infection order, their infection-tree parents and contact degrees, so no Python object
+is created per node or per trial. The same ``rng`` gives the same spreads as
+``spread.simulate_many``; ties are broken with a child stream spawned from it (which
+does not advance its state).
+
+Trials run in chunks of two compiled phases: :func:`_simulate_chunk` (compiled per
+protocol, it links only that protocol's kernel) runs trials and copies each snapshot
+into flat buffers, then :func:`_score_chunk` (compiled once, whatever the protocol)
+scores them. The estimators' code is therefore compiled once, not once per protocol,
+and the two phases can be compiled by different processes (the harness does, see
+``harness.runner.warm_up``). Scoring draws nothing from ``rng``, so chunking leaves
+every result unchanged.
 """
 
 from __future__ import annotations
@@ -42,18 +50,100 @@ __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
 
 
+#: Infected nodes per chunk of trials: the simulation phase fills snapshot buffers of
+#: about this many nodes (a single larger trial still fits: the buffers grow), then the
+#: scoring phase reads them. About 20 bytes per node.
+CHUNK_NODES = 1 << 20
+
+
 @nb.njit(cache=True)
-def _local_tree(store, n, loc, par, gdeg):
-    """Infection tree of the current run over local ids (CSR) and contact degrees."""
+def _snapshot(store, n, loc, off, b_order, b_par, b_gdeg):
+    """Copy the current run into the chunk buffers at ``off``: the infected nodes in
+    infection order, their infection-tree parents as local ids (-1 for the source) and
+    their contact degrees. ``loc`` is -1 everywhere on entry and on exit."""
     order = store[9]
     ns = store[8]
     deg = store[1]
+    for k in range(n):
+        loc[order[k]] = k
+    for k in range(n):
+        v = order[k]
+        b_order[off + k] = v
+        b_gdeg[off + k] = deg[v]
+        p = ns[v, PARENT]
+        b_par[off + k] = loc[p] if p >= 0 else -1
+    for k in range(n):
+        loc[order[k]] = -1
+
+
+@nb.njit(cache=True)
+def _grow(a, need):
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@nb.njit(cache=True, inline="always")
+def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
+                    noff, n_out, b_order, b_par, b_gdeg):
+    """Run trials ``i0, i0 + 1, ...`` until about ``cap`` infected nodes are buffered.
+
+    Trial ``i`` of the chunk occupies ``[noff[i], noff[i + 1])`` of the buffers (offsets
+    relative to the chunk, ``noff[i0] = 0``). At least one trial runs; a trial larger
+    than the buffers grows them. Returns (store, end trial, buffers); the store's run
+    state is clean again.
+    """
+    trials = sources.shape[0]
+    vs_out = np.empty(T + 1, np.int32)
+    sizes = np.empty(T + 1, np.int64)
+    loc = np.full(store[0].shape[0], -1, np.int64)
+    noff[i0] = 0
+    n_inf = 0
+    i = i0
+    while i < trials and (i == i0 or noff[i] < cap):
+        if lazy:
+            reset_lazy(store, seeds[i])
+        else:
+            reset_run_state(store, n_inf)
+        store, n_inf = run_protocol(kernel_code, store, sources[i], T, params, rng, vs_out, sizes)
+        n_out[i] = n_inf
+        end = noff[i] + n_inf
+        if end > b_order.shape[0]:
+            b_order = _grow(b_order, end)
+            b_par = _grow(b_par, end)
+            b_gdeg = _grow(b_gdeg, end)
+        if loc.shape[0] < store[0].shape[0]:
+            loc = np.full(store[0].shape[0], -1, np.int64)
+        _snapshot(store, n_inf, loc, noff[i], b_order, b_par, b_gdeg)
+        noff[i + 1] = end
+        i += 1
+    if not lazy:
+        reset_run_state(store, n_inf)
+    return store, i, b_order, b_par, b_gdeg
+
+
+def _simulate_entry(kernel_code):
+    # The kernel code is a constant here, so the entry is compiled for, and links, only
+    # that protocol's kernel (see spread._kernels.run_batch_for): the only compiled code
+    # of this module that depends on the protocol. The arguments are spelt out: numba
+    # loses the constant through *args.
+    @nb.njit(cache=True)
+    def entry(store, lazy, sources, seeds, i0, T, params, rng, cap, noff, n_out, b_order, b_par, b_gdeg):
+        return _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
+                               noff, n_out, b_order, b_par, b_gdeg)
+
+    return entry
+
+
+#: The simulation phase compiled per protocol kernel code.
+_SIMULATE_ENTRIES = {code: _simulate_entry(code) for code in KERNELS}
+
+
+@nb.njit(cache=True)
+def _local_tree(par, n):
+    """Infection tree over local ids (CSR) from the parents (a parent precedes its children)."""
     cnt = np.zeros(n + 1, np.int64)
     for i in range(n):
-        v = order[i]
-        gdeg[i] = deg[v]
-        p = ns[v, PARENT]
-        par[i] = loc[p] if p >= 0 else -1
         if par[i] >= 0:
             cnt[i + 1] += 1
             cnt[par[i] + 1] += 1
@@ -73,24 +163,22 @@ def _local_tree(store, n, loc, par, gdeg):
 
 
 @nb.njit(cache=True)
-def _local_subgraph(store, n, loc):
+def _local_subgraph(gptr, gind, order, n, loc):
     """Induced subgraph of the infected nodes over local ids (CSR), finite graphs."""
-    order = store[9]
-    start, deg, nbr = store[0], store[1], store[2]
     indptr = np.zeros(n + 1, np.int64)
     for i in range(n):
         v = order[i]
         c = 0
-        for j in range(deg[v]):
-            if loc[nbr[start[v] + j]] >= 0:
+        for j in range(gptr[v], gptr[v + 1]):
+            if loc[gind[j]] >= 0:
                 c += 1
         indptr[i + 1] = indptr[i] + c
     indices = np.empty(indptr[n], np.int32)
     k = 0
     for i in range(n):
         v = order[i]
-        for j in range(deg[v]):
-            w = loc[nbr[start[v] + j]]
+        for j in range(gptr[v], gptr[v + 1]):
+            w = loc[gind[j]]
             if w >= 0:
                 indices[k] = w
                 k += 1
@@ -98,11 +186,10 @@ def _local_subgraph(store, n, loc):
 
 
 @nb.njit(cache=True)
-def _graph_hops(store, a, b, seen, queue, dist, stamp):
+def _graph_hops(gptr, gind, a, b, seen, queue, dist, stamp):
     """Hop distance from node a to node b in a finite contact graph (BFS, early exit)."""
     if a == b:
         return 0
-    start, deg, nbr = store[0], store[1], store[2]
     seen[a] = stamp
     dist[a] = 0
     queue[0] = a
@@ -110,8 +197,8 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
     while head < tail:
         x = queue[head]
         head += 1
-        for j in range(deg[x]):
-            w = nbr[start[x] + j]
+        for j in range(gptr[x], gptr[x + 1]):
+            w = gind[j]
             if seen[w] != stamp:
                 seen[w] = stamp
                 dist[w] = dist[x] + 1
@@ -123,40 +210,33 @@ def _graph_hops(store, a, b, seen, queue, dist, stamp):
 
 
 @nb.njit(cache=True)
-def _score_batch(
-    kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
-    r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-    detected, pdet, hops, tree_hops, rank, n_out,
+def _score_chunk(
+    i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes, tie_u,
+    r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
 ):  # fmt: skip
-    trials = sources.shape[0]
-    vs_out = np.empty(T + 1, np.int32)
-    sizes = np.empty(T + 1, np.int64)
-    loc = np.full(store[0].shape[0], -1, np.int64)
-    ng = 0 if lazy else store[0].shape[0]
-    seen = np.zeros(ng, np.int64)
+    """Score trials ``[i0, i1)`` from the snapshots :func:`_simulate_chunk` buffered.
+
+    Protocol-independent: compiled once for every protocol. ``seen`` is the BFS stamp
+    array of :func:`_graph_hops` (finite graphs), kept across chunks.
+    """
+    ng = 0 if lazy else gptr.shape[0] - 1
+    loc = np.full(ng, -1, np.int64)
     queue = np.empty(ng, np.int32)
     gdist = np.empty(ng, np.int32)
-    n_inf = 0
-    for i in range(trials):
-        if lazy:
-            reset_lazy(store, seeds[i])
-        else:
-            reset_run_state(store, n_inf)
-        store, n_inf = run_protocol(kernel_code, store, sources[i], T, params, rng, vs_out, sizes)
-        n = n_inf
-        n_out[i] = n
-        if loc.shape[0] < store[0].shape[0]:
-            loc = np.full(store[0].shape[0], -1, np.int64)
-        order = store[9]
-        for k in range(n):
-            loc[order[k]] = k
-        par = np.empty(n, np.int64)
-        gdeg = np.empty(n, np.int64)
-        tptr, tind = _local_tree(store, n, loc, par, gdeg)
+    for i in range(i0, i1):
+        n = n_out[i]
+        off = noff[i]
+        order = b_order[off : off + n]
+        par = b_par[off : off + n]
+        gdeg = b_gdeg[off : off + n]
+        if not lazy:
+            for k in range(n):
+                loc[order[k]] = k
+        tptr, tind = _local_tree(par, n)
         if tree_graph:
             sptr, sind = tptr, tind
         else:
-            sptr, sind = _local_subgraph(store, n, loc)
+            sptr, sind = _local_subgraph(gptr, gind, order, n, loc)
         sub_tree = sind.shape[0] == 2 * (n - 1)
         depth = np.zeros(n, np.int64)
         for k in range(1, n):  # infection order: a parent precedes its children
@@ -218,13 +298,12 @@ def _score_batch(
             if tree_graph:
                 hops[e, i] = depth[est]
             else:
-                hops[e, i] = _graph_hops(store, order[0], order[est], seen, queue, gdist, i * codes.shape[0] + e + 1)
+                hops[e, i] = _graph_hops(gptr, gind, order[0], order[est], seen, queue, gdist,
+                                         i * codes.shape[0] + e + 1)
             rank[e, i] = 1.0 + greater + (tied - 1) / 2.0
-        for k in range(n):
-            loc[order[k]] = -1
-    if not lazy:
-        reset_run_state(store, n_inf)
-    return store
+        if not lazy:
+            for k in range(n):
+                loc[order[k]] = -1
 
 
 @nb.njit(cache=True)
@@ -247,29 +326,6 @@ def _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, 
     else:
         cand = order[:n].astype(np.int64)
         LK.lisn_graph(gptr, gind, cand, loc, n, log_p, log_q, T + 2, sc)
-
-
-def _score_entry(kernel_code):
-    # The kernel code is a constant here, so _score_batch is compiled for, and links, only
-    # that protocol's kernel (see spread._kernels.run_batch_for). The arguments are spelt
-    # out: numba loses the constant through *args. Keep them in step with _score_batch.
-    @nb.njit(cache=True)
-    def entry(
-        store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
-        r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-        detected, pdet, hops, tree_hops, rank, n_out,
-    ):  # fmt: skip
-        return _score_batch(
-            kernel_code, store, lazy, tree_graph, sources, seeds, T, params, rng, codes, tie_u,
-            r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-            detected, pdet, hops, tree_hops, rank, n_out,
-        )  # fmt: skip
-
-    return entry
-
-
-#: :func:`_score_batch` compiled per protocol kernel code.
-_SCORE_ENTRIES = {code: _score_entry(code) for code in KERNELS}
 
 
 @dataclass(frozen=True)
@@ -418,7 +474,6 @@ def simulate_and_score(
         r_node, alive, dead, r_edge, move = ad_tables(float(d0), T)
     else:
         r_node, alive, dead, r_edge, move = -1, np.zeros(1), np.zeros(1), -1, np.zeros(1)
-    gptr, gind = (np.zeros(1, np.int64), np.zeros(1, np.int32)) if lazy else (g.indptr, g.indices)
     lisn_rate = np.nan
     if "lisn" in names:
         lisn_rate = get_estimator("lisn").params(protocol, g)["rate"]
@@ -430,12 +485,31 @@ def simulate_and_score(
     tree_hops = np.zeros((e, trials), np.int64)
     rank = np.zeros((e, trials), np.float64)
     n_out = np.zeros(trials, np.int64)
-    args = (
-        protocol.kernel_code, store, lazy, lazy or graph_is_forest(g), sources, seeds, T, params, gen,
-        codes, tie_u, r_node, alive, dead, r_edge, move, gptr, gind, lisn_rate,
-        detected, pdet, hops, tree_hops, rank, n_out,
-    )  # fmt: skip
-    store = _SCORE_ENTRIES[protocol.kernel_code](*args[1:])  # args[0]: the kernel code
+    tree_graph = lazy or graph_is_forest(g)
+    if lazy:
+        gptr, gind = np.zeros(2, np.int64), np.zeros(1, np.int32)
+    else:  # writable contiguous copies only if needed: one compiled type for every graph
+        gptr = np.require(g.indptr, np.int64, ("C", "W"))
+        gind = np.require(g.indices, np.int32, ("C", "W"))
+    seen = np.zeros(0 if lazy else g.number_of_nodes(), np.int64)
+    simulate_chunk = _SIMULATE_ENTRIES[protocol.kernel_code]
+    noff = np.zeros(trials + 1, np.int64)
+    first = min(CHUNK_NODES, 64 * trials)
+    b_order = np.empty(first, np.int32)
+    b_par = np.empty(first, np.int64)
+    b_gdeg = np.empty(first, np.int64)
+    i = 0
+    while i < trials:
+        store, end, b_order, b_par, b_gdeg = simulate_chunk(
+            store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out,
+            b_order, b_par, b_gdeg,
+        )  # fmt: skip
+        _score_chunk(
+            i, end, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
+            tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
+            detected, pdet, hops, tree_hops, rank,
+        )  # fmt: skip
+        i = end
     if not lazy:
         g._give_store(store)  # its run state is clean again
     if lazy:
