@@ -1,7 +1,7 @@
 """numba's on-disk cache, keyed on every source file a compiled kernel can contain.
 
 numba stamps each cached function with the content of its *own* file only. A compiled
-driver such as ``adversaries.batch._score_batch`` contains the spread kernels it calls
+driver such as ``adversaries.batch._simulate_entry`` contains the spread kernels it calls
 (numba links their code into it), so after an edit of ``spread/_kernels.py`` its cache
 entry would still load, with the old kernels inside, or with a changed parameter layout.
 :func:`install` puts cache locators in front of numba's that stamp a kernel file of this
@@ -9,15 +9,36 @@ project with a hash of all the files of its package and of the packages it calls
 (``DEPENDS``), so any such edit recompiles exactly the functions that may contain it.
 Where the functions are cached (``NUMBA_CACHE_DIR``, the package's ``__pycache__`` or
 the user-wide cache directory) is numba's choice, as before.
+
+It also makes compiling a project function safe and not repeated across processes
+(pool workers, or several runs sharing a cache). Each compile of such a function (load
+from the cache, else compile and save) runs under an exclusive file lock next to its
+cache index (POSIX ``flock``): a process that needs a function another process is
+compiling waits and then loads it instead of compiling it again. Different functions
+take different locks, so processes compile them in parallel; the closures a factory
+makes from one ``def`` (one cache index, e.g. a driver per protocol) are different
+functions here. Saving an entry (read the index, add the entry, write it) takes a
+second, short lock per index: numba alone lets two processes that save different
+signatures of one index both pick the same data-file number, and one could then load
+the other's machine code. Compile locks follow the call graph (a caller's compile takes
+its callees' locks, never the reverse), so they cannot deadlock; within a process they
+are reentrant and taken under numba's compiler lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import os
 from pathlib import Path
 
-__all__ = ["DEPENDS", "install", "source_stamp"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: compile without the file locks
+    fcntl = None
+
+__all__ = ["DEPENDS", "compile_lock_path", "install", "source_stamp"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,6 +82,7 @@ def _project_locator(base):
             self = super().from_function(py_func, py_file)
             if self is not None:
                 self._anonspread_package = package
+                _OUR_PATHS.add(self.get_cache_path())
             return self
 
         def get_source_stamp(self):
@@ -70,13 +92,101 @@ def _project_locator(base):
     return Locator
 
 
+def compile_lock_path(dispatcher) -> str | None:
+    """The compile lock file of a project function; None for other functions."""
+    cache = getattr(dispatcher, "_cache", None)
+    locator = getattr(getattr(cache, "_impl", None), "_locator", None)
+    if not hasattr(locator, "_anonspread_package"):
+        return None
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index is None:
+        return None
+    path = index + ".compile"
+    closure = dispatcher.py_func.__closure__
+    if closure:  # numba keys a closure's entries on its cells: so does the lock
+        from numba.core.serialize import dumps
+
+        cells = dumps(tuple(c.cell_contents for c in closure))
+        path += "-" + hashlib.sha256(cells).hexdigest()[:16]
+    return path + ".lock"
+
+
+@contextlib.contextmanager
+def _flock(path: str):
+    """Hold an exclusive lock on ``path`` (created if missing); no-op if it cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # e.g. a read-only cache: numba then does not save either
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+#: Lock files this process holds, with their nesting depth.
+_HELD: dict[str, int] = {}
+
+
+def _locked(compile_):
+    from numba.core.compiler_lock import global_compiler_lock
+
+    @functools.wraps(compile_)
+    def compile(self, sig):
+        path = self.__dict__.get("_anonspread_lock", False)
+        if path is False:
+            path = compile_lock_path(self) if fcntl is not None else None
+            self.__dict__["_anonspread_lock"] = path
+        if path is None:
+            return compile_(self, sig)
+        with global_compiler_lock:  # one compiling thread per process: _HELD is its own
+            if path in _HELD:
+                _HELD[path] += 1
+                try:
+                    return compile_(self, sig)
+                finally:
+                    _HELD[path] -= 1
+            with _flock(path):
+                _HELD[path] = 1
+                try:
+                    return compile_(self, sig)  # loads what another process saved meanwhile
+                finally:
+                    del _HELD[path]
+
+    compile._anonspread_locked = True
+    return compile
+
+
+#: Cache directories of project functions (their index saves are locked).
+_OUR_PATHS: set[str] = set()
+
+
+def _locked_save(save):
+    @functools.wraps(save)
+    def locked_save(self, key, data):
+        if fcntl is None or self._cache_path not in _OUR_PATHS:
+            return save(self, key, data)
+        with _flock(self._index_path + ".save.lock"):
+            return save(self, key, data)
+
+    locked_save._anonspread_locked = True
+    return locked_save
+
+
 @functools.cache
 def install() -> None:
-    """Put the project's locators first in numba's list (idempotent)."""
-    from numba.core import caching
+    """Put the project's locators first in numba's list and lock compiles (idempotent)."""
+    from numba.core import caching, dispatcher
 
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
     bases = [getattr(caching, name, None) or getattr(caching, "_" + name)
              for name in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
     ours = [_project_locator(b) for b in bases]
     impl._locator_classes[:0] = ours
+    if not getattr(dispatcher.Dispatcher.compile, "_anonspread_locked", False):
+        dispatcher.Dispatcher.compile = _locked(dispatcher.Dispatcher.compile)
+    files = caching.IndexDataCacheFile
+    if not getattr(files.save, "_anonspread_locked", False):
+        files.save = _locked_save(files.save)

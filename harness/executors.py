@@ -61,10 +61,12 @@ class Executor:
 
     @property
     def warm_up_in_parent(self) -> bool:
-        """Whether the runner should compile the job's kernels in this process first.
+        """Whether the runner should warm up (compile the job's kernels) before the work.
 
-        True when tasks run in other processes of this machine, which then load the
-        compiled kernels from numba's on-disk cache instead of each compiling them.
+        True when tasks run in other processes of this machine, which share numba's
+        on-disk cache. The warm-up runs in the workers, each compiling different kernels
+        (:func:`harness.runner.warm_up`); the name is historical (it used to run in the
+        parent process, the workers then loading what it compiled).
         """
         return False
 

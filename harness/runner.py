@@ -330,30 +330,25 @@ def _shape(point: Mapping[str, Scalar]) -> tuple:
     ))
 
 
-def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> int:
-    """Run one trial of one point of each shape here, discarding the results.
-
-    Pool workers start with an empty memory: without this each of them compiles the
-    same numba kernels at once (minutes of CPU on a fresh install). Compiled here
-    first, the kernels are saved to numba's on-disk cache and the workers only load
-    them. Points differing only in numeric values (T, p, ...) need the same kernels, so
-    one point per shape is run. The trial draws from its own throwaway stream, so the
-    run's results do not change; a failing trial is left for the real run to report.
-    Returns the number of trials run.
-    """
-    if exp.mode == "evaluate":
-        return 0
-    fn = getattr(exp, exp.mode)
+def _shapes(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> list[Mapping[str, Scalar]]:
+    """One point of each shape (the first), in grid order."""
     seen: set[tuple] = set()
-    ran = 0
+    out = []
     for point in points:
         key = _shape(point)
-        if key in seen:
-            continue
-        seen.add(key)
+        if key not in seen:
+            seen.add(key)
+            out.append(point)
+    return out
+
+
+def _warm_trials(mode: str, fn: Any, points: Sequence[Mapping[str, Scalar]]) -> int:
+    """One throwaway trial of each point (a failing one is left for the real run)."""
+    ran = 0
+    for point in points:
         rng = np.random.default_rng(0)
         try:
-            if exp.mode == "trials":
+            if mode == "trials":
                 fn(dict(point), 1, rng)
             else:
                 fn(dict(point), rng)
@@ -361,6 +356,48 @@ def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> int:
             continue
         ran += 1
     return ran
+
+
+@dataclass(frozen=True)
+class _WarmTask:
+    """Warm-up trials shipped to one worker (picklable when ``fn`` is importable)."""
+
+    mode: str
+    fn: Any
+    points: tuple[Mapping[str, Scalar], ...]
+
+
+def _run_warm_task(task: _WarmTask) -> int:
+    return _warm_trials(task.mode, task.fn, task.points)
+
+
+def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]], executor: Executor | None = None) -> int:
+    """Run one trial of one point of each shape, discarding the results.
+
+    Pool workers start with an empty memory: without this each of them compiles the
+    same numba kernels (minutes of CPU on a fresh install). Points differing only in
+    numeric values (T, p, ...) need the same kernels, so one point per shape is run.
+    The trials draw from throwaway streams, so the run's results do not change; a
+    failing trial is left for the real run to report. Returns the number of trials run.
+
+    Without ``executor`` the trials run here, one after the other. With one, they run in
+    its workers, the shapes cut into one contiguous block per worker (neighbouring grid
+    points tend to share kernels, distant ones not): the workers compile different
+    kernels at the same time, each numba function once (``anonspread._numba_cache``
+    locks a function's compile across processes: a worker that needs a kernel another
+    one is compiling waits and loads it from the on-disk cache), and every worker keeps
+    what it compiled or loaded for the real run.
+    """
+    if exp.mode == "evaluate":
+        return 0
+    fn = getattr(exp, exp.mode)
+    shapes = _shapes(exp, points)
+    if executor is None or executor.workers < 2 or len(shapes) < 2:
+        return _warm_trials(exp.mode, fn, shapes)
+    k = min(executor.workers, len(shapes))
+    tasks = [_WarmTask(exp.mode, fn, tuple(shapes[i * len(shapes) // k:(i + 1) * len(shapes) // k]))
+             for i in range(k)]
+    return sum(executor.imap_unordered(_run_warm_task, tasks))
 
 
 def _execute(
@@ -383,9 +420,9 @@ def _execute(
     done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
     computed = 0
-    if executor.warm_up_in_parent and todo:
-        warm_up(exp, [points[p] for p in sorted(remaining)])
     try:
+        if executor.warm_up_in_parent and todo:
+            warm_up(exp, [points[p] for p in sorted(remaining)], executor)
         with bar, _terminate_as_interrupt():
             bar.update(done_trials, len(points) - len(remaining))
             tasks = [
