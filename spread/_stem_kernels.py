@@ -28,7 +28,7 @@ __all__ = ["draw_anonymity", "run_stem_batch"]
 #: Anonymity-graph kinds.
 CYCLE, RELAYS = 0, 1
 #: Routing codes.
-ONE_TO_ONE, PER_EDGE, PER_TRANSACTION = 0, 1, 2
+ONE_TO_ONE, PER_EDGE, PER_TRANSACTION, ALL_TO_ONE = 0, 1, 2, 3
 #: Receipt kinds (spy observations).
 STEM, FLUFF = 0, 1
 
@@ -127,6 +127,11 @@ def draw_anonymity(kind, n, indptr, indices, relays, peers_all, routing, coin_ep
         if routing == PER_EDGE:
             for j in range(in_ptr[v], in_ptr[v + 1]):
                 in_to[j] = _uniform_relay_but(lo, k, in_src[j], out, rng)
+        elif routing == ALL_TO_ONE:  # everything on the own-transaction relay (never back)
+            for j in range(in_ptr[v], in_ptr[v + 1]):
+                in_to[j] = own[v]
+                if own[v] == in_src[j]:
+                    in_to[j] = _uniform_relay_but(lo, k, in_src[j], out, rng)
         else:
             _one_to_one(v, lo, k, in_ptr, in_src, in_to, out, work, rng)
     for v in range(n):

@@ -26,8 +26,10 @@ rule) each node is a *diffuser* with probability ``q`` for the whole epoch. Dand
 forwards by ``routing``: ``"one-to-one"`` (default; each in-edge is mapped to a relay,
 in rounds over a shuffled list of the relays, so that with two in-edges and two relays the
 map is a bijection -- the paper's choice, ``edgebased=3`` in the authors' scripts),
-``"per-incoming-edge"`` (each in-edge mapped to an independent uniform relay) or
-``"per-transaction"`` (a uniform relay at every hop). Under every rule a stem is never
+``"per-incoming-edge"`` (each in-edge mapped to an independent uniform relay, ``edgebased=1``),
+``"all-to-one"`` (every stem on the own-transaction relay, ``edgebased=2``) or
+``"per-transaction"`` (a uniform relay at every hop, ``edgebased=0``; the routing of the
+2017 paper on d-regular anonymity graphs). Under every rule a stem is never
 sent back on the link it arrived by when the node has another relay: in the deployed
 protocol a stem arrives from an inbound peer and leaves to an outbound one, which are
 different peers, while on an undirected contact graph a node's relay may be the very
@@ -82,6 +84,7 @@ from anonspread.validation import check_int, check_probability, check_real, chec
 from spread import _stem_kernels as K
 from spread.events import ContinuousDiffusion
 from spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from spread.limits import MAX_WORK, memory_budget
 from spread.protocols import Protocol
 
 __all__ = [
@@ -98,9 +101,6 @@ __all__ = [
 
 #: Stem-and-fluff protocols by name (``"dandelion"``, ``"dandelion++"``, ``"continuous-diffusion"``).
 STEM_PROTOCOLS: dict[str, type] = {"continuous-diffusion": ContinuousDiffusion}
-
-#: Largest ``trials x spies`` table :func:`simulate_stems` fills (8 + 8 + 1 bytes each).
-MAX_SPY_ENTRIES = 1 << 26
 
 
 def register_stem_protocol(name: str):
@@ -160,7 +160,7 @@ class StemProtocol(Protocol):
 
 
 _ROUTINGS = {"one-to-one": K.ONE_TO_ONE, "per-incoming-edge": K.PER_EDGE,
-             "per-transaction": K.PER_TRANSACTION}
+             "all-to-one": K.ALL_TO_ONE, "per-transaction": K.PER_TRANSACTION}
 _PEERS = ("contacts", "all")
 _COINS = ("epoch", "hop")
 
@@ -225,7 +225,7 @@ class DandelionPlusPlus(StemProtocol):
     ----------
     q : float in [0, 1]
     rate : float > 0
-    routing : {"one-to-one", "per-incoming-edge", "per-transaction"}
+    routing : {"one-to-one", "per-incoming-edge", "all-to-one", "per-transaction"}
     relays : int >= 1
         Out-degree of the anonymity graph (2 in the paper).
     peers : {"contacts", "all"}
@@ -589,13 +589,23 @@ def simulate_stems(graph: Any, protocol: Any, trials: int, *, spies: Any = (),
         codes = protocol._codes()
         stem = 1
     n = g.number_of_nodes()
-    spy = _spy_matrix(g, spies, trials)
-    if trials * max(spy.shape[1], 1) > MAX_SPY_ENTRIES:
+    shape = np.shape(np.asarray(spies, dtype=object))
+    k = shape[-1] if len(shape) else 0
+    nbytes = trials * (41 + 25 * k)  # the output tables (spy rows included)
+    if nbytes > memory_budget():
         raise InvalidParameterError(
-            f"trials must be small enough for the spy tables to fit in memory; got trials={trials} "
-            f"with {spy.shape[1]} spies ({trials * spy.shape[1]} entries, at most {MAX_SPY_ENTRIES}): "
-            "split the trials into batches"
+            f"trials must be small enough for the result tables to fit in memory; got "
+            f"trials={trials} with {k} spies: they need {nbytes / 2**30:.3g} GiB of the "
+            f"{memory_budget() / 2**30:.3g} GiB allowed (split the trials into batches)"
         )
+    work = trials * (n + int(g.indices.shape[0]))
+    if work > MAX_WORK:
+        raise InvalidParameterError(
+            f"trials must be small enough to finish in reasonable time; got trials={trials} on "
+            f"{g!r}: about {work:.3g} node and edge visits (at most {MAX_WORK:.0e}; split the "
+            "trials into batches)"
+        )
+    spy = _spy_matrix(g, spies, trials)
     if sources is None:
         src = gen.integers(0, n, size=trials).astype(np.int64)
     else:

@@ -31,6 +31,7 @@ ALL = [
     DandelionPlusPlus(0.2, peers="all"),
     DandelionPlusPlus(0.2, routing="per-incoming-edge"),
     DandelionPlusPlus(0.2, routing="per-transaction", coin="hop"),
+    DandelionPlusPlus(0.2, routing="all-to-one", peers="all"),
     DandelionPlusPlus(0.3, relays=3),
 ]
 
@@ -58,7 +59,8 @@ def test_dandelion_anonymity_graph_is_one_hamiltonian_cycle():
     assert all(a.forward(v, -1) == a.out[v] for v in range(101))
 
 
-@pytest.mark.parametrize("routing", ["one-to-one", "per-incoming-edge", "per-transaction"])
+@pytest.mark.parametrize("routing", ["one-to-one", "per-incoming-edge", "all-to-one",
+                                     "per-transaction"])
 @pytest.mark.parametrize("peers", ["contacts", "all"])
 def test_dandelion_pp_anonymity_graph_structure(routing, peers):
     nxg = nx.gnp_random_graph(200, 0.03, seed=4)
@@ -85,6 +87,8 @@ def test_dandelion_pp_anonymity_graph_structure(routing, peers):
         assert a.own[v] in rel and all(m in rel for m in maps)
         if len(rel) >= 2:  # never back on the link a stem came from
             assert all(m != u for m, u in zip(maps, preds))
+        if routing == "all-to-one":
+            assert all(m == a.own[v] for m, u in zip(maps, preds) if u != a.own[v])
         if routing == "one-to-one" and len(preds) <= len(rel):
             assert len(set(maps)) == len(maps)  # in-edges go to distinct relays
             if len(preds) == len(rel) == 2:
@@ -116,7 +120,7 @@ def test_anonymity_graph_edges_and_relays_use_labels():
 @pytest.mark.parametrize("q", [0.1, 0.35])
 def test_dandelion_stem_length_is_geometric_with_mean_one_over_q(q):
     # the cycle has n = 400 nodes: the truncation at n hops has probability (1-q)^399 < 1e-18
-    b = simulate_stems(rr(3, 400), Dandelion(q), 20000, rng=7)
+    b = simulate_stems(rr(3, 400), Dandelion(q), 12000, rng=7)
     L = b.stem_length
     assert L.min() == 1 and not b.failsafe.any()
     assert abs(L.mean() - 1 / q) < 4 * math.sqrt(1 - q) / q / math.sqrt(L.size)
@@ -134,7 +138,7 @@ def test_dandelion_pp_stem_hazard_is_q(proto):
     # every receipt of the stem by a new node flips the (epoch or hop) coin: the stem ends
     # there with probability q; a repeat (fail-safe) censors the count. Per hop l, the
     # fraction of coin endings among stems that reached a new node at hop l is q.
-    b = simulate_stems(rr(6, 400), proto, 20000, rng=11)
+    b = simulate_stems(rr(6, 400), proto, 12000, rng=11)
     L, fs = b.stem_length, b.failsafe
     flips = L - fs
     ends = ~fs
@@ -370,7 +374,7 @@ def test_horizon_cuts_the_message_run():
     ({"q": math.nan}, r"^q must be"),
     ({"rate": 0}, r"^rate must be a real number in \(0.0"),
     ({"routing": "random"}, r"^routing must be one of \['one-to-one', 'per-incoming-edge', "
-                            r"'per-transaction'\]; got 'random'"),
+                            r"'all-to-one', 'per-transaction'\]; got 'random'"),
     ({"relays": 0}, r"^relays must be an integer >= 1; got 0"),
     ({"peers": "outbound"}, r"^peers must be one of"),
     ({"coin": "tx"}, r"^coin must be one of"),
@@ -419,6 +423,13 @@ def test_bad_batch_arguments():
         simulate_stems(g, Dandelion(), 2, anonymity=draw_anonymity_graph(g, p, rng=0))
     with pytest.raises(InvalidTypeError, match=r"^anonymity must be an AnonymityGraph"):
         simulate_stems(g, p, 2, anonymity="cycle")
+    with pytest.raises(InvalidParameterError, match=r"^trials must be small enough for the result "
+                                                    r"tables to fit in memory; got trials=10000000000"):
+        simulate_stems(g, p, 10**10, spies=[1, 2])
+    big = rr(4, 10000)
+    with pytest.raises(InvalidParameterError, match=r"^trials must be small enough to finish in "
+                                                    r"reasonable time; got trials=50000000"):
+        simulate_stems(big, p, 5 * 10**7)
     with pytest.raises(AnonspreadError, match=r"^i must be an integer in"):
         simulate_stems(g, p, 2, rng=0).observation(5)
 
