@@ -54,7 +54,9 @@ class SweepTemplate:
         Parameter name -> component kind (e.g. ``{"mechanism": "mechanism"}``).
     defaults : mapping
         Every parameter's default value (components included, by name); a
-        parameter without a default must be given by the user.
+        parameter without a default must be given by the user. A list or tuple
+        default is an axis of several values (e.g. the protocol/adversary pairs a
+        comparison crosses by default); ``--set`` replaces it.
     metrics : tuple of Metric
         What it reports.
     trial, trials, evaluate : callable
@@ -100,7 +102,7 @@ class SweepTemplate:
         if name in self.types:
             return self.types[name]
         if name in self.defaults:
-            return infer_param([self.defaults[name]])
+            return infer_param(_as_list(name, self.defaults[name]))
         return Param("any")
 
 
@@ -237,7 +239,7 @@ def compose(
 
                     choices = f" (registered {kind}s: {', '.join(list_components(kind)[kind])})"
                 raise InvalidParameterError(f"sweep {tpl.name!r} needs a value for {key!r}{choices}")
-            axes[key] = [tpl.defaults[key]]
+            axes[key] = _as_list(key, tpl.defaults[key])
     for key in product:
         if key not in axes:
             axes[key] = product[key]

@@ -21,6 +21,9 @@ registries; :func:`harness.get_experiment` does so on its first call.
 * :mod:`harness.experiments.dandelion` -- Dandelion and Dandelion++ (Fanti et al.
   2017/2018): precision and recall of first-spy and the likelihood adversaries against
   the fraction of spies, with the papers' bounds.
+* :mod:`harness.experiments.protocol_attack` -- the ``protocol-attack`` sweep: adaptive
+  diffusion, diffusion, Dandelion and Dandelion++ against every applicable adversary on a
+  chosen graph family.
 """
 
 from harness.experiments import (
@@ -30,9 +33,10 @@ from harness.experiments import (
     krandom,
     privacy_ldp,
     profiles,
+    protocol_attack,
     spies,
     spreading,
 )
 
 __all__ = ["dandelion", "funnel", "graphs", "krandom", "privacy_ldp", "profiles",
-           "spies", "spreading"]
+           "protocol_attack", "spies", "spreading"]
