@@ -460,3 +460,52 @@ def test_first_spy_sees_the_source_exactly_when_its_first_relay_is_a_spy(proto):
         want = float(np.mean(frac))
     assert abs(hit.mean() - want) < 4 * math.sqrt(want * (1 - want) / trials)
     assert np.array_equal(hit, (b.first_spy() == b.source) & (b.spy_kind[rows, j] == 0))
+
+
+def _first_spy_precision_recall(b, n):
+    """The papers' precision and recall of first-spy for one transaction per honest node."""
+    est = b.first_spy()
+    ward = np.bincount(est[est >= 0], minlength=n)
+    right = est == b.source
+    precision = float(np.sum(1.0 / ward[b.source[right]])) / b.trials
+    return precision, float(right.mean())
+
+
+@pytest.mark.slow
+def test_dandelion_line_first_spy_matches_the_exact_finite_n_expectations():
+    # Dandelion 2017 with q = 0 (the papers' figures): each honest node sends one
+    # transaction in one epoch; first-spy precision and recall average to the exact sums of
+    # adversaries.transactions_theory.line_first_spy (runs of honest nodes before a spy).
+    from adversaries.transactions_theory import line_first_spy
+
+    n, k, epochs = 30, 6, 1500
+    g = rr(4, n, seed=8)
+    proto = Dandelion(0.0)
+    gen = np.random.default_rng(12)
+    prec, rec = np.empty(epochs), np.empty(epochs)
+    for e in range(epochs):
+        spies = np.sort(gen.choice(n, k, replace=False))
+        honest = np.setdiff1d(np.arange(n), spies)
+        a = draw_anonymity_graph(g, proto, rng=gen)
+        b = simulate_stems(g, proto, honest.size, spies=spies, sources=honest, anonymity=a,
+                           rng=gen)
+        assert np.all(b.spy_kind[np.arange(b.trials), np.argmin(b.spy_time, axis=1)] == 0)
+        prec[e], rec[e] = _first_spy_precision_recall(b, n)
+    want_p, want_r = (float(x) for x in line_first_spy(n, k))
+    assert abs(prec.mean() - want_p) < 4 * prec.std() / math.sqrt(epochs)
+    assert abs(rec.mean() - want_r) < 4 * rec.std() / math.sqrt(epochs)
+
+
+def test_message_delays_are_exponential_in_both_phases():
+    # a path of 12 nodes: diffusion from node 0 reaches node 11 after the sum of 11
+    # Exponential(rate) delays, Gamma(11, 1/rate); a stem hop takes one Exponential(rate)
+    # (Dandelion with q = 1: the fluff starts at the successor after one hop)
+    g = nx.path_graph(12)
+    rate = 2.5
+    b = simulate_stems(g, ContinuousDiffusion(rate), 4000, spies=[11], sources=[0] * 4000, rng=3)
+    assert np.all(b.spy_sender == 10) and np.all(b.spy_kind == 1)
+    assert stats.kstest(b.spy_time[:, 0], stats.gamma(11, scale=1 / rate).cdf).pvalue > ALPHA
+    assert np.allclose(b.completion_time, b.spy_time[:, 0])
+    d = simulate_stems(g, Dandelion(1.0, rate=rate), 4000, rng=4)
+    assert np.all(d.stem_length == 1)
+    assert stats.kstest(d.fluff_time, stats.expon(scale=1 / rate).cdf).pvalue > ALPHA
