@@ -109,6 +109,7 @@ def register_stem_protocol(name: str):
     def deco(cls):
         if name in STEM_PROTOCOLS:
             raise InvalidParameterError(f"protocol name {name!r} is already registered")
+        cls.name = name
         STEM_PROTOCOLS[name] = cls
         return cls
 

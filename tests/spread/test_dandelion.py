@@ -342,6 +342,7 @@ def test_registered_stem_protocols_conform(name):
     cls = STEM_PROTOCOLS[name]
     proto = cls()
     assert proto == cls() and hash(proto) == hash(cls()) and type(proto).__name__ in repr(proto)
+    assert cls.name == name
     assert name not in spread.protocols.PROTOCOLS
     g = rr(4, 40)
     a = simulate_stems(g, proto, 30, spies=[1, 2, 3], rng=5)
