@@ -31,6 +31,7 @@ __all__ = [
     "graph_rumor",
     "graph_rumor_top",
     "ml_tree",
+    "ml_workspace",
     "score_summary",
     "tree_eccentricity",
     "tree_passes",
@@ -1068,8 +1069,28 @@ def _accumulate(indptr, indices, tdeg, gdeg, x0, only, logB, out, stack, acc, ca
 
 
 @nb.njit(cache=True)
+def ml_workspace(n):
+    """Scratch arrays of :func:`ml_tree` for trees of up to ``n`` nodes."""
+    return (
+        np.empty(n, np.int64),  # tdeg
+        np.empty(n, np.bool_),  # mark
+        np.empty(n, np.int32),  # order
+        np.empty(n, np.int32),  # parent
+        np.empty(n, np.int32),  # dist
+        np.empty(n, np.int64),  # down
+        np.empty(n, np.int64),  # up
+        np.empty(n, np.int64),  # bdown
+        np.empty(n, np.int64),  # bup
+        np.empty(n, np.int32),  # stack
+        np.empty(n, np.float64),  # acc
+        np.empty(n, np.int32),  # came
+        np.empty(n, np.int64),  # depth
+    )
+
+
+@nb.njit(cache=True)
 def ml_tree(
-    indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead, r_edge, logB_move, out
+    indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead, r_edge, logB_move, out, ws
 ):
     """Log-likelihood of adaptive diffusion for every node of an infected tree.
 
@@ -1084,29 +1105,22 @@ def ml_tree(
     configuration also needs every infected node that has uninfected contacts
     (``gdeg > tdeg``) at distance >= r from the centre (the ball is complete);
     without it (near-ML on the infection tree of a graph with cycles) only the
-    eccentricity condition is used. Returns the number of configurations found.
+    eccentricity condition is used. ``ws``: scratch arrays from :func:`ml_workspace` for
+    at least n nodes (a Monte Carlo loop passes the same ones to every call).
+    Returns the number of configurations found.
     """
     n = indptr.shape[0] - 1
+    tdeg, mark, order, parent, dist, down, up, bdown, bup, stack, acc, came, depth = ws
+    if tdeg.shape[0] < n:
+        raise ValueError("anonspread internal error: ml_tree workspace smaller than the tree")
     for v in range(n):
         out[v] = NEG_INF
-    tdeg = np.empty(n, np.int64)
-    mark = np.zeros(n, np.bool_)
-    for v in range(n):
         tdeg[v] = indptr[v + 1] - indptr[v]
         mark[v] = check_boundary and gdeg[v] > tdeg[v]
-    order = np.empty(n, np.int32)
-    parent = np.empty(n, np.int32)
-    dist = np.full(n, -1, np.int32)
+        dist[v] = -1
+    order = order[:n]  # tree_passes takes n from it
     bfs(indptr, indices, 0, order, parent, dist)
-    down = np.empty(n, np.int64)
-    up = np.empty(n, np.int64)
-    bdown = np.empty(n, np.int64)
-    bup = np.empty(n, np.int64)
     tree_passes(indptr, indices, order, parent, mark, down, up, bdown, bup)
-    stack = np.empty(n, np.int32)
-    acc = np.empty(n, np.float64)
-    came = np.empty(n, np.int32)
-    depth = np.empty(n, np.int64)
     found = 0
     if r_node >= 0:
         for c in range(n):

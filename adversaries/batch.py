@@ -140,18 +140,22 @@ _SIMULATE_ENTRIES = {code: _simulate_entry(code) for code in KERNELS}
 
 
 @nb.njit(cache=True)
-def _local_tree(par, n):
-    """Infection tree over local ids (CSR) from the parents (a parent precedes its children)."""
-    cnt = np.zeros(n + 1, np.int64)
+def _local_tree(par, n, cnt, fill, indices):
+    """Infection tree over local ids (CSR) from the parents (a parent precedes its children).
+
+    Written into the caller's buffers (``cnt`` of n + 1 entries, ``fill`` of n,
+    ``indices`` of 2n at least); returns the CSR as views of them.
+    """
+    for i in range(n + 1):
+        cnt[i] = 0
     for i in range(n):
         if par[i] >= 0:
             cnt[i + 1] += 1
             cnt[par[i] + 1] += 1
     for i in range(n):
         cnt[i + 1] += cnt[i]
-    indptr = cnt.copy()
-    fill = cnt[:n].copy()
-    indices = np.empty(indptr[n], np.int32)
+    for i in range(n):
+        fill[i] = cnt[i]
     for i in range(n):
         q = par[i]
         if q >= 0:
@@ -159,7 +163,7 @@ def _local_tree(par, n):
             fill[i] += 1
             indices[fill[q]] = i
             fill[q] += 1
-    return indptr, indices
+    return cnt[: n + 1], indices[: cnt[n]]
 
 
 @nb.njit(cache=True)
@@ -223,6 +227,18 @@ def _score_chunk(
     loc = np.full(ng, -1, np.int64)
     queue = np.empty(ng, np.int32)
     gdist = np.empty(ng, np.int32)
+    # per-trial buffers for the chunk's largest trial: nothing is allocated per trial
+    cap = 1
+    for i in range(i0, i1):
+        cap = max(cap, n_out[i])
+    cnt_b = np.empty(cap + 1, np.int64)
+    fill_b = np.empty(cap, np.int64)
+    tind_b = np.empty(2 * cap, np.int32)
+    depth_b = np.empty(cap, np.int64)
+    ecc_b = np.empty(cap, np.int64)
+    sc_b = np.empty(cap, np.float64)
+    topm_b = np.empty(cap, np.bool_)
+    ws = K.ml_workspace(cap)
     for i in range(i0, i1):
         n = n_out[i]
         off = noff[i]
@@ -232,18 +248,19 @@ def _score_chunk(
         if not lazy:
             for k in range(n):
                 loc[order[k]] = k
-        tptr, tind = _local_tree(par, n)
+        tptr, tind = _local_tree(par, n, cnt_b, fill_b, tind_b)
         if tree_graph:
             sptr, sind = tptr, tind
         else:
             sptr, sind = _local_subgraph(gptr, gind, order, n, loc)
         sub_tree = sind.shape[0] == 2 * (n - 1)
-        depth = np.zeros(n, np.int64)
+        depth = depth_b[:n]
+        depth[0] = 0
         for k in range(1, n):  # infection order: a parent precedes its children
             depth[k] = depth[par[k]] + 1
-        sc = np.empty(n, np.float64)
-        ecc = np.empty(n, np.int64)
-        topm = np.empty(n, np.bool_)
+        sc = sc_b[:n]
+        ecc = ecc_b[:n]
+        topm = topm_b[:n]
         for e in range(codes.shape[0]):
             code = codes[e]
             # the maximisers (topm) and the source's rank data; the source is local node 0
@@ -254,7 +271,7 @@ def _score_chunk(
                     if T == 0 or gdeg[0] == 0:
                         sc[0] = 0.0
                 elif T > 0:
-                    K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc)
+                    K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc, ws)
                 greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
             elif code == 1:
                 if sub_tree:

@@ -191,7 +191,8 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
         indptr, indices, exact = ml_structure(snapshot)
         r_node, alive, dead, r_edge, move = ad_tables(d0, T)
         found = _kernels.ml_tree(
-            indptr, indices, gdeg, exact, r_node, alive, dead, r_edge, move, out
+            indptr, indices, gdeg, exact, r_node, alive, dead, r_edge, move, out,
+            _kernels.ml_workspace(indptr.shape[0] - 1),
         )
     if found == 0:
         raise InvalidParameterError(
