@@ -514,3 +514,32 @@ def test_message_delays_are_exponential_in_both_phases():
     d = simulate_stems(g, Dandelion(1.0, rate=rate), 4000, rng=4)
     assert np.all(d.stem_length == 1)
     assert stats.kstest(d.fluff_time, stats.expon(scale=1 / rate).cdf).pvalue > ALPHA
+
+
+def test_one_to_one_maps_are_uniform_among_the_valid_bijections():
+    # complete graph K4, relays among contacts: node 0 picks 2 of its 3 contacts; with two
+    # in-edges P its map P -> R is drawn uniformly among the bijections that never send a
+    # stem back to its sender (exact enumeration of the valid maps, then binomial bands)
+    from collections import Counter
+    from itertools import permutations
+
+    g = nx.complete_graph(4)
+    gen = np.random.default_rng(3)
+    seen = Counter()
+    for _ in range(6000):
+        a = draw_anonymity_graph(g, DandelionPlusPlus(0.5), rng=gen)
+        preds = a.in_src[a.in_ptr[0] : a.in_ptr[1]].tolist()
+        if len(preds) != 2:
+            continue
+        rel = tuple(sorted(a.out[a.out_ptr[0] : a.out_ptr[1]].tolist()))
+        seen[(tuple(preds), rel, tuple(a.forward(0, u) for u in preds))] += 1
+    keys = {(p, r) for p, r, _ in seen}
+    assert len(keys) >= 6
+    for p, r in keys:
+        valid = [m for m in permutations(r) if all(x != u for x, u in zip(m, p))]
+        counts = {m: seen[(p, r, m)] for m in valid}
+        total = sum(v for (pp, rr_, _), v in seen.items() if (pp, rr_) == (p, r))
+        assert sum(counts.values()) == total  # only valid bijections occur
+        for c in counts.values():
+            want = total / len(valid)
+            assert abs(c - want) <= 4 * math.sqrt(want * (1 - 1 / len(valid))) + 1e-9
