@@ -264,6 +264,15 @@ def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     message-passing path (both consume ``rng`` identically and give the same infected
     set, times, parents and virtual sources on trees)."""
     if store[5][2] == 1 and params[0] < 0 and (int(params[2]) & 2) == 0:
+        if (int(params[2]) & AD_SUMMARY_ONLY) != 0:
+            # the counting path takes arrays and returns a count: handing the store tuple
+            # to a function and back costs ~0.5 us of reference counting per trial
+            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+            dm = _max_value(dvals)
+            if tpar[source] < 0 and _ad_summary_room(meta, start, nbr, T, dm):
+                n = _ad_tree_summary(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T,
+                                     params[3], rng, vs_out, sizes_out, dm)
+                return store, n
         return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
     return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
 
@@ -619,6 +628,57 @@ def _ad_walk(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, d0, r
 
 
 @nb.njit(cache=True)
+def _max_value(a):
+    m = 1
+    for i in range(a.shape[0]):
+        m = max(m, a[i])
+    return m
+
+
+@nb.njit(cache=True)
+def _ad_summary_room(meta, start, nbr, T, dm):
+    """Room for :func:`_ad_tree_summary`: the walk's expansions (T // 2 + 1) and path[H]'s,
+    and the scratch space of ``_ad_tree_counts`` beyond them."""
+    m = (T // 2 + 2) * dm
+    return meta[0] + m + T * dm + 2 * T + 4 <= start.shape[0] and meta[1] + m <= nbr.shape[0]
+
+
+@nb.njit(cache=True)
+def _ad_tree_summary(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, d0, rng,
+                     vs_out, sizes_out, dm):
+    """Protocol 3 on a tree, counted, not created; returns N_T (see ``AD_SUMMARY_ONLY``).
+
+    The walk of :func:`run_adaptive_diffusion_tree`, then ``_ad_tree_counts``: fills
+    ``sizes_out`` and ``vs_out`` and links the path nodes to their parents (for
+    ``_vs_hops``); ``order`` does not list the infected nodes. Needs the source at the
+    tree's root and the room checked by :func:`_ad_summary_room`.
+    """
+    path = vs_out
+    hidx = sizes_out
+    H = _ad_walk(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, d0, rng, path, hidx)
+    ns[source, TIME] = 0
+    if T >= 1 and H == 0:  # an isolated source: nothing ever spreads
+        for t in range(T + 1):
+            vs_out[t] = source
+            sizes_out[t] = 1
+        return 1
+    v = path[H]
+    if start[v] < 0:
+        touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
+    for j in range(1, H + 1):
+        ns[path[j], PARENT] = path[j - 1]
+    if not _ad_tree_counts(start, deg, nbr, key, meta, dvals, dcdf, T, H, path, hidx, dm):
+        raise RuntimeError("anonspread internal error: _ad_tree_summary without room")
+    for t in range(T, -1, -1):
+        vs_out[t] = path[hidx[t]]
+    n = 0
+    for t in range(T + 1):
+        n += start[meta[0] + t]
+        sizes_out[t] = n
+    return n
+
+
+@nb.njit(cache=True)
 def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3 on a tree without cap, in one pass over the final infected set.
 
@@ -626,11 +686,9 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     (``_ad_walk``); then every node's infection time follows from its distance to the
     virtual-source path (see ``_ad_member``) and its parent is its neighbour towards the
     source, so each infected node is visited once instead of once per relay, and only
-    infected nodes with an infected child are expanded. With the ``AD_SUMMARY_ONLY``
-    flag (``params[2]``) and the source at the tree's root (the batch drivers' case) the
-    ball is only counted (``_ad_tree_counts``): ``sizes_out`` and ``vs_out`` are filled,
-    the path nodes get their parent links (for ``_vs_hops``), but ``store[9]`` does not
-    list the infected nodes.
+    infected nodes with an infected child are expanded. (With the ``AD_SUMMARY_ONLY``
+    flag, ``run_adaptive_diffusion`` counts the ball instead, ``_ad_tree_summary``, when
+    the store has room; this path then makes that room for the next trials.)
 
     Allocates nothing: while the token walks, ``vs_out[:H + 1]`` holds the virtual-source
     path and ``sizes_out[t]`` the path index of the virtual source after step t; the
@@ -638,12 +696,11 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     """
     path = vs_out
     hidx = sizes_out
-    dvals = store[6]
-    dm = 1
-    for i in range(dvals.shape[0]):
-        dm = max(dm, dvals[i])
+    dm = _max_value(store[6])
     start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-    walk = T // 2 + 2  # expansions by the walk, plus path[H] for the count
+    walk = T // 2 + 1  # expansions by the walk
+    if (int(params[2]) & AD_SUMMARY_ONLY) != 0:
+        walk += 1 + T + (2 * T + 4) // dm + 1  # room for the counting path's next trials
     if meta[0] + walk * dm > start.shape[0] or meta[1] + walk * dm > nbr.shape[0]:
         store = reserve(store, walk)
         start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
@@ -657,22 +714,6 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
             vs_out[t] = source
             sizes_out[t] = 1
         return store, 1
-    if (int(params[2]) & AD_SUMMARY_ONLY) != 0 and tpar[source] < 0:
-        v = path[H]
-        if start[v] < 0:
-            touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, v)
-        for j in range(1, H + 1):
-            ns[path[j], PARENT] = path[j - 1]
-        while not _ad_tree_counts(start, deg, nbr, key, meta, dvals, dcdf, T, H, path, hidx, dm):
-            store = reserve(store, 2 * T + 4)
-            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-        for t in range(T, -1, -1):
-            vs_out[t] = path[hidx[t]]
-        n = 0
-        for t in range(T + 1):
-            n += start[meta[0] + t]
-            sizes_out[t] = n
-        return store, n
     ns[source, AUX] = 0
     ns[source, FLAG] = 0
     head = np.int64(0)  # typed, not literal: see run_adaptive_diffusion_relay

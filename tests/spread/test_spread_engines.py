@@ -50,17 +50,18 @@ def test_tree_path_equals_relay_path(make):
 
 
 def summary(g, T, seed, d0, capacity):
-    """The counting path (AD_SUMMARY_ONLY): sizes, virtual-source keys, hops, rng state."""
+    """The dispatcher with AD_SUMMARY_ONLY: sizes, virtual-source keys, hops, rng state,
+    and the number of nodes the run created."""
     store = g._new_store(capacity=capacity)
     params = AdaptiveDiffusion(d0).summary_params(g, T)
     assert int(params[2]) & _kernels.AD_SUMMARY_ONLY
     vs = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
     rng = np.random.default_rng(seed)
-    store, n = _kernels.run_adaptive_diffusion_tree(store, 0, T, params, rng, vs, sizes)
+    store, n = _kernels.run_adaptive_diffusion(store, np.int32(0), T, params, rng, vs, sizes)
     key = store[4]
     hops = _kernels._vs_hops(store[8], vs[T])
-    return n, [int(key[v]) for v in vs], sizes, hops, rng.random()
+    return n, [int(key[v]) for v in vs], sizes, hops, rng.random(), int(store[5][0])
 
 
 @pytest.mark.parametrize(
@@ -72,20 +73,24 @@ def summary(g, T, seed, d0, capacity):
 )
 def test_counting_path_equals_tree_path(make):
     """Counting the ball without creating it gives the materialising path's sizes, virtual
-    sources (same position keys), hop counts and random-number consumption; a store
-    with room for 16 nodes makes the counting path grow its scratch space too."""
+    sources (same position keys), hop counts and random-number consumption. A store of
+    16 nodes has no room to count in, so the run creates the ball (and makes room); one
+    of 4,096 counts it, creating only the walk's nodes."""
     for seed in range(30):
         d0 = [2, 3, 4.5, math.inf][seed % 4]
         for T in range(0, 13):
             a = run(_kernels.run_adaptive_diffusion_tree, make(seed), T, seed, d0)
-            b = summary(make(seed), T, seed, d0, capacity=16)
-            assert b[0] == len(a[0]) == a[2][T], (seed, T)
-            assert b[1] == a[1]
-            assert np.array_equal(b[2], a[2])
-            assert b[4] == a[4]
-            # hops to the final virtual source: its depth in the materialised trace
-            depth, k = 0, b[1][T]
-            while a[0][k][1] != -1:
-                k = a[0][k][1]
-                depth += 1
-            assert b[3] == depth
+            for capacity in (16, 4096):
+                b = summary(make(seed), T, seed, d0, capacity)
+                assert b[0] == len(a[0]) == a[2][T], (seed, T)
+                assert b[1] == a[1]
+                assert np.array_equal(b[2], a[2])
+                assert b[4] == a[4]
+                # hops to the final virtual source: its depth in the materialised trace
+                depth, k = 0, b[1][T]
+                while a[0][k][1] != -1:
+                    k = a[0][k][1]
+                    depth += 1
+                assert b[3] == depth
+                if capacity == 4096:
+                    assert b[5] <= 1 + 5 * (T // 2 + 2)  # the walk's expansions only
