@@ -10,9 +10,10 @@ does not advance its state).
 
 Trials run in chunks of two compiled phases: :func:`_simulate_chunk` (compiled per
 protocol, it links only that protocol's kernel) runs trials and copies each snapshot
-into flat buffers, then :func:`_score_chunk` (compiled once, whatever the protocol)
+into flat buffers, then :func:`_score_chunk` (compiled once per estimator family,
+whatever the protocol: ML, Jordan and rumour; NETSLEUTH and LISN only when asked for)
 scores them. The estimators' code is therefore compiled once, not once per protocol,
-and the two phases can be compiled by different processes (the harness does, see
+and the phases can be compiled by different processes (the harness does, see
 ``harness.runner.warm_up``). Scoring draws nothing from ``rng``, so chunking leaves
 every result unchanged.
 """
@@ -25,6 +26,8 @@ from typing import Any
 
 import numba as nb
 import numpy as np
+from numba.core import errors, types
+from numba.extending import overload
 
 from adversaries import _kernels as K
 from adversaries import _lit_kernels as LK
@@ -213,15 +216,87 @@ def _graph_hops(gptr, gind, a, b, seen, queue, dist, stamp):
     return -1
 
 
-@nb.njit(cache=True)
-def _score_chunk(
-    i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes, tie_u,
-    r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
-):  # fmt: skip
-    """Score trials ``[i0, i1)`` from the snapshots :func:`_simulate_chunk` buffered.
+#: Estimator codes scored by each compiled scoring entry (a family is compiled only when
+#: one of its estimators is asked for: the literature ones are superlinear and optional).
+FAMILIES = ((0, 1, 2), (3, 4))
 
-    Protocol-independent: compiled once for every protocol. ``seen`` is the BFS stamp
-    array of :func:`_graph_hops` (finite graphs), kept across chunks.
+
+@nb.njit(cache=True)
+def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
+                   r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
+    """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0."""
+    if code == 0:
+        for k in range(n):
+            sc[k] = -np.inf
+        if n == 1:
+            if T == 0 or gdeg[0] == 0:
+                sc[0] = 0.0
+        elif T > 0:
+            K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc, ws)
+        return K.score_summary(sc, 0, TIE_RTOL, topm)
+    if code == 1:
+        if sub_tree:
+            K.tree_eccentricity(sptr, sind, ecc)
+            for k in range(n):
+                sc[k] = -float(ecc[k])
+            return K.score_summary(sc, 0, TIE_RTOL, topm)
+        _, _, greater, tied, _ = K.graph_jordan_top(sptr, sind, 0, topm)
+        return greater, tied
+    if sub_tree:
+        K.tree_rumor(sptr, sind, sc)
+        return K.score_summary(sc, 0, TIE_RTOL, topm)
+    _, _, greater, tied, _ = K.graph_rumor_top(sptr, sind, 0, TIE_RTOL, topm)
+    return greater, tied
+
+
+@nb.njit(cache=True)
+def _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gind, order, loc,
+                         lisn_rate, sc, ecc, topm):
+    """NETSLEUTH (code 3) or LISN (4): the maximisers and the rank data of node 0."""
+    if code == 3:
+        LK.netsleuth_vector(sptr, sind, gdeg, LK.DENSE_MAX, sc)
+    else:
+        _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, lisn_rate, ecc, sc)
+    return K.score_summary(sc, 0, TIE_RTOL, topm)
+
+
+def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy, gptr,
+              gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc, topm, ws):
+    """Score one trial with estimator ``code`` of ``family`` (compiled code only)."""
+    raise NotImplementedError("compiled use only")
+
+
+@overload(_estimate, inline="always")
+def _estimate_compiled(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
+                       lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate,
+                       sc, ecc, topm, ws):
+    if not isinstance(family, types.IntegerLiteral):
+        raise errors.TypingError("_estimate needs a compile-time constant family")
+    if family.literal_value == 0:
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
+                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
+                 topm, ws):
+            return _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
+                                  r_node, alive, dead, r_edge, move, sc, ecc, topm, ws)
+    else:
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
+                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
+                 topm, ws):
+            return _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gind,
+                                        order, loc, lisn_rate, sc, ecc, topm)
+    return impl
+
+
+@nb.njit(cache=True, inline="always")
+def _score_chunk(
+    family, i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
+    tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
+):  # fmt: skip
+    """Score trials ``[i0, i1)`` from the snapshots :func:`_simulate_chunk` buffered, with
+    the estimators of ``codes`` that belong to ``family`` (a constant: see FAMILIES).
+
+    Protocol-independent: compiled once per family for every protocol. ``seen`` is the
+    BFS stamp array of :func:`_graph_hops` (finite graphs), kept across chunks.
     """
     ng = 0 if lazy else gptr.shape[0] - 1
     loc = np.full(ng, -1, np.int64)
@@ -239,6 +314,7 @@ def _score_chunk(
     sc_b = np.empty(cap, np.float64)
     topm_b = np.empty(cap, np.bool_)
     ws = K.ml_workspace(cap)
+    lo, hi = (0, 2) if family == 0 else (3, 4)
     for i in range(i0, i1):
         n = n_out[i]
         off = noff[i]
@@ -263,37 +339,12 @@ def _score_chunk(
         topm = topm_b[:n]
         for e in range(codes.shape[0]):
             code = codes[e]
+            if code < lo or code > hi:
+                continue
             # the maximisers (topm) and the source's rank data; the source is local node 0
-            if code == 0:
-                for k in range(n):
-                    sc[k] = -np.inf
-                if n == 1:
-                    if T == 0 or gdeg[0] == 0:
-                        sc[0] = 0.0
-                elif T > 0:
-                    K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc, ws)
-                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
-            elif code == 1:
-                if sub_tree:
-                    K.tree_eccentricity(sptr, sind, ecc)
-                    for k in range(n):
-                        sc[k] = -float(ecc[k])
-                    greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
-                else:
-                    _, _, greater, tied, _ = K.graph_jordan_top(sptr, sind, 0, topm)
-            elif code == 2:
-                if sub_tree:
-                    K.tree_rumor(sptr, sind, sc)
-                    greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
-                else:
-                    _, _, greater, tied, _ = K.graph_rumor_top(sptr, sind, 0, TIE_RTOL, topm)
-            elif code == 3:
-                LK.netsleuth_vector(sptr, sind, gdeg, LK.DENSE_MAX, sc)
-                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
-            else:
-                _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T,
-                            lisn_rate, ecc, sc)
-                greater, tied = K.score_summary(sc, 0, TIE_RTOL, topm)
+            greater, tied = _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg,
+                                      tree_graph, lazy, gptr, gind, order, loc, r_node, alive,
+                                      dead, r_edge, move, lisn_rate, sc, ecc, topm, ws)
             nt = 0
             for k in range(n):
                 if topm[k]:
@@ -321,6 +372,28 @@ def _score_chunk(
         if not lazy:
             for k in range(n):
                 loc[order[k]] = -1
+
+
+def _score_entry(family):
+    # One compiled scoring entry per estimator family (a constant here, see
+    # _simulate_entry); the arguments are spelt out for the same reason.
+    @nb.njit(cache=True)
+    def entry(
+        i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
+        tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops,
+        tree_hops, rank,
+    ):  # fmt: skip
+        _score_chunk(
+            family, i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T,
+            codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet,
+            hops, tree_hops, rank,
+        )  # fmt: skip
+
+    return entry
+
+
+#: The scoring phase compiled per estimator family.
+_SCORE_ENTRIES = tuple(_score_entry(f) for f in range(len(FAMILIES)))
 
 
 @nb.njit(cache=True)
@@ -510,6 +583,7 @@ def simulate_and_score(
         gind = np.require(g.indices, np.int32, ("C", "W"))
     seen = np.zeros(0 if lazy else g.number_of_nodes(), np.int64)
     simulate_chunk = _SIMULATE_ENTRIES[protocol.kernel_code]
+    scorers = [_SCORE_ENTRIES[f] for f, fam in enumerate(FAMILIES) if set(fam) & set(codes.tolist())]
     noff = np.zeros(trials + 1, np.int64)
     first = min(CHUNK_NODES, 64 * trials)
     b_order = np.empty(first, np.int32)
@@ -521,11 +595,12 @@ def simulate_and_score(
             store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out,
             b_order, b_par, b_gdeg,
         )  # fmt: skip
-        _score_chunk(
-            i, end, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
-            tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
-            detected, pdet, hops, tree_hops, rank,
-        )  # fmt: skip
+        for score in scorers:
+            score(
+                i, end, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T,
+                codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
+                detected, pdet, hops, tree_hops, rank,
+            )  # fmt: skip
         i = end
     if not lazy:
         g._give_store(store)  # its run state is clean again
