@@ -548,11 +548,36 @@ def graph_jordan_top(indptr, indices, s, top):
     all equal, e.g. a whole random regular graph), 64 to a pass.
     """
     n = indptr.shape[0] - 1
+    lo = np.zeros(n, np.int64)
+    hi = np.full(n, BIG, np.int64)
+    t, nbfs, _ = _jordan_place(indptr, indices, s, lo, hi, -1, np.zeros(1, np.int64))
+    emin = BIG
+    for v in range(n):
+        if lo[v] == hi[v] and lo[v] < emin:
+            emin = lo[v]
+    less = 0
+    tied = 0
+    for v in range(n):
+        top[v] = lo[v] == hi[v] and lo[v] == emin
+        if hi[v] < t:
+            less += 1
+        elif lo[v] == t and hi[v] == t:
+            tied += 1
+    return t, emin, less, tied, nbfs
+
+
+@nb.njit(cache=True)
+def _jordan_place(indptr, indices, s, lo, hi, max_passes, trace):
+    """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
+
+    Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
+    limit); ``trace[i]`` (while i < len(trace)) receives the number of nodes still unplaced
+    after the first i + 1 passes. Returns ``(ecc(s), BFS equivalents, unplaced nodes)``.
+    """
+    n = indptr.shape[0] - 1
     order = np.empty(n, np.int32)
     parent = np.empty(n, np.int32)
     dist = np.full(n, -1, np.int32)
-    lo = np.zeros(n, np.int64)
-    hi = np.full(n, BIG, np.int64)
     t, far = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi)
     nbfs = 1
     emax = t
@@ -615,6 +640,7 @@ def graph_jordan_top(indptr, indices, s, top):
         ecc = np.empty(64, np.int64)
         off = np.empty(64, np.int64)
         nlo = np.zeros(emax + 2, np.int64)
+        npass = 0
         while True:
             ehi = BIG
             for v in range(n):
@@ -627,7 +653,9 @@ def graph_jordan_top(indptr, indices, s, top):
                 if _open(lo, hi, t, ehi, v):
                     nlo[min(lo[v], emax + 1)] += 1
                     left += 1
-            if left == 0:
+            if npass > 0 and npass - 1 < trace.shape[0]:
+                trace[npass - 1] = left
+            if left == 0 or npass == max_passes:
                 break
             cap = 0
             below = 0
@@ -651,19 +679,8 @@ def graph_jordan_top(indptr, indices, s, top):
             _bp_pass(indptr, indices, srcs, cnt, seen, cur, nxt, active, touched, lo, ecc)
             _bp_bounds(indptr, indices, srcs, cnt, ecc, lo, hi, order, dist, off)
             nbfs += 64
-    emin = BIG
-    for v in range(n):
-        if lo[v] == hi[v] and lo[v] < emin:
-            emin = lo[v]
-    less = 0
-    tied = 0
-    for v in range(n):
-        top[v] = lo[v] == hi[v] and lo[v] == emin
-        if hi[v] < t:
-            less += 1
-        elif lo[v] == t and hi[v] == t:
-            tied += 1
-    return t, emin, less, tied, nbfs
+            npass += 1
+    return t, nbfs, left
 
 
 @nb.njit(cache=True)

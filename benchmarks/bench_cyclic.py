@@ -115,15 +115,17 @@ def fmt(t):
 def warm_up() -> None:
     G = nx.connected_watts_strogatz_graph(60, 4, 0.3, seed=1)
     snap = A.Snapshot(G, range(60), T=3)
+    tree = A.Snapshot(nx.path_graph(5), range(5), T=4)
     for name in ("jordan", "rumor"):
         A.top_and_rank(snap, name, 0)
+        A.top_and_rank(tree, name, 0)
     A.jordan_center(snap)
     A.rumor_centrality(snap)
     sp = spread.simulate(G, spread.AdaptiveDiffusion(4), 6, rng=1)
     A.ml_adaptive_diffusion(A.observe(sp, reveal_edges=True), 4)
 
 
-def snapshot_table(title: str, g, sizes, timeout: float) -> None:
+def snapshot_table(title: str, g, sizes, timeout: float, names=("jordan", "rumor")) -> None:
     print(f"\n### {title}\n")
     print("| infected | cycles (m - n + 1) | Jordan top+rank | BFS | Jordan all scores | "
           "rumour top+rank | 2-core BFS | rumour all scores |")
@@ -136,6 +138,9 @@ def snapshot_table(title: str, g, sizes, timeout: float) -> None:
         src = snap.nodes[0]
         cells = []
         for name, full in (("jordan", A.jordan_center), ("rumor", A.rumor_centrality)):
+            if name not in names:
+                cells += ["not run"] * 3
+                continue
             t, r = timed(lambda name=name, snap=snap, src=src: A.top_and_rank(snap, name, src).exact_scores,
                          timeout)
             series[name].append((snap.n, t))
@@ -147,9 +152,37 @@ def snapshot_table(title: str, g, sizes, timeout: float) -> None:
             cells.append(fmt(tf) if snap.n <= 10**4 else "not run")
         print(f"| {snap.n:,} | {cyc:,} | " + " | ".join(cells) + " |", flush=True)
     for name, rows in series.items():
+        if name not in names:
+            continue
         e = exponent(rows)
         print(f"\ngrowth exponent ({name}, top+rank, sizes >= 10^4 that finished): "
               + ("—" if e is None else f"{e:.2f}"), flush=True)
+
+
+def whole_graph_probe(g, passes: int) -> None:
+    """The Jordan rank on the whole graph A: phase 1, then ``passes`` bit-parallel passes, extrapolated."""
+    from adversaries import _kernels as K
+
+    print("\n### Jordan top+rank on the whole graph A (10^6 infected): probe\n")
+    indptr, indices = g.indptr, g.indices
+    n = indptr.shape[0] - 1
+    lo = np.zeros(n, np.int64)
+    hi = np.full(n, K.BIG, np.int64)
+    trace = np.zeros(passes, np.int64)
+    c0 = time.process_time()
+    t, nbfs0, left0 = K._jordan_place(indptr, indices, 0, lo, hi, 0, trace)
+    c1 = time.process_time()
+    lo[:] = 0
+    hi[:] = K.BIG
+    t, nbfs, left = K._jordan_place(indptr, indices, 0, lo, hi, passes, trace)
+    c2 = time.process_time()
+    per_pass = ((c2 - c1) - (c1 - c0)) / passes
+    placed = np.diff(np.concatenate([[left0], trace]))
+    print(f"ecc(source) = {t}; phase 1: {nbfs0} BFS, {c1 - c0:.2f} s CPU, {left0:,} nodes unplaced; "
+          f"then {passes} bit-parallel passes (64 sources + 2 offset BFS each): "
+          f"{per_pass:.2f} s CPU per pass, nodes placed per pass {(-placed).tolist()}")
+    print(f"extrapolated: {left0 / 64 * per_pass / 3600:.1f} h of CPU if each pass places its 64 sources "
+          f"(load average {os.getloadavg()[0]:.1f})", flush=True)
 
 
 def near_ml_table(g, Ts, timeout: float) -> None:
@@ -197,26 +230,39 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=120.0, help="per-measurement limit, seconds")
     ap.add_argument("--trials", type=int, default=500, help="pipeline runs per path")
-    ap.add_argument("--only", choices=("A", "B", "ml", "C"), action="append")
+    ap.add_argument("--only", choices=("A", "A7", "whole", "B", "ml", "C"), action="append",
+                    help="A7: 10^6 infected of a 10^7-node random 4-regular graph; whole: the "
+                         "Jordan rank on the whole graph A, probed (not in the default run)")
+    ap.add_argument("--estimators", nargs="+", choices=("jordan", "rumor"), default=("jordan", "rumor"))
     args = ap.parse_args()
     only = set(args.only or ("A", "B", "ml", "C"))
+    names = tuple(args.estimators)
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
     warm_up()
-    if "A" in only or "ml" in only:
+    if "A" in only or "ml" in only or "whole" in only:
         t0 = time.perf_counter()
         gA = random_regular(10**6, 4, seed=1)
         print(f"graph A built in {time.perf_counter() - t0:.1f} s")
         if "A" in only:
             snapshot_table("A. random 4-regular graph, 10^6 nodes, random diffusion snapshots",
-                           gA, (10**3, 10**4, 10**5, 3 * 10**5, 10**6), args.timeout)
+                           gA, (10**3, 10**4, 10**5, 3 * 10**5, 10**6), args.timeout, names)
+        if "whole" in only:
+            whole_graph_probe(gA, 8)
         if "ml" in only:
             near_ml_table(gA, (12, 16, 20, 24, 28), args.timeout)
+    if "A7" in only:
+        t0 = time.perf_counter()
+        g7 = random_regular(10**7, 4, seed=1)
+        print(f"\ngraph A7 (10^7 nodes) built in {time.perf_counter() - t0:.1f} s")
+        snapshot_table("A7. random 4-regular graph, 10^7 nodes, random diffusion snapshots", g7,
+                       (10**5, 10**6), args.timeout, names)
+        del g7
     if "B" in only:
         from datasets.graphs import load_graph
 
         gB = as_contact_graph(load_graph("soc-slashdot"))
         snapshot_table("B. Slashdot (82,168 nodes), random diffusion snapshots", gB,
-                       (10**3, 10**4, 3 * 10**4, 82168), args.timeout)
+                       (10**3, 10**4, 3 * 10**4, 82168), args.timeout, names)
     if "C" in only:
         pipeline(args.trials)
     print(f"\nload average at end: {os.getloadavg()[0]:.1f}")

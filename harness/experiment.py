@@ -11,6 +11,12 @@ Exactly one of three ways to compute is given:
     ``spread.simulate_many``), each array of length ``n``;
 ``evaluate(params) -> dict[str, float]``
     an exact, closed-form quantity (e.g. the privacy loss of a mechanism).
+
+With ``paired="axis"`` (``trials`` only), points that differ only in that axis are
+computed together on the same trials (a paired comparison, e.g. several estimators
+scoring the same simulated spreads): ``trials`` is called once per group and batch
+with ``params[axis]`` the tuple of the group's values and returns
+``{value: {metric: array}}``; the CSV still has one row per point.
 """
 
 from __future__ import annotations
@@ -206,6 +212,10 @@ class Experiment:
     point_trials : callable or None
         ``point_trials(params, trials) -> int``: the trials of one point when the run asks
         for ``trials`` per point (e.g. fewer on an expensive graph); default: ``trials``.
+    paired : str or None
+        A grid axis computed together (``trials`` only; see the module docstring): the
+        points of a group share their trials and random streams (those of the group's
+        first point), so they must get the same number of trials.
     """
 
     name: str
@@ -222,6 +232,7 @@ class Experiment:
     axes: Mapping[str, Param] = field(default_factory=dict)
     metadata: Callable[..., Mapping[str, Any]] | None = None
     point_trials: Callable[[Params, int], int] | None = None
+    paired: str | None = None
 
     @property
     def mode(self) -> str:
@@ -339,6 +350,13 @@ def check_experiment(exp: Any) -> Experiment:
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)
+    if exp.paired is not None:
+        if exp.paired not in exp.grid.names:
+            raise InvalidParameterError(
+                f"{where}: paired must name a grid parameter {list(exp.grid.names)}; got {exp.paired!r}"
+            )
+        if exp.mode != "trials":
+            raise InvalidParameterError(f"{where}: paired needs trials(params, n, rng); got {exp.mode}")
     if exp.batch_size is not None:
         check_int(exp.batch_size, f"{where}: batch_size", low=1)
     spec = exp.plot_spec()

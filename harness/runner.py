@@ -243,6 +243,15 @@ def run(
     per_point: int | list[int] = n_trials
     if exp.point_trials is not None and not exp.is_exact:
         per_point = [check_int(exp.point_trials(p, n_trials), f"point_trials at {p}", low=1) for p in points]
+    if exp.paired is not None and not isinstance(per_point, int):
+        for members in _groups(exp, points).values():
+            counts = {per_point[q] for q, _ in members}
+            if len(counts) > 1:
+                raise InvalidParameterError(
+                    f"experiment {exp.name!r}: the points paired on {exp.paired!r} at "
+                    f"{_without(points[members[0][0]], exp.paired)} must get the same trials; "
+                    f"point_trials gave {sorted(counts)}"
+                )
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     try:
@@ -268,6 +277,8 @@ def run(
                 "grid": exp.grid.to_dict(),
                 "metrics": [m.name for m in exp.metrics],
             }
+            if exp.paired is not None:
+                header["paired"] = exp.paired
             finished = journal.open(header, resume=resume)
             results, rejected = check_units(finished, units, header["metrics"], proportions)
             _report_untrusted(journal, rejected)
@@ -328,6 +339,26 @@ def _shape(point: Mapping[str, Scalar]) -> tuple:
         (k, v) for k, v in point.items()
         if isinstance(v, bool) or not isinstance(v, numbers.Number)
     ))
+
+
+def _without(point: Mapping[str, Scalar], axis: str) -> dict[str, Scalar]:
+    return {k: v for k, v in point.items() if k != axis}
+
+
+def _groups(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> dict[int, list[tuple[int, Scalar]]]:
+    """Paired experiments: first point of each group -> the group's (point, value) pairs."""
+    first: dict[tuple, int] = {}
+    groups: dict[int, list[tuple[int, Scalar]]] = {}
+    for i, point in enumerate(points):
+        key = tuple(sorted((k, repr(v)) for k, v in _without(point, exp.paired).items()))
+        lead = first.setdefault(key, i)
+        groups.setdefault(lead, []).append((i, point[exp.paired]))
+    return groups
+
+
+def _group_params(exp: Experiment, points: Sequence[Mapping[str, Scalar]], lead: int,
+                  members: Sequence[tuple[int, Scalar]]) -> dict[str, Any]:
+    return {**points[lead], exp.paired: tuple(v for _, v in members)}
 
 
 def _shapes(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> list[Mapping[str, Scalar]]:
@@ -391,6 +422,8 @@ def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]], executor: E
     if exp.mode == "evaluate":
         return 0
     fn = getattr(exp, exp.mode)
+    if exp.paired is not None:  # one call per group, as the run makes them
+        points = [_group_params(exp, points, lead, m) for lead, m in _groups(exp, points).items()]
     shapes = _shapes(exp, points)
     if executor is None or executor.workers < 2 or len(shapes) < 2:
         return _warm_trials(exp.mode, fn, shapes)
@@ -425,12 +458,29 @@ def _execute(
             warm_up(exp, [points[p] for p in sorted(remaining)], executor)
         with bar, _terminate_as_interrupt():
             bar.update(done_trials, len(points) - len(remaining))
-            tasks = [
-                Task(exp.name, exp.mode, fn, tuple(m.name for m in exp.metrics), proportions,
-                     seed, tuple(c), tuple(points[u.point] for u in c))
-                for c in chunk(todo, executor.workers)
-            ]
+            metrics = tuple(m.name for m in exp.metrics)
+            wanted = {(u.point, u.batch) for u in todo}
+            if exp.paired is None:
+                tasks = [
+                    Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
+                         tuple(points[u.point] for u in c))
+                    for c in chunk(todo, executor.workers)
+                ]
+            else:
+                # one unit per group and batch (a group's unfinished batch is recomputed whole;
+                # its finished points get the same values again and are not journaled twice)
+                groups = _groups(exp, points)
+                lead = {q: g for g, members in groups.items() for q, _ in members}
+                gunits = sorted({Unit(lead[u.point], u.batch, u.n) for u in todo},
+                                key=lambda u: (u.point, u.batch))
+                tasks = [
+                    Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
+                         tuple(_group_params(exp, points, u.point, groups[u.point]) for u in c),
+                         paired=exp.paired, members=tuple(tuple(groups[u.point]) for u in c))
+                    for c in chunk(gunits, executor.workers)
+                ]
             for batch in executor.imap_unordered(run_task, tasks):
+                batch = [r for r in batch if (r.point, r.batch) in wanted]
                 journal.append(batch)
                 closed = 0
                 for r in batch:

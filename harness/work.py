@@ -84,6 +84,10 @@ class Task:
     entropy: int
     units: tuple[Unit, ...]
     params: tuple[Mapping[str, Scalar], ...]
+    #: For a paired experiment (:attr:`harness.Experiment.paired`): the paired axis, and
+    #: per unit the (point, value) pairs of its group; the unit is the group's first point.
+    paired: str | None = None
+    members: tuple[tuple[tuple[int, Scalar], ...], ...] = ()
 
 
 #: Most batches one run may plan (each is a task entry and a journal line).
@@ -188,6 +192,27 @@ def _check_values(task: Task, params: Mapping[str, Scalar], arrays: Mapping[str,
             )
 
 
+def _run_group(task: Task, unit: Unit, params: Mapping[str, Scalar],
+               members: Sequence[tuple[int, Scalar]]) -> list[UnitResult]:
+    """One batch of a paired group: one call, one :class:`UnitResult` per member point."""
+    rng = unit_stream(task.entropy, unit.point, unit.batch)
+    values = tuple(v for _, v in members)
+    out = task.fn({**params, task.paired: values}, unit.n, rng)
+    if not isinstance(out, Mapping) or set(out) != set(values):
+        got = sorted(map(str, out)) if isinstance(out, Mapping) else type(out).__name__
+        raise TrialError(
+            f"{_where(task, params)}: a paired trials must return one dict of metrics per "
+            f"{task.paired} value {list(values)}; got {got}"
+        )
+    results = []
+    for point, value in members:
+        where = {**params, task.paired: value}
+        arrays = _collect(task, where, out[value], unit.n)
+        _check_values(task, where, arrays)
+        results.append(UnitResult(point, unit.batch, unit.n, {k: Moments.of(v) for k, v in arrays.items()}))
+    return results
+
+
 def _run_unit(task: Task, unit: Unit, params: Mapping[str, Scalar]) -> UnitResult:
     if task.mode == "evaluate":
         arrays = _collect(task, params, task.fn(dict(params)), 1)
@@ -205,4 +230,6 @@ def _run_unit(task: Task, unit: Unit, params: Mapping[str, Scalar]) -> UnitResul
 
 def run_task(task: Task) -> list[UnitResult]:
     """Run every unit of a task (this is what executors ship to workers)."""
+    if task.paired is not None:
+        return [r for u, p, m in zip(task.units, task.params, task.members) for r in _run_group(task, u, p, m)]
     return [_run_unit(task, u, p) for u, p in zip(task.units, task.params)]

@@ -12,7 +12,7 @@ import numpy as np
 
 import harness
 
-__all__ = ["COIN", "COIN_BATCHED", "EXACT", "SLOW"]
+__all__ = ["COIN", "COIN_BATCHED", "EXACT", "PAIRED", "SLOW"]
 
 
 def coin_trial(params, rng):
@@ -23,6 +23,12 @@ def coin_trial(params, rng):
 def coin_trials(params, n, rng):
     """``n`` Bernoulli(p) draws at once."""
     return {"heads": (rng.random(n) < params["p"]).astype(float), "u": rng.random(n)}
+
+
+def paired_trials(params, n, rng):
+    """One Uniform(0, 1) draw per trial, shifted by each paired value: ``{shift: metrics}``."""
+    u = rng.random(n)
+    return {shift: {"x": u + shift, "heads": (u < params["p"]).astype(float)} for shift in params["shift"]}
 
 
 def slow_trial(params, rng):
@@ -117,4 +123,17 @@ harness.register_template(
         default_trials=400,
     ),
     replace=True,
+)
+
+PAIRED = harness.Experiment(
+    name="test-paired",
+    title="Paired shifts of one uniform draw (test)",
+    description="x = u + shift with the same u for every shift of a point (paired on shift).",
+    grid=harness.Grid(product={"p": [0.3, 0.7], "shift": [0.0, 1.0, 2.5]}),
+    metrics=(harness.Metric("x", "mean"), harness.Metric("heads", "proportion")),
+    trials=paired_trials,
+    paired="shift",
+    default_trials=120,
+    batch_size=50,
+    plot=harness.PlotSpec(x="shift", y=("x",), series="p"),
 )
