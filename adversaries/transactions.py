@@ -81,6 +81,7 @@ __all__ = [
     "precision_recall",
     "register_transaction_estimator",
     "stem_likelihoods",
+    "transactions_from_stems",
 ]
 
 PROTOCOLS = ("dandelion", "diffusion")
@@ -241,6 +242,83 @@ def observe_transactions(graph: Any, spy: Any, protocol: str = "dandelion", *,
         K.diffusion_first_spy(n, indptr, indices, spy, gen, kind, node, spy_of, hops)
     return TransactionObservation(n, indptr, indices, spy, sources, kind, node, spy_of, hops,
                                   protocol, routing, q)
+
+
+_CH2_ROUTINGS = {"per-transaction": "per-tx", "per-incoming-edge": "per-edge",
+                 "all-to-one": "all-to-one", "one-to-one": "one-to-one"}
+
+
+def transactions_from_stems(batch: Any) -> TransactionObservation:
+    """The spies' view of a :func:`spread.simulate_stems` run of one epoch, one transaction per
+    honest node -- so the estimators here run on the protocols of :mod:`spread.dandelion`.
+
+    ``batch`` must share one anonymity graph (``anonymity=``), give every trial the same
+    spies and have exactly one trial per honest node as source. For each transaction the
+    earliest spy receipt decides: a stem message -> ``kind 0`` (its sender, that spy); a
+    fluff message -> ``kind 1`` with the node that started the fluff (the papers' strong
+    adversary, granted the fluff node); none -> ``kind 2``. For diffusion
+    (``ContinuousDiffusion``) the first receipt's sender is ``kind 0``.
+
+    The likelihood estimators then model a per-hop coin ``q`` and uniform relays over the
+    anonymity arcs: exact for Dandelion and for Dandelion++ with ``routing="per-transaction",
+    coin="hop"`` until a stem revisits a node (where ``spread.dandelion`` diffuses); for
+    per-epoch diffusers (``coin="epoch"``) and deterministic routings an approximation.
+    """
+    from spread.dandelion import Dandelion, DandelionPlusPlus, StemBatch
+    from spread.events import ContinuousDiffusion
+
+    if not isinstance(batch, StemBatch):
+        raise InvalidTypeError(f"batch must be a spread.dandelion.StemBatch; got {batch!r}"[:200])
+    g, proto = batch.graph, batch.protocol
+    n = g.number_of_nodes()
+    spies = np.asarray(batch.spies, np.int64)
+    if spies.shape[0] and np.any(spies != spies[0]):
+        raise InvalidParameterError("batch must give every trial the same spies (one epoch)")
+    spy = np.zeros(n, bool)
+    spy[spies[0] if spies.shape[0] else []] = True
+    sources = np.nonzero(~spy)[0].astype(np.int64)
+    order = np.argsort(batch.source, kind="stable")
+    if not np.array_equal(batch.source[order], sources):
+        raise InvalidParameterError(
+            f"batch must have exactly one trial per honest node ({sources.shape[0]}) as source; "
+            f"got {batch.trials} trials with {np.unique(batch.source).shape[0]} distinct sources"
+        )
+    h = sources.shape[0]
+    kind = np.full(h, 2, np.int8)
+    node = np.full(h, -1, np.int64)
+    spy_of = np.full(h, -1, np.int64)
+    if isinstance(proto, ContinuousDiffusion):
+        protocol, routing, q = "diffusion", "per-tx", 0.0
+        indptr, indices = g.indptr.astype(np.int64), g.indices.astype(np.int64)
+    else:
+        a = batch.anonymity
+        if a is None:
+            raise InvalidParameterError(
+                "batch must share one anonymity graph (simulate_stems(..., anonymity=...)): "
+                "precision needs every transaction of one epoch"
+            )
+        protocol, q = "dandelion", float(proto.q)
+        routing = "per-tx" if isinstance(proto, Dandelion) else _CH2_ROUTINGS[proto.routing]
+        assert isinstance(proto, (Dandelion, DandelionPlusPlus))
+        indptr = a.out_ptr.astype(np.int64)
+        indices = a.out[: indptr[-1]].astype(np.int64)
+    if spies.shape[1]:
+        t = batch.spy_time[order]
+        j = np.argmin(t, axis=1)
+        rows = np.arange(h)
+        seen = np.isfinite(t[rows, j])
+        stem = seen & (batch.spy_kind[order][rows, j] == 0)
+        first = batch.spy_sender[order][rows, j]
+        if protocol == "diffusion":
+            stem = seen
+        kind[stem] = 0
+        node[stem] = first[stem]
+        spy_of[stem] = batch.spies[order][rows, j][stem]
+        fluff = seen & ~stem
+        kind[fluff] = 1
+        node[fluff] = batch.fluff_node[order][fluff]
+    return TransactionObservation(n, indptr, indices, spy, sources, kind, node, spy_of,
+                                  batch.stem_length[order].astype(np.int64), protocol, routing, q)
 
 
 def precision_recall(obs: TransactionObservation, mapping: Any) -> tuple[float, float]:

@@ -314,3 +314,77 @@ def test_line_estimators_match_the_closed_forms_and_bounds_within_bands():
     p = k / n
     assert np.mean([v[1] for v in vals["max-recall"]]) >= th.recall_lower_bound(p) - 0.01
     assert np.mean([v[0] for v in vals["max-precision"]]) >= th.precision_lower_bound(p)
+
+
+# ----------------------------------------------------------------- the protocols of spread.dandelion
+
+
+def _one_epoch(G, protocol, k, seed):
+    from spread.dandelion import draw_anonymity_graph, simulate_stems
+
+    rng = np.random.default_rng(seed)
+    n = G.number_of_nodes()
+    spies = np.sort(rng.choice(n, size=k, replace=False))
+    honest = np.setdiff1d(np.arange(n), spies)
+    from spread.events import ContinuousDiffusion
+
+    a = None if isinstance(protocol, ContinuousDiffusion) else draw_anonymity_graph(G, protocol, rng=rng)
+    b = simulate_stems(G, protocol, honest.shape[0], spies=spies.tolist(), sources=honest.tolist(),
+                       anonymity=a, rng=rng)
+    return b, spies
+
+
+def test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_line():
+    import networkx as nx
+
+    from spread.dandelion import Dandelion
+
+    G = nx.random_regular_graph(4, 40, seed=1)
+    for seed in range(5):
+        b, spies = _one_epoch(G, Dandelion(0.0), 5, seed)
+        obs = tx.transactions_from_stems(b)
+        mine = tx.observe_transactions((obs.indptr, obs.indices), obs.spy, rng=0)
+        # q = 0: every stem runs along the line into the first spy, in both engines
+        np.testing.assert_array_equal(obs.kind, mine.kind)
+        np.testing.assert_array_equal(obs.node, mine.node)
+        np.testing.assert_array_equal(obs.spy_of, mine.spy_of)
+        p, r = tx.precision_recall(obs, tx.estimate("first-spy", obs))
+        assert r == pytest.approx(np.count_nonzero(obs.spy[obs.indices[obs.indptr[obs.sources]]])
+                                  / obs.n_honest)
+
+
+def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
+    import networkx as nx
+
+    from spread.dandelion import DandelionPlusPlus
+    from spread.events import ContinuousDiffusion
+
+    G = nx.random_regular_graph(6, 60, seed=2)
+    b, _ = _one_epoch(G, DandelionPlusPlus(0.2, routing="per-transaction", coin="hop", peers="all"),
+                      6, 0)
+    obs = tx.transactions_from_stems(b)
+    assert obs.routing == "per-tx" and obs.q == 0.2 and set(obs.kind.tolist()) <= {0, 1}
+    for name in ("first-spy", "max-recall", "max-precision"):
+        p, r = tx.precision_recall(obs, tx.estimate(name, obs, rng=0))
+        assert 0 <= p <= r <= 1
+    b, _ = _one_epoch(G, ContinuousDiffusion(1.0), 6, 0)
+    obs = tx.transactions_from_stems(b)
+    assert obs.protocol == "diffusion" and set(obs.kind.tolist()) == {0}
+    with pytest.raises(InvalidParameterError, match="applies to protocols"):
+        tx.estimate("max-recall", obs)
+
+
+def test_transactions_from_stems_refuses_what_is_not_one_epoch():
+    import networkx as nx
+
+    from spread.dandelion import Dandelion, simulate_stems
+
+    G = nx.random_regular_graph(4, 20, seed=3)
+    b = simulate_stems(G, Dandelion(0.1), 18, spies=[0, 1], sources=list(range(2, 20)), rng=0)
+    with pytest.raises(InvalidParameterError, match="anonymity graph"):
+        tx.transactions_from_stems(b)
+    b = simulate_stems(G, Dandelion(0.1), 5, spies=[0, 1], rng=0)
+    with pytest.raises(InvalidParameterError, match="one trial per honest node"):
+        tx.transactions_from_stems(b)
+    with pytest.raises(InvalidTypeError, match="StemBatch"):
+        tx.transactions_from_stems("batch")
