@@ -23,21 +23,22 @@ relays fixed for the epoch. Every node that receives the stem then diffuses it w
 probability ``q`` and otherwise forwards it. The coin is fresh per hop for Dandelion (and
 for ``DandelionPlusPlus(coin="hop")``); under Dandelion++ (``coin="epoch"``, the paper's
 rule) each node is a *diffuser* with probability ``q`` for the whole epoch. Dandelion++
-forwards by ``routing``: ``"one-to-one"`` (default; each in-edge is mapped to a relay,
-in rounds over a shuffled list of the relays, so that with two in-edges and two relays the
-map is a bijection -- the paper's choice, ``edgebased=3`` in the authors' scripts),
-``"per-incoming-edge"`` (each in-edge mapped to an independent uniform relay, ``edgebased=1``),
-``"all-to-one"`` (every stem on the own-transaction relay, ``edgebased=2``) or
-``"per-transaction"`` (a uniform relay at every hop, ``edgebased=0``; the routing of the
-2017 paper on d-regular anonymity graphs). Under every rule a stem is never
-sent back on the link it arrived by when the node has another relay: in the deployed
-protocol a stem arrives from an inbound peer and leaves to an outbound one, which are
-different peers, while on an undirected contact graph a node's relay may be the very
-node the stem came from (without this rule 40% of the stems of Dandelion++ on a random
-6-regular graph with q = 0.2 bounced straight back; measured). A
+forwards by ``routing``: ``"one-to-one"`` (default; each in-edge is mapped to a relay, in
+rounds over the relays, so that with two in-edges and two relays the map is a bijection --
+the routing Dandelion++ recommends as we read its §4, ``edgebased=3`` in the authors'
+scripts), ``"per-incoming-edge"`` (each in-edge mapped to an independent uniform relay,
+``edgebased=1``), ``"all-to-one"`` (every stem on the own-transaction relay,
+``edgebased=2``) or ``"per-transaction"`` (a uniform relay at every hop, ``edgebased=0``;
+the routing of the 2017 paper on d-regular anonymity graphs).
+
+Under every rule a stem is never sent back on the link it arrived by when the node has
+another relay. In the deployed protocol a stem arrives from an inbound peer and leaves to
+an outbound one, which are different peers; on an undirected contact graph a node's relay
+may be the very node the stem came from, and without this rule 40 % of the stems of
+Dandelion++ on a random 6-regular graph (q = 0.2) bounced straight back (measured). A
 one-to-one map is drawn uniformly among the bijections (per round of in-edges) that
-respect it. On distinct nodes the number of stem
-hops ``L`` is therefore Geometric(q) on ``{1, 2, ...}``: ``P(L = l) = (1 - q)^(l-1) q``,
+respect the rule. On distinct nodes the number of stem hops ``L`` is therefore
+Geometric(q) on ``{1, 2, ...}``: ``P(L = l) = (1 - q)^(l-1) q``,
 mean ``1/q``. A node that receives the stem while it already has the transaction (the stem
 came back to the source or looped; possible on finite graphs) diffuses it: our reading of
 the papers' fail-safe, so every stem ends (the authors' scripts cut a stem after ``n``
