@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -129,6 +129,7 @@ class TransactionObservation:
     protocol: str
     routing: str = "per-tx"
     q: float = 0.0
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_honest(self) -> int:
@@ -370,8 +371,11 @@ def stem_likelihoods(obs: TransactionObservation) -> np.ndarray:
 
     (``m`` the number of arcs, ``d_u`` the out-degree). Unseen transactions (kind 2) get
     a flat likelihood. Only the columns of ``N`` the observation needs are solved for.
+    Computed once per observation (the estimators share it); the array is read-only.
     """
     _check_obs(obs)
+    if "stem" in obs._cache:
+        return obs._cache["stem"]
     if obs.protocol != "dandelion":
         raise InvalidParameterError(
             f"the stem likelihood needs a Dandelion observation; got protocol {obs.protocol!r} "
@@ -397,6 +401,8 @@ def stem_likelihoods(obs: TransactionObservation) -> np.ndarray:
         if obs.kind[i] != 2:
             outcomes.setdefault((int(obs.kind[i]), int(obs.node[i]), int(obs.spy_of[i])), []).append(i)
     if not outcomes:
+        L.flags.writeable = False
+        obs._cache["stem"] = L
         return L
     rhs = np.zeros((h, len(outcomes)))
     for c, (k, u, s) in enumerate(outcomes):
@@ -411,6 +417,8 @@ def stem_likelihoods(obs: TransactionObservation) -> np.ndarray:
     probs = np.linalg.solve(A, rhs)
     for c, txs in enumerate(outcomes.values()):
         L[txs, :] = np.maximum(probs[:, c], 0.0)[None, :]
+    L.flags.writeable = False
+    obs._cache["stem"] = L
     return L
 
 
