@@ -115,6 +115,11 @@ class TransactionObservation:
     protocol : str
     routing : str
     q : float
+    seen_from : numpy.ndarray of int64 or None
+        The node the spies first got each transaction from (-1: none), when it differs
+        from ``node``: for :func:`transactions_from_stems`, a transaction first seen in the
+        fluff was sent to the first spy by some node of the diffusion, while ``node`` is the
+        fluff node granted to the likelihood adversaries. ``None``: the same as ``node``.
     """
 
     n: int
@@ -129,6 +134,7 @@ class TransactionObservation:
     protocol: str
     routing: str = "per-tx"
     q: float = 0.0
+    seen_from: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -257,7 +263,8 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
     spies and have exactly one trial per honest node as source. For each transaction the
     earliest spy receipt decides: a stem message -> ``kind 0`` (its sender, that spy); a
     fluff message -> ``kind 1`` with the node that started the fluff (the papers' strong
-    adversary, granted the fluff node); none -> ``kind 2``. For diffusion
+    adversary: the likelihood estimators are granted the fluff node; first-spy uses the
+    receipt's sender, ``seen_from``); none -> ``kind 2``. For diffusion
     (``ContinuousDiffusion``) the first receipt's sender is ``kind 0``.
 
     The likelihood estimators then model a per-hop coin ``q`` and uniform relays over the
@@ -318,8 +325,12 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
         fluff = seen & ~stem
         kind[fluff] = 1
         node[fluff] = batch.fluff_node[order][fluff]
+        seen_from = np.where(seen, first, -1).astype(np.int64)
+    else:
+        seen_from = np.full(h, -1, np.int64)
     return TransactionObservation(n, indptr, indices, spy, sources, kind, node, spy_of,
-                                  batch.stem_length[order].astype(np.int64), protocol, routing, q)
+                                  batch.stem_length[order].astype(np.int64), protocol, routing, q,
+                                  seen_from)
 
 
 def precision_recall(obs: TransactionObservation, mapping: Any) -> tuple[float, float]:
@@ -484,9 +495,10 @@ def estimate(name: str, obs: TransactionObservation, *, rng: Any = None) -> np.n
 
 @register_transaction_estimator("first-spy", protocols=PROTOCOLS)
 def first_spy_mapping(obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
-    """Each transaction to the node the spies first got it from (or that fluffed it)."""
+    """Each transaction to the node the spies first got it from (``seen_from``; without it,
+    ``node``: the stem's sender, or the fluff node when no spy saw the stem)."""
     _check_obs(obs)
-    return obs.node.copy()
+    return (obs.node if obs.seen_from is None else obs.seen_from).copy()
 
 
 @register_transaction_estimator("max-recall", protocols=("dandelion",))

@@ -364,6 +364,13 @@ def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
                       6, 0)
     obs = tx.transactions_from_stems(b)
     assert obs.routing == "per-tx" and obs.q == 0.2 and set(obs.kind.tolist()) <= {0, 1}
+    # first-spy uses who sent the first spy its copy; stems seen by a spy: that is node
+    order = np.argsort(b.source)
+    first = b.first_spy()[order]
+    np.testing.assert_array_equal(tx.estimate("first-spy", obs), first)
+    stem = obs.kind == 0
+    np.testing.assert_array_equal(obs.node[stem], first[stem])
+    assert np.all(obs.node[obs.kind == 1] == b.fluff_node[order][obs.kind == 1])
     for name in ("first-spy", "max-recall", "max-precision"):
         p, r = tx.precision_recall(obs, tx.estimate(name, obs, rng=0))
         assert 0 <= p <= r <= 1
