@@ -971,9 +971,9 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
     s, or beat s. An exact score costs one BFS over the 2-core only (the trees
     hanging from it weigh their core node: BFS never enters them before their core
     node, so the BFS tree of a core node is its core BFS tree plus the pendant
-    trees; :func:`core_log_sizes`, :func:`core_log_sizes_dense`); a pendant node v differs from its core node a by
-    rerooting over bridges, where the bound is exact, so
-    ``score(v) = ub(v) - (ub(a) - score(a))``. ``top[v]`` is True iff v is a
+    trees; :func:`core_log_sizes` on sparse cores, :func:`core_log_sizes_dense` on
+    dense ones); a pendant node v differs from its core node a by rerooting over
+    bridges, where the bound is exact, so ``score(v) = ub(v) - (ub(a) - score(a))``. ``top[v]`` is True iff v is a
     maximiser; returns ``(best, s0, greater, tied, n_core_bfs)`` with ``greater``,
     ``tied`` as in :func:`adversaries.metrics.source_rank`.
     """
