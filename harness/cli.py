@@ -217,7 +217,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     if isinstance(name, str) and name in _EXPERIMENTS:
         registered = _EXPERIMENTS.get(name).plot_spec()
         if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
-            spec = dataclasses.replace(spec, theory=registered.theory, references=registered.references)
+            spec = dataclasses.replace(spec, theory=registered.theory, references=registered.references,
+                                       xlabel=spec.xlabel or registered.xlabel)
     target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
     labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
     for p in plot_table(table, spec, target, title=side.get("title", ""), labels=labels, pdf=args.pdf):
@@ -249,7 +250,7 @@ _EPILOG = {
   anonspread sweep --config my_sweep.toml --out results/
 
 TOML file keys: template, name, title, trials, rng, batch_size, and the tables
-[product] (axes crossed), [zip] (axes in lock-step), [plot] (x, series, y, logx, logy).""",
+[product] (axes crossed), [zip] (axes in lock-step), [plot] (x, xlabel, series, y, logx, logy).""",
     "plot": """examples:
   anonspread plot results/NAME.csv
   anonspread plot results/NAME.csv --pdf --output fig/name.png""",

@@ -290,6 +290,8 @@ def _plot_spec(tpl: SweepTemplate, grid: Grid, plot: Mapping[str, Any] | PlotSpe
         logx=bool(plot.get("logx", base.logx if base else False)),
         logy=bool(plot.get("logy", base.logy if base else False)),
         theory=base.theory if base else (),
+        # the template's axis label, while x is still the template's axis
+        xlabel=str(plot.get("xlabel", base.xlabel if base and base.x == x else "")),
     )
 
 

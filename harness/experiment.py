@@ -130,6 +130,9 @@ class PlotSpec:
     annotate : tuple of str
         Parameters whose values in each facet (in series order) are written under its
         title (e.g. the T of each protocol).
+    xlabel : str
+        Label of the horizontal axis (defaults to ``x``, the axis name), e.g.
+        ``"spy fraction p"`` for the axis ``fraction``.
 
     A categorical ``x`` (string values) is drawn as markers with error bars, the series
     side by side within each category, never joined by lines.
@@ -145,6 +148,7 @@ class PlotSpec:
     facet: str | None = None
     references: tuple[Reference, ...] = ()
     annotate: tuple[str, ...] = ()
+    xlabel: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (theory callables are recorded by label only)."""
@@ -159,6 +163,7 @@ class PlotSpec:
             "facet": self.facet,
             "annotate": list(self.annotate),
             "references": [{"metric": r.metric, "label": r.label} for r in self.references],
+            "xlabel": self.xlabel,
         }
 
     @classmethod
@@ -173,6 +178,7 @@ class PlotSpec:
             panels=tuple((str(p[0]), tuple(p[1])) for p in data.get("panels", ())),
             facet=data.get("facet"),
             annotate=tuple(data.get("annotate", ())),
+            xlabel=str(data.get("xlabel", "")),
         )
 
 
@@ -365,6 +371,8 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(
             f"{where}: plot x must be a grid parameter {list(params)}; got {spec.x!r}"
         )
+    if not isinstance(spec.xlabel, str):
+        raise InvalidTypeError(f"{where}: plot xlabel must be a string; got {spec.xlabel!r}")
     for p in spec.annotate:
         if p not in params:
             raise InvalidParameterError(f"{where}: plot annotate must name grid parameters; got {p!r}")

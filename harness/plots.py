@@ -20,6 +20,75 @@ from harness.results import Table, atomic_write
 
 __all__ = ["draw", "plot_table"]
 
+#: Marker shapes of the lines sharing a panel (all can be drawn hollow).
+_MARKERS = "osD^v<>p"
+#: Line styles of the lines sharing a panel; plain dashes ("--") are left to theory curves.
+_LINESTYLES = ("-", (0, (1, 1.2)), "-.", (0, (5, 1, 1, 1, 1, 1)))
+
+
+def _line_style(k: int, n: int) -> dict[str, Any]:
+    """Marker and line of the ``k``-th of ``n`` line families drawn on one panel.
+
+    Families get distinct marker shapes and line styles; every family but the last is
+    drawn hollow, and earlier families get larger markers, so where curves coincide
+    (e.g. several adversaries all at 0) the ones drawn first stay visible as rings around
+    the later ones instead of being hidden by the last one drawn.
+    """
+    if n <= 1:
+        return {"marker": "o", "ms": 3}
+    style: dict[str, Any] = {
+        "marker": _MARKERS[k % len(_MARKERS)],
+        "ms": 3.5 + 3.5 * (n - 1 - k) / (n - 1),
+        "ls": _LINESTYLES[k % len(_LINESTYLES)],
+        "mew": 1.1,
+    }
+    if k < n - 1:
+        style["mfc"] = "none"
+    return style
+
+
+def _plain(value: float, _pos: Any = None) -> str:
+    """A tick label as a plain number (0.02, 0.5, 20, 1e-05 only beyond %g's range)."""
+    return f"{value:g}"
+
+
+def _readable_log(ax: Any, which: str, values: Sequence[float] = ()) -> None:
+    """Label a log axis at plain numbers: at ``values`` (the grid's x values) when they
+    are few (at most 8) and far enough apart to be read, else at 1, 2, 5 x 10^k (or
+    1, 3 x 10^k, or 10^k).
+
+    The steps are the finest that the axis's span (in decades, taken from its current
+    limits, so call it once the data are drawn) allows without crowding, and never fewer
+    than two labels in view when a finer step provides them; minor ticks stay unlabelled.
+    """
+    import math
+
+    import numpy as np
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    if not (lo > 0 and math.isfinite(hi) and hi > lo):
+        return
+    decades = math.log10(hi / lo)
+    grid = sorted({float(v) for v in values if v > 0})
+    gaps = [math.log10(b / a) for a, b in zip(grid, grid[1:])]
+    if 2 <= len(grid) <= 8 and min(gaps) >= decades / 14:
+        axis.set_major_locator(FixedLocator(grid))
+        axis.set_major_formatter(FuncFormatter(_plain))
+        axis.set_minor_formatter(NullFormatter())
+        return
+    choices = [(1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), tuple(np.arange(1.0, 10.0))]
+    start = 0 if decades > 4.5 else 1 if decades > 2.6 else 2 if decades > 0.7 else 3
+    subs = choices[start]
+    for subs in choices[start:]:
+        ticks = LogLocator(subs=subs, numticks=99).tick_values(lo, hi)
+        if sum(lo <= t <= hi for t in ticks) >= 2:
+            break
+    axis.set_major_locator(LogLocator(subs=subs, numticks=12 if start == 0 else 99))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+
 
 def _series(table: Table, spec: PlotSpec, metric: str) -> dict[tuple, list[dict[str, Any]]]:
     rows = [r for r in table.rows if r["metric"] == metric]
@@ -45,7 +114,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
-    from matplotlib.ticker import LogFormatter, NullFormatter
 
     labels = dict(labels or {})
     metrics = list(spec.y) or list(dict.fromkeys(r["metric"] for r in table.rows))
@@ -70,9 +138,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         n_lines = 0
         i_line = 0
         for i_metric, metric in enumerate(panel):
-            # overlaid metrics get distinct markers, so coinciding curves stay visible
-            marker = "osD^vx+*"[i_metric % 8] if overlay else "o"
-            size = 3 + 2 * (len(panel) - 1 - i_metric) if overlay else 3
             groups = _series(table, spec, metric)
             theories = [t for t in spec.theory if t.metric == metric]
             shared = []  # theory curves that are the same for every series: drawn once, in black
@@ -87,7 +152,11 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                     ax.plot(xs, ys, ls="--", color="black", alpha=0.8, label=t.label)
                     n_lines += 1
                     shared.append(t)
-            for key, rows in groups.items():
+            for i_group, (key, rows) in enumerate(groups.items()):
+                # overlaid metrics, or else the series, get distinct markers and lines, so
+                # coinciding curves stay visible
+                style = (_line_style(i_metric, len(panel)) if overlay
+                         else _line_style(i_group, len(groups)))
                 rows = sorted(rows, key=lambda r: r[spec.x])
                 xs = [r[spec.x] for r in rows]
                 label = ", ".join(f"{p}={v}" for p, v in key) or None
@@ -97,8 +166,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 # beyond the 10 cycle colours, a sequential colour map keeps series apart
                 color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else None
                 i_line += 1
-                (line,) = ax.plot(xs, [r["mean"] for r in rows], marker=marker, ms=size,
-                                  label=label, color=color)
+                (line,) = ax.plot(xs, [r["mean"] for r in rows], label=label, color=color, **style)
                 n_lines += 1
                 lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
                 if any(a != b for a, b in zip(lo, hi)):
@@ -112,16 +180,14 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                         tlabel = f"{t.label} ({group})" if group else t.label
                         ax.plot(xs, ys, ls="--", color=line.get_color(), alpha=0.9, label=tlabel)
                         n_lines += 1
-        ax.set_xlabel(spec.x)
+        ax.set_xlabel(spec.xlabel or spec.x)
         ax.set_ylabel(ylabel)
         if spec.logx:
             ax.set_xscale("log")
-            # short axes otherwise get overlapping labels on every minor tick
-            ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.xaxis.set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(0, 0)))
+            _readable_log(ax, "x", [r[spec.x] for r in table.rows if r["metric"] in panel])
         if spec.logy:
             ax.set_yscale("log")
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            _readable_log(ax, "y")
         if n_lines > 1 and legend_beside:  # beside the axes: it must not hide any curve
             ax.legend(fontsize="small" if n_lines <= 8 else "x-small", loc="upper left",
                       bbox_to_anchor=(1.02, 1.0), ncol=ncol)
@@ -239,7 +305,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
             if spec.logy:
                 ax.set_yscale("log")
             if i == len(metrics) - 1:
-                ax.set_xlabel(spec.x)
+                ax.set_xlabel(spec.xlabel or spec.x)
             if j == 0:
                 ax.set_ylabel(labels.get(metric, metric))
             if i == 0 and spec.facet is not None:
@@ -249,6 +315,9 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                     notes.append(f"{p} = {' / '.join(map(str, per))}")
                 ax.set_title("\n".join([str(fv), *notes]), fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
+    if spec.logy:  # once every panel of a row is drawn (they share the y axis)
+        for row in axes:
+            _readable_log(row[0], "y")
     handles.update(extra)
     if len(handles) > 1:
         fig.legend(list(handles.values()), list(handles), loc="outside lower center",

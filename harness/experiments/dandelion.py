@@ -198,7 +198,7 @@ register_experiment(Experiment(
     batch_size=100,
     axes={"d": Param("int", low=1, high=10, doc="out-degree of the anonymity graph"), **_AXES},
     plot=PlotSpec(
-        x="fraction", series="d", logx=True, logy=True,
+        x="fraction", xlabel="spy fraction p", series="d", logx=True, logy=True,
         panels=(("expected precision", ("precision_first_spy", "precision_max_precision")),
                 ("expected recall", ("recall_first_spy", "recall_max_recall"))),
         theory=(_BOUNDS_P, _BOUNDS_R,
@@ -248,7 +248,7 @@ register_experiment(Experiment(
     batch_size=100,
     axes={"scheme": Param("str", choices=tuple(ROUTING_SCHEMES), doc="routing rule or diffusion"),
           **_AXES},
-    plot=PlotSpec(x="fraction", series="scheme", y=("precision_first_spy", "recall_first_spy"),
+    plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="scheme", y=("precision_first_spy", "recall_first_spy"),
                   logx=True, logy=True, theory=(_BOUNDS_P, _BOUNDS_R)),
 ))
 
@@ -303,7 +303,7 @@ register_experiment(Experiment(
     axes={"protocol": Param("str", choices=tuple(PROTOCOL_SETUPS), doc="spreading protocol"),
           **_AXES},
     plot=PlotSpec(
-        x="fraction", series="protocol", logx=True, logy=True,
+        x="fraction", xlabel="spy fraction p", series="protocol", logx=True, logy=True,
         panels=(("expected precision", ("precision_first_spy", "precision_best")),
                 ("expected recall", ("recall_first_spy", "recall_best"))),
         theory=(_BOUNDS_P, _BOUNDS_R,
@@ -380,7 +380,7 @@ register_experiment(Experiment(
     batch_size=50,
     axes={"q": Param("float", low=0.0, high=1.0, doc="diffuser probability per epoch"), **_AXES},
     plot=PlotSpec(
-        x="fraction", series="q", logx=True, logy=True,
+        x="fraction", xlabel="spy fraction p", series="q", logx=True, logy=True,
         panels=(("expected precision", ("precision_first_spy", "precision_max_precision")),
                 ("expected recall", ("recall_first_spy", "recall_max_recall"))),
         theory=(_BOUNDS_P, _BOUNDS_R),

@@ -189,6 +189,6 @@ register_template(SweepTemplate(
     metrics=(Metric("detection", "proportion", "P(detect source)"),),
     trials=attack_trials,
     default_trials=300,
-    plot=PlotSpec(x="fraction", series="attack", y=("detection",), logx=True,
+    plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="attack", y=("detection",), logx=True,
                   theory=(Theory("detection", recall_bound, "p (Dandelion papers' recall bound)"),)),
 ))
