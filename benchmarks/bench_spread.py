@@ -14,7 +14,8 @@ Both engines run in this process, one core, and are timed in CPU seconds
 and goes hits both alike. Throughput is infected nodes per second, each trial's final
 infected set counted once. The script also measures this machine's memory bandwidth
 (a large numpy copy) and prints the rate that bandwidth would allow at the bytes each
-infected node costs the closed-form tree path (see ``BYTES_PER_NODE``).
+infected node costs when the ball is created, alone and with ML (``BYTES_PER_NODE``,
+``BYTES_PER_NODE_ML``; ``simulate_many`` on a tree only counts the ball).
 
 Issue 12, part 4: ``simulate()`` of a ~10-node spread on a 10^6-node random 4-regular
 graph, the first call (labels, degrees and the node store are built once per graph) and
@@ -243,12 +244,25 @@ def interleaved(fast, python, n_fast, n_py, rounds):
 
 
 # ----------------------------------------------------------------- limits
-#: Bytes of memory traffic per infected node of the closed-form tree path: creating the
-#: node (start 8, deg 4, tpar 4, key 8, its 24-byte state row, its neighbour slot 4 = 52),
-#: visiting it (its queue slot in ``order`` 4 written + 4 read, its state row 24 read and
-#: written back, start/deg/nbr 16 read) and the in-place sort by time (order 8, state row
-#: reads 24): about 160 bytes, all but the sort's permutation in sequential streams.
+#: Bytes of memory traffic per infected node of the closed-form tree path when it
+#: creates the ball (``simulate``, and ``simulate_and_score``'s simulation phase):
+#: creating the node (start 8, deg 4, tpar 4, key 8, its 24-byte state row, its
+#: neighbour slot 4 = 52), visiting it (its queue slot in ``order`` 4 written + 4 read,
+#: its state row 24 read and written back, start/deg/nbr 16 read) and the in-place sort
+#: by time (order 8, state row reads 24): about 160 bytes. ``simulate_many`` on a tree
+#: does not create the ball: it counts it (``_ad_tree_counts``), a closed form per level
+#: on a regular tree (no memory traffic per node) and on a random tree one position key
+#: and depth pushed and popped per node with an infected child (32 bytes, in L1).
 BYTES_PER_NODE = 160
+
+#: The same with the ML estimator (``simulate_and_score(..., ("ml",))``): the 160 above,
+#: the snapshot copy (``loc`` set/read/reset 24, order/parent/degree buffers 20 written,
+#: 20 read), the infection tree's CSR (counts 24, fill 16, two 4-byte slots written and
+#: read three times 24) and ``ml_tree`` (degree, mark, distance, BFS order and parent
+#: 21 written; the two passes 32 written + 64 read incl. the CSR; the likelihood walk's
+#: stack, accumulator, predecessor and depth 24 written + 24 read, the score 8 + the
+#: three score-summary passes 24, the top mask 1, the depth 16): about 500 bytes.
+BYTES_PER_NODE_ML = 500
 
 
 def copy_bandwidth(mb=256, repeats=5):
@@ -307,19 +321,24 @@ def main(argv=None):
         ]
     cases.append(facebook_case(4000, 80))
     bw = copy_bandwidth()
-    print(f"copy bandwidth {bw / 1e9:.1f} GB/s -> tree-path limit ~{bw / BYTES_PER_NODE:.2e} "
-          f"infected nodes/s at {BYTES_PER_NODE} B/node")
-    print(f"{'case':50s} {'engine':8s} {'trials/s':>12s} {'infected/s':>12s} {'mean N_T':>9s}")
+    print(f"copy bandwidth {bw / 1e9:.1f} GB/s -> ~{bw / BYTES_PER_NODE:.2e} infected nodes/s "
+          f"creating the ball ({BYTES_PER_NODE} B/node), ~{bw / BYTES_PER_NODE_ML:.2e} with ML "
+          f"({BYTES_PER_NODE_ML} B/node)")
+    print(f"{'case':50s} {'engine':8s} {'trials/s':>12s} {'infected/s':>12s} {'mean N_T':>9s} "
+          f"{'ns/node':>8s}")
     for name, fast, python, n_fast, n_py in cases:
         n_fast = max(int(n_fast * scale), 10)
         n_py = max(int(n_py * scale), 2)
         res = interleaved(fast, python, n_fast, n_py, rounds)
         for k in ("fast", "python"):
             tr, nr, m = res[k]
-            print(f"{name if k == 'fast' else '':50s} {k:8s} {tr:12.1f} {nr:12.3e} {m:9.1f}")
+            print(f"{name if k == 'fast' else '':50s} {k:8s} {tr:12.1f} {nr:12.3e} {m:9.1f} "
+                  f"{1e9 / nr:8.1f}")
         ratio = res["fast"][1] / res["python"][1]
-        print(f"{'':50s} {'speed-up':8s} {ratio:11.1f}x  (limit/engine "
-              f"{bw / BYTES_PER_NODE / res['fast'][1]:.1f}x)")
+        limit = ""
+        if name.endswith("+ ML"):
+            limit = f"  (bandwidth limit/engine {bw / BYTES_PER_NODE_ML / res['fast'][1]:.2f}x)"
+        print(f"{'':50s} {'speed-up':8s} {ratio:11.1f}x{limit}")
     n, first, per, mean, _ = bench_simulate_big(50 if args.quick else 200)
     print(f"simulate() on a {n:,}-node random 4-regular graph, AD(inf, cap 3), T=2 "
           f"(mean N_T {mean:.1f}): first call {first * 1e3:.1f} ms, then {per * 1e3:.3f} ms per call")
