@@ -60,6 +60,7 @@ __all__ = [
     "run_line_protocol",
     "run_protocol",
     "run_random_diffusion",
+    "run_summary",
     "run_tree_protocol",
 ]
 
@@ -258,21 +259,12 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
 # ---------------------------------------------------------------- Protocol 3
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3: the closed-form tree path on infinite trees without a cap, else the
     message-passing path (both consume ``rng`` identically and give the same infected
     set, times, parents and virtual sources on trees)."""
     if store[5][2] == 1 and params[0] < 0 and (int(params[2]) & 2) == 0:
-        if (int(params[2]) & AD_SUMMARY_ONLY) != 0:
-            # the counting path takes arrays and returns a count: handing the store tuple
-            # to a function and back costs ~0.5 us of reference counting per trial
-            start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-            dm = _max_value(dvals)
-            if tpar[source] < 0 and _ad_summary_room(meta, start, nbr, T, dm):
-                n = _ad_tree_summary(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T,
-                                     params[3], rng, vs_out, sizes_out, dm)
-                return store, n
         return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
     return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
 
@@ -687,8 +679,8 @@ def run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out
     virtual-source path (see ``_ad_member``) and its parent is its neighbour towards the
     source, so each infected node is visited once instead of once per relay, and only
     infected nodes with an infected child are expanded. (With the ``AD_SUMMARY_ONLY``
-    flag, ``run_adaptive_diffusion`` counts the ball instead, ``_ad_tree_summary``, when
-    the store has room; this path then makes that room for the next trials.)
+    flag, the batch driver counts the ball instead, ``run_summary``, when the store has
+    room; this path then makes that room for the next trials.)
 
     Allocates nothing: while the token walks, ``vs_out[:H + 1]`` holds the virtual-source
     path and ``sizes_out[t]`` the path index of the virtual source after step t; the
@@ -884,6 +876,42 @@ def _run_protocol_compiled(code, store, source, T, params, rng, vs_out, sizes_ou
     return impl
 
 
+def run_summary(code, store, source, T, params, rng, vs_out, sizes_out):
+    """:func:`run_protocol` for a caller that keeps only ``sizes_out`` and ``vs_out`` (the
+    drivers of ``simulate_many``, with ``Protocol.summary_params``): for adaptive
+    diffusion on a tree with room in the store, the ball is counted on the unpacked
+    arrays (``_ad_tree_summary``) instead of created; ``store[9]`` then does not list the
+    infected nodes. Compiled code only (a compile-time constant code, like run_protocol).
+    """
+    raise NotImplementedError("run_summary is for compiled drivers; call run_protocol")
+
+
+@overload(run_summary, inline="always")
+def _run_summary_compiled(code, store, source, T, params, rng, vs_out, sizes_out):
+    if not isinstance(code, types.IntegerLiteral):
+        raise errors.TypingError("run_summary needs a compile-time constant kernel code")
+    if code.literal_value != ADAPTIVE_DIFFUSION:
+        def impl(code, store, source, T, params, rng, vs_out, sizes_out):
+            return run_protocol(code, store, source, T, params, rng, vs_out, sizes_out)
+
+        return impl
+
+    def impl_ad(code, store, source, T, params, rng, vs_out, sizes_out):
+        # inlined into the trial loop on the unpacked arrays, returning a count: handing
+        # the store tuple to a function and back costs ~0.25 us of reference counting
+        start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
+        flags = int(params[2])
+        if meta[2] == 1 and params[0] < 0 and (flags & 2) == 0 and (flags & AD_SUMMARY_ONLY) != 0:
+            dm = _max_value(dvals)
+            if tpar[source] < 0 and _ad_summary_room(meta, start, nbr, T, dm):
+                n = _ad_tree_summary(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T,
+                                     params[3], rng, vs_out, sizes_out, dm)
+                return store, n
+        return run_protocol(code, store, source, T, params, rng, vs_out, sizes_out)
+
+    return impl_ad
+
+
 @nb.njit(cache=True, inline="always")
 def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops, vs_node):
     """Run ``sources.shape[0]`` independent trials of protocol ``code`` back to back.
@@ -902,7 +930,7 @@ def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops,
             reset_lazy(store, seeds[i])
         else:
             reset_run_state(store, n_inf)
-        store, n_inf = run_protocol(code, store, sources[i], T, params, rng, vs_out, sizes[i])
+        store, n_inf = run_summary(code, store, sources[i], T, params, rng, vs_out, sizes[i])
         vs_node[i] = vs_out[T]
         vs_hops[i] = _vs_hops(store[8], vs_out[T])
     if not lazy:

@@ -2,6 +2,7 @@
 
 import math
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -49,16 +50,27 @@ def test_tree_path_equals_relay_path(make):
             assert a[4] == b[4]  # the same random numbers were consumed
 
 
+def _summary_driver(code):
+    @nb.njit
+    def run_one(store, T, params, rng, vs, sizes):  # code: a compile-time constant here
+        return _kernels.run_summary(code, store, np.int32(0), T, params, rng, vs, sizes)
+
+    return run_one
+
+
+_run_summary = _summary_driver(_kernels.ADAPTIVE_DIFFUSION)
+
+
 def summary(g, T, seed, d0, capacity):
-    """The dispatcher with AD_SUMMARY_ONLY: sizes, virtual-source keys, hops, rng state,
-    and the number of nodes the run created."""
+    """The batch drivers' dispatch (run_summary) with AD_SUMMARY_ONLY: sizes, virtual-source
+    keys, hops, rng state, and the number of nodes the run created."""
     store = g._new_store(capacity=capacity)
     params = AdaptiveDiffusion(d0).summary_params(g, T)
     assert int(params[2]) & _kernels.AD_SUMMARY_ONLY
     vs = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
     rng = np.random.default_rng(seed)
-    store, n = _kernels.run_adaptive_diffusion(store, np.int32(0), T, params, rng, vs, sizes)
+    store, n = _run_summary(store, T, params, rng, vs, sizes)
     key = store[4]
     hops = _kernels._vs_hops(store[8], vs[T])
     return n, [int(key[v]) for v in vs], sizes, hops, rng.random(), int(store[5][0])
