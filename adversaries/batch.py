@@ -225,6 +225,7 @@ FAMILIES = ((0, 1, 2), (3, 4))
 def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
                    r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
     """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0."""
+    src = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     if code == 0:
         for k in range(n):
             sc[k] = -np.inf
@@ -233,19 +234,19 @@ def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_grap
                 sc[0] = 0.0
         elif T > 0:
             K.ml_tree(tptr, tind, gdeg, tree_graph, r_node, alive, dead, r_edge, move, sc, ws)
-        return K.score_summary(sc, 0, TIE_RTOL, topm)
+        return K.score_summary(sc, src, TIE_RTOL, topm)
     if code == 1:
         if sub_tree:
             K.tree_eccentricity(sptr, sind, ecc)
             for k in range(n):
                 sc[k] = -float(ecc[k])
-            return K.score_summary(sc, 0, TIE_RTOL, topm)
-        _, _, greater, tied, _ = K.graph_jordan_top(sptr, sind, 0, topm)
+            return K.score_summary(sc, src, TIE_RTOL, topm)
+        _, _, greater, tied, _ = K.graph_jordan_top(sptr, sind, src, topm)
         return greater, tied
     if sub_tree:
         K.tree_rumor(sptr, sind, sc)
-        return K.score_summary(sc, 0, TIE_RTOL, topm)
-    _, _, greater, tied, _ = K.graph_rumor_top(sptr, sind, 0, TIE_RTOL, topm)
+        return K.score_summary(sc, src, TIE_RTOL, topm)
+    _, _, greater, tied, _ = K.graph_rumor_top(sptr, sind, src, TIE_RTOL, topm)
     return greater, tied
 
 
@@ -257,7 +258,7 @@ def _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gin
         LK.netsleuth_vector(sptr, sind, gdeg, LK.DENSE_MAX, sc)
     else:
         _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, lisn_rate, ecc, sc)
-    return K.score_summary(sc, 0, TIE_RTOL, topm)
+    return K.score_summary(sc, np.int64(0), TIE_RTOL, topm)
 
 
 def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy, gptr,

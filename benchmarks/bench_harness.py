@@ -6,7 +6,9 @@ Runs ``anonspread run fig2.7-irregular-trees`` with T = 2, 4, ..., tmax and the 
 per point (the thesis: 10,000, T = 2..20) once per worker count, in a fresh output
 directory each time, and prints wall time, trials per second and the speed-up. The CSVs of
 the runs are compared byte for byte (the harness promises identical results whatever the
-number of workers). Figures go to benchmarks/README.md.
+number of workers). A small run first (2 trials per point, the largest worker count) fills
+numba's on-disk cache, so no timed run includes compiling (each still loads the kernels,
+about a second per worker). Figures go to benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def main(argv=None) -> int:
     T = list(range(2, args.tmax + 1, 2))
     out = Path(tempfile.mkdtemp(prefix="bench_harness_"))
     results = {}
+    t0 = time.perf_counter()
+    run("fig2.7-irregular-trees", overrides={"T": T}, trials=2, rng=2026, out=out / "warm-up",
+        workers=max(args.workers), progress=False)
+    print(f"warm-up (fills the numba cache): {time.perf_counter() - t0:.1f} s wall")
     for w in args.workers:
         d = out / f"w{w}"
         t0 = time.perf_counter()
