@@ -21,6 +21,7 @@ with ``params[axis]`` the tuple of the group's values and returns
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -67,11 +68,17 @@ class Metric:
         Decides the confidence interval (Wilson or normal).
     label : str
         Axis label in plots (defaults to ``name``).
+    low : float
+        The smallest value one trial can report (e.g. 1 for a rank, 0 for a distance).
+        The mean cannot lie below it, so a normal interval that reaches below ``low``
+        is cut there (``ci_low = max(ci_low, low)``: the cut interval covers the mean
+        at least as often); ``-inf`` (the default) leaves the interval as it is.
     """
 
     name: str
     kind: str = "mean"
     label: str = ""
+    low: float = -math.inf
 
 
 @dataclass(frozen=True)
@@ -344,6 +351,11 @@ def check_experiment(exp: Any) -> Experiment:
             )
         if m.name in exp.grid.names or m.name in _COLUMNS:
             raise InvalidParameterError(f"{where}: metric name {m.name!r} clashes with a column")
+        if isinstance(m.low, bool) or not isinstance(m.low, (int, float)) or math.isnan(m.low) \
+                or m.low == math.inf:
+            raise InvalidParameterError(
+                f"{where}: metric {m.name!r} low must be a real number or -inf; got {m.low!r}"
+            )
     if not isinstance(exp.axes, Mapping):
         raise InvalidTypeError(f"{where}: axes must be a mapping axis -> harness.Param")
     for key, spec in exp.axes.items():

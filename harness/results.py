@@ -177,8 +177,9 @@ def aggregate(
         The expanded grid (point index = position).
     names : list of str
         Parameter column order.
-    metrics : list of (name, kind)
-        ``kind`` is ``"proportion"``, ``"mean"`` or ``"exact"``.
+    metrics : list of (name, kind) or (name, kind, low)
+        ``kind`` is ``"proportion"``, ``"mean"`` or ``"exact"``; ``low`` is the
+        metric's smallest possible value (:attr:`harness.Metric.low`).
     results : dict
         ``(point, batch) -> UnitResult``; merged in batch order.
     level : float
@@ -191,11 +192,11 @@ def aggregate(
     rows = []
     for i, point in enumerate(points):
         units = by_point.get(i, [])
-        for metric, kind in metrics:
+        for metric, kind, *low in metrics:
             total = Moments(0, 0.0, 0.0)
             for u in units:
                 total = total.merge(u.moments[metric])
-            s = summarize(total, kind, level)
+            s = summarize(total, kind, level, *low)
             row: dict[str, Any] = {n: _coerce(point[n], types[n]) for n in names}
             row.update(metric=metric, n=s.n, mean=s.mean, stderr=s.stderr, ci_low=s.ci_low, ci_high=s.ci_high)
             rows.append(row)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import numbers
 import os
 import platform
@@ -155,8 +156,8 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _metric_kinds(exp: Experiment) -> list[tuple[str, str]]:
-    return [(m.name, "exact" if exp.is_exact else m.kind) for m in exp.metrics]
+def _metric_kinds(exp: Experiment) -> list[tuple[str, str, float]]:
+    return [(m.name, "exact" if exp.is_exact else m.kind, m.low) for m in exp.metrics]
 
 
 def run(
@@ -524,7 +525,8 @@ def _write_outputs(
         "parameter_types": dict(table.param_types),
         "grid": exp.grid.to_dict(),
         "points": len(expand(exp.grid)),
-        "metrics": [{"name": m.name, "kind": m.kind, "label": m.label or m.name} for m in exp.metrics],
+        "metrics": [{"name": m.name, "kind": m.kind, "label": m.label or m.name,
+                     "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],
         "seed": seed,
         "trials": None if exp.is_exact else trials,
         "batch_size": batch_size,

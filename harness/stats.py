@@ -119,12 +119,22 @@ class Summary:
     ci_high: float
 
 
-def summarize(moments: Moments, kind: str, level: float = 0.95) -> Summary:
+def summarize(moments: Moments, kind: str, level: float = 0.95, low: float = -math.inf) -> Summary:
     """Turn merged moments into a :class:`Summary` for a metric of ``kind``.
 
     ``kind`` is ``"proportion"`` (Wilson interval, binomial standard error),
     ``"mean"`` (normal interval, sample standard error) or ``"exact"`` (a
-    closed-form value: zero error, the interval is the value itself).
+    closed-form value: zero error, the interval is the value itself). ``low`` is the
+    smallest value one trial can take: a ``"mean"`` interval is cut there, since the
+    mean cannot lie below it (the cut interval covers it at least as often).
+
+    Examples
+    --------
+    >>> s = summarize(Moments.of([1.0, 1.0, 1.0, 30.0]), "mean")
+    >>> s.ci_low < 1.0
+    True
+    >>> summarize(Moments.of([1.0, 1.0, 1.0, 30.0]), "mean", low=1.0).ci_low
+    1.0
     """
     n, mean = moments.n, moments.mean
     if kind == "exact":
@@ -137,4 +147,4 @@ def summarize(moments: Moments, kind: str, level: float = 0.95) -> Summary:
         return Summary(n, mean, math.sqrt(p * (1 - p) / n), lo, hi)
     stderr = math.sqrt(moments.variance / n) if n > 1 else math.nan
     lo, hi = normal_interval(mean, stderr, level)
-    return Summary(n, mean, stderr, lo, hi)
+    return Summary(n, mean, stderr, max(lo, low), hi)

@@ -200,9 +200,9 @@ def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.rand
 
 DETECTION_METRICS = (
     Metric("detection", "proportion", "P(detect)"),
-    Metric("hops", "mean", "E[hop distance]"),
-    Metric("n_infected", "mean", "E[N_T]"),
-    Metric("rank", "mean", "E[rank of source]"),
+    Metric("hops", "mean", "E[hop distance]", low=0.0),
+    Metric("n_infected", "mean", "E[N_T]", low=1.0),
+    Metric("rank", "mean", "E[rank of source]", low=1.0),
 )
 
 #: Declared axes of the detection experiments (component names and T).
@@ -461,10 +461,10 @@ FACEBOOK_AXES = {
 
 FACEBOOK_METRICS = (
     Metric("detection", "proportion", "P(detect), near-ML"),
-    Metric("hops", "mean", "E[hops over the infection tree]"),
-    Metric("graph_hops", "mean", "E[hops in the contact graph]"),
-    Metric("n_infected", "mean", "E[N]"),
-    Metric("fraction", "mean", "fraction of the graph reached"),
+    Metric("hops", "mean", "E[hops over the infection tree]", low=0.0),
+    Metric("graph_hops", "mean", "E[hops in the contact graph]", low=0.0),
+    Metric("n_infected", "mean", "E[N]", low=1.0),
+    Metric("fraction", "mean", "fraction of the graph reached", low=0.0),
 )
 
 _FACEBOOK_SETTING = """

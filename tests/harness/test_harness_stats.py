@@ -70,3 +70,42 @@ def test_bad_interval_arguments():
         wilson_interval(1.5, 10)
     with pytest.raises(ValueError, match="level must be"):
         normal_interval(0.0, 1.0, level=1.0)
+
+
+def test_mean_interval_is_cut_at_the_metric_low():
+    # Ranks 1, 1, 1, 30: mean 8.25, normal interval reaches below 1; a rank's mean cannot.
+    m = Moments.of([1.0, 1.0, 1.0, 30.0])
+    plain = summarize(m, "mean")
+    assert plain.ci_low < 1.0
+    cut = summarize(m, "mean", low=1.0)
+    assert cut.ci_low == 1.0
+    assert (cut.mean, cut.stderr, cut.ci_high) == (plain.mean, plain.stderr, plain.ci_high)
+    # Above the low the interval is untouched.
+    assert summarize(m, "mean", low=-10.0).ci_low == plain.ci_low
+
+
+def test_run_cuts_rank_interval_and_refuses_bad_low(tmp_path):
+    import json
+
+    import harness
+    from anonspread.errors import InvalidParameterError
+
+    def ranks(params, rng):
+        return {"rank": 1.0 if rng.random() < 0.8 else 40.0}
+
+    def exp(low):
+        return harness.Experiment(
+            name="ranks", title="ranks", description="heavy-tailed ranks",
+            grid=harness.Grid(product={"k": [1]}),
+            metrics=(harness.Metric("rank", "mean", low=low),), trial=ranks)
+
+    res = harness.run(exp(1.0), trials=20, rng=3, out=tmp_path, workers=1, plot=False)
+    row = res.table.rows[0]
+    plain = summarize(Moments(row["n"], row["mean"], row["stderr"] ** 2 * row["n"] * (row["n"] - 1)),
+                      "mean")
+    assert plain.ci_low < 1.0 and row["ci_low"] == 1.0
+    meta = json.loads((tmp_path / "ranks.json").read_text())
+    assert meta["metrics"][0]["low"] == 1.0
+    for bad in (math.nan, math.inf, "1", True):
+        with pytest.raises(InvalidParameterError, match="low must be a real number"):
+            harness.run(exp(bad), trials=2, rng=3, out=tmp_path / "bad", workers=1, plot=False)
