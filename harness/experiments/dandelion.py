@@ -156,6 +156,18 @@ _AXES = {
 _BOUNDS_P = Theory("precision_first_spy", precision_bound, "lower bound p² (any protocol)")
 _BOUNDS_R = Theory("recall_first_spy", recall_bound, "lower bound p (any protocol)")
 
+#: Precision and recall of first-spy and the two likelihood adversaries (one epoch per trial).
+_ESTIMATOR_METRICS = (
+    Metric("precision_first_spy", "mean", "first-spy"),
+    Metric("precision_max_precision", "mean", "max-precision"),
+    Metric("recall_first_spy", "mean", "first-spy"),
+    Metric("recall_max_recall", "mean", "max-recall"),
+    Metric("precision_max_recall", "mean", "max-recall"),
+    Metric("recall_max_precision", "mean", "max-precision"),
+)
+_ESTIMATOR_PANELS = (("expected precision", ("precision_first_spy", "precision_max_precision")),
+                     ("expected recall", ("recall_first_spy", "recall_max_recall")))
+
 
 # ----------------------------------------------------------------- Fig. 3: d-regular graphs
 
@@ -184,23 +196,14 @@ register_experiment(Experiment(
     (adversaries.transactions_theory). One trial = one graph, spy placement and all
     stems; 600 per point as in the authors' 20 graphs x 30 runs.""",
     grid=Grid(product={"d": [1, 2, 3], "fraction": FRACTIONS, "nodes": [100]}),
-    metrics=(
-        Metric("precision_first_spy", "mean", "first-spy"),
-        Metric("precision_max_precision", "mean", "max-precision"),
-        Metric("recall_first_spy", "mean", "first-spy"),
-        Metric("recall_max_recall", "mean", "max-recall"),
-        Metric("precision_max_recall", "mean", "max-recall"),
-        Metric("recall_max_precision", "mean", "max-precision"),
-        Metric("hops", "mean", "E[stem hops]"),
-    ),
+    metrics=(*_ESTIMATOR_METRICS, Metric("hops", "mean", "E[stem hops]")),
     trials=graphs_trials,
     default_trials=600,
     batch_size=100,
     axes={"d": Param("int", low=1, high=10, doc="out-degree of the anonymity graph"), **_AXES},
     plot=PlotSpec(
         x="fraction", xlabel="spy fraction p", series="d", logx=True, logy=True,
-        panels=(("expected precision", ("precision_first_spy", "precision_max_precision")),
-                ("expected recall", ("recall_first_spy", "recall_max_recall"))),
+        panels=_ESTIMATOR_PANELS,
         theory=(_BOUNDS_P, _BOUNDS_R,
                 Theory("precision_first_spy", line_first_spy_precision, "line, first-spy (exact)"),
                 Theory("precision_max_precision", line_max_precision, "line, max-precision (exact)"),
@@ -367,22 +370,14 @@ register_experiment(Experiment(
     the per-hop-uniform stem likelihood with a per-hop coin q -- an approximation here
     (per-epoch diffusers, one-to-one tables). Dashed: the papers' lower bounds p^2 and p.""",
     grid=Grid(product={"q": [0.1, 0.25, 0.5], "fraction": [0.05, 0.1, 0.2, 0.3], "nodes": [100]}),
-    metrics=(
-        Metric("precision_first_spy", "mean", "first-spy"),
-        Metric("precision_max_precision", "mean", "max-precision"),
-        Metric("recall_first_spy", "mean", "first-spy"),
-        Metric("recall_max_recall", "mean", "max-recall"),
-        Metric("precision_max_recall", "mean", "max-recall"),
-        Metric("recall_max_precision", "mean", "max-precision"),
-    ),
+    metrics=_ESTIMATOR_METRICS,
     trials=deployed_trials,
     default_trials=200,
     batch_size=50,
     axes={"q": Param("float", low=0.0, high=1.0, doc="diffuser probability per epoch"), **_AXES},
     plot=PlotSpec(
         x="fraction", xlabel="spy fraction p", series="q", logx=True, logy=True,
-        panels=(("expected precision", ("precision_first_spy", "precision_max_precision")),
-                ("expected recall", ("recall_first_spy", "recall_max_recall"))),
+        panels=_ESTIMATOR_PANELS,
         theory=(_BOUNDS_P, _BOUNDS_R),
     ),
 ))
