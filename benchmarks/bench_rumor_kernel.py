@@ -42,7 +42,11 @@ from spread.graphs import as_contact_graph
 
 @nb.njit(cache=True)
 def plain_all(indptr, indices, out):
-    """Every core node's exact log rumour centrality by the previous loop."""
+    """Every core node's exact log rumour centrality by the previous loop.
+
+    The core keeps the snapshot's node order (no BFS renumbering) and each score is
+    :func:`_kernels.core_log_sizes_dense`, the loop ``graph_rumor_top`` ran before.
+    """
     n = indptr.shape[0] - 1
     core, att, psize, weight, const = K.two_core(indptr, indices)
     cid = np.full(n, -1, np.int64)
@@ -83,18 +87,8 @@ def plain_all(indptr, indices, out):
     for v in range(n):
         if not core[v]:
             continue
-        kk = K.bfs(cptr, cind, cid[v], order, parent, dist)
-        for j in range(kk):
-            size[order[j]] = cw[order[j]]
-        for j in range(kk - 1, 0, -1):
-            x = order[j]
-            size[parent[x]] += size[x]
-        sm = 0.0
-        for j in range(kk):
-            x = order[j]
-            sm += logk[size[x]]
-            dist[x] = -1
-        out[v] = lg - const - sm
+        out[v] = lg - const - K.core_log_sizes_dense(cptr, cind, cw, cid[v], order, parent,
+                                                      dist, size, logk)
     return nc
 
 
