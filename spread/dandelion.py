@@ -86,7 +86,7 @@ from spread import _stem_kernels as K
 from spread.events import ContinuousDiffusion
 from spread.graphs import ContactGraph, LazyTree, as_contact_graph
 from spread.limits import MAX_WORK, memory_budget
-from spread.protocols import Protocol
+from spread.protocols import Protocol, _class_registrar
 
 __all__ = [
     "STEM_PROTOCOLS",
@@ -106,15 +106,7 @@ STEM_PROTOCOLS: dict[str, type] = {"continuous-diffusion": ContinuousDiffusion}
 
 def register_stem_protocol(name: str):
     """Class decorator: register a stem-and-fluff protocol under ``name``."""
-
-    def deco(cls):
-        if name in STEM_PROTOCOLS:
-            raise InvalidParameterError(f"protocol name {name!r} is already registered")
-        cls.name = name
-        STEM_PROTOCOLS[name] = cls
-        return cls
-
-    return deco
+    return _class_registrar(STEM_PROTOCOLS, name)
 
 
 class StemProtocol(Protocol):

@@ -44,17 +44,22 @@ __all__ = [
 PROTOCOLS: dict[str, type[Protocol]] = {}
 
 
-def register_protocol(name: str):
-    """Class decorator: register a :class:`Protocol` subclass under ``name``."""
+def _class_registrar(table: dict, name: str):
+    """A class decorator that sets ``cls.name = name`` and enters ``cls`` in ``table``."""
 
     def deco(cls):
-        if name in PROTOCOLS:
+        if name in table:
             raise InvalidParameterError(f"protocol name {name!r} is already registered")
         cls.name = name
-        PROTOCOLS[name] = cls
+        table[name] = cls
         return cls
 
     return deco
+
+
+def register_protocol(name: str):
+    """Class decorator: register a :class:`Protocol` subclass under ``name``."""
+    return _class_registrar(PROTOCOLS, name)
 
 
 class Protocol(Parametrized):
