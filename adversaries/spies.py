@@ -56,7 +56,9 @@ class SpyObservation:
     Attributes
     ----------
     graph : ContactGraph or LazyTree
-    T : int
+    T : int or math.inf
+        The observation horizon; ``math.inf`` for a run to completion (the
+        observations of :class:`spread.StemBatch`, Dandelion's stem and fluff phases).
     spies : numpy.ndarray
         Spy nodes (labels, internal indices in :attr:`spy_index`).
     time : numpy.ndarray of float64
@@ -70,7 +72,7 @@ class SpyObservation:
     """
 
     graph: Any
-    T: int
+    T: int | float
     spies: np.ndarray
     spy_index: np.ndarray
     time: np.ndarray
