@@ -31,6 +31,7 @@ __all__ = [
     "graph_radius",
     "graph_rumor",
     "graph_rumor_top",
+    "ml_ball",
     "ml_tree",
     "ml_workspace",
     "score_summary",
@@ -1180,3 +1181,49 @@ def ml_tree(
                 _accumulate(indptr, indices, tdeg, gdeg, c, p, logB_move, out, stack, acc, came, depth)
                 _accumulate(indptr, indices, tdeg, gdeg, p, c, logB_move, out, stack, acc, came, depth)
     return found
+
+
+@nb.njit(cache=True)
+def ml_ball(par, gdeg, c, logB, logk, out, acc, dist):
+    """:func:`ml_tree`'s scores when the snapshot is a complete ball around a known centre.
+
+    For adaptive diffusion at even T on an infinite tree whose nodes all have degree
+    >= 2, the infected set is the ball of radius T/2 around the final virtual source
+    ``c``, and it is the only consistent configuration: a node c' != c is at distance
+    T/2 + d(c, c') > T/2 from the nodes at depth T/2 of a branch of c away from c'
+    (every node has a child, so such nodes exist). :func:`ml_tree` then finds c by a
+    BFS and two message passes and makes one :func:`_accumulate` from it; this makes
+    the same accumulation from ``c`` directly, over the infection-tree parents ``par``
+    (local ids in infection order, -1 for the source) instead of an adjacency: a node's
+    path to c leaves through its parent unless the node lies on the path from the source
+    to c, the parent chain of c, whose nodes are done first. Inside the ball every
+    node's contact degree is its tree degree, so the terms are those of
+    :func:`_accumulate` (``logk[k] = math.log(k)``, k up to the largest degree), summed in
+    the same order from c outwards: the same floating-point scores, bit for bit.
+
+    ``out``, ``acc``, ``dist``: n floats, n floats, n integers (overwritten). ``c`` must
+    not be the source (T >= 2).
+    """
+    n = par.shape[0]
+    nb_ = logB.shape[0]
+    for k in range(n):
+        dist[k] = -1
+    # the path from c to the source: c's neighbour on it starts at 0, then one factor per node
+    dist[c] = 0
+    acc[c] = 0.0
+    x = c
+    while par[x] >= 0:
+        p = par[x]
+        dist[p] = dist[x] + 1
+        acc[p] = 0.0 if x == c else acc[x] - logk[gdeg[x] - 1]
+        x = p
+    for k in range(n):
+        p = par[k]
+        if dist[k] < 0:  # off the path: its way to c runs through its parent
+            dist[k] = dist[p] + 1
+            acc[k] = 0.0 if p == c else acc[p] - logk[gdeg[p] - 1]
+        d = dist[k]
+        if k != c and d < nb_ and logB[d] > NEG_INF:
+            out[k] = acc[k] - logk[gdeg[k]] + logB[d]
+        else:
+            out[k] = NEG_INF

@@ -31,6 +31,7 @@ from numba.extending import overload
 
 from adversaries import _kernels as K
 from adversaries import _lit_kernels as LK
+from adversaries._regular_ml import regular_ml_trials
 from adversaries._tables import ad_tables
 from adversaries.observation import graph_is_forest
 from adversaries.registry import check_applicable
@@ -38,9 +39,9 @@ from adversaries.scores import TIE_RTOL
 from anonspread._numba_cache import install as _install_numba_cache
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
-from spread._kernels import KERNELS, run_protocol
+from spread._kernels import ADAPTIVE_DIFFUSION, KERNELS, run_batch_for, run_protocol
 from spread._store import PARENT, reset_lazy, reset_run_state
-from spread.graphs import as_contact_graph
+from spread.graphs import LazyTree, as_contact_graph
 from spread.limits import check_run_size
 from spread.protocols import Protocol
 from spread.simulate import batch_setup
@@ -53,6 +54,37 @@ __all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
 
 
+#: Score ML from the virtual source the simulation hands over where that is exact
+#: (:func:`_centre_known`); False runs :func:`adversaries._kernels.ml_tree` everywhere (the
+#: tests compare both).
+KNOWN_CENTRE = True
+
+#: With only ML estimators asked for on the d-regular tree (and :func:`_centre_known`),
+#: count the ball instead of creating it and score by symmetry (``adversaries._regular_ml``:
+#: the same N_T, rank and detection probability per trial; ``detected`` and ``hops`` drawn
+#: with the same law from another function of the tie-breaking stream). False creates the
+#: ball there too.
+REGULAR_SYMMETRY = True
+
+
+def _centre_known(g, protocol: Protocol, params: np.ndarray, T: int) -> bool:
+    """True if every snapshot is the complete ball of radius T/2 around the final virtual
+    source, and the only configuration consistent with it.
+
+    Adaptive diffusion (or Protocol 2, which runs its kernels) at even ``T >= 2`` on an
+    infinite tree whose degree law gives every node at least two neighbours, without a
+    cap on infections and with every infected node infecting (``params`` as
+    ``AdaptiveDiffusion.kernel_params``): the token never meets a dead end, the infected
+    set is the ball around it (thesis §2.3), and no other centre fits (see
+    :func:`adversaries._kernels.ml_ball`).
+    """
+    if not isinstance(g, LazyTree) or T < 2 or T % 2 == 1:
+        return False
+    if protocol.kernel_code != ADAPTIVE_DIFFUSION or params[0] >= 0 or int(params[2]) & 2:
+        return False
+    return min(d for d, p in g.degrees.items() if p > 0) >= 2
+
+
 #: Infected nodes per chunk of trials: the simulation phase fills snapshot buffers of
 #: about this many nodes (a single larger trial still fits: the buffers grow), then the
 #: scoring phase reads them. About 20 bytes per node.
@@ -60,10 +92,11 @@ CHUNK_NODES = 1 << 20
 
 
 @nb.njit(cache=True)
-def _snapshot(store, n, loc, off, b_order, b_par, b_gdeg):
+def _snapshot(store, n, loc, off, b_order, b_par, b_gdeg, vs):
     """Copy the current run into the chunk buffers at ``off``: the infected nodes in
     infection order, their infection-tree parents as local ids (-1 for the source) and
-    their contact degrees. ``loc`` is -1 everywhere on entry and on exit."""
+    their contact degrees. ``loc`` is -1 everywhere on entry and on exit. Returns the
+    local id of node ``vs`` (the final virtual source; -1 if none or not infected)."""
     order = store[9]
     ns = store[8]
     deg = store[1]
@@ -75,8 +108,10 @@ def _snapshot(store, n, loc, off, b_order, b_par, b_gdeg):
         b_gdeg[off + k] = deg[v]
         p = ns[v, PARENT]
         b_par[off + k] = loc[p] if p >= 0 else -1
+    c = loc[vs] if vs >= 0 else -1
     for k in range(n):
         loc[order[k]] = -1
+    return c
 
 
 @nb.njit(cache=True)
@@ -88,11 +123,12 @@ def _grow(a, need):
 
 @nb.njit(cache=True, inline="always")
 def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
-                    noff, n_out, b_order, b_par, b_gdeg):
+                    noff, n_out, b_vs, b_order, b_par, b_gdeg):
     """Run trials ``i0, i0 + 1, ...`` until about ``cap`` infected nodes are buffered.
 
     Trial ``i`` of the chunk occupies ``[noff[i], noff[i + 1])`` of the buffers (offsets
-    relative to the chunk, ``noff[i0] = 0``). At least one trial runs; a trial larger
+    relative to the chunk, ``noff[i0] = 0``); ``b_vs[i]`` receives the local id of its
+    final virtual source (-1 if none). At least one trial runs; a trial larger
     than the buffers grows them. Returns (store, end trial, buffers); the store's run
     state is clean again.
     """
@@ -117,7 +153,7 @@ def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng
             b_gdeg = _grow(b_gdeg, end)
         if loc.shape[0] < store[0].shape[0]:
             loc = np.full(store[0].shape[0], -1, np.int64)
-        _snapshot(store, n_inf, loc, noff[i], b_order, b_par, b_gdeg)
+        b_vs[i] = _snapshot(store, n_inf, loc, noff[i], b_order, b_par, b_gdeg, vs_out[T])
         noff[i + 1] = end
         i += 1
     if not lazy:
@@ -131,9 +167,10 @@ def _simulate_entry(kernel_code):
     # of this module that depends on the protocol. The arguments are spelt out: numba
     # loses the constant through *args.
     @nb.njit(cache=True)
-    def entry(store, lazy, sources, seeds, i0, T, params, rng, cap, noff, n_out, b_order, b_par, b_gdeg):
+    def entry(store, lazy, sources, seeds, i0, T, params, rng, cap, noff, n_out, b_vs, b_order,
+              b_par, b_gdeg):
         return _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
-                               noff, n_out, b_order, b_par, b_gdeg)
+                               noff, n_out, b_vs, b_order, b_par, b_gdeg)
 
     return entry
 
@@ -222,11 +259,18 @@ FAMILIES = ((0, 1, 2), (3, 4))
 
 
 @nb.njit(cache=True)
-def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
-                   r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
-    """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0."""
+def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par, centre,
+                   logk, r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
+    """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0.
+
+    ``centre >= 0``: the snapshot is the complete ball around that local node, the only
+    consistent configuration (see :func:`_centre_known`); ML then scores by
+    :func:`adversaries._kernels.ml_ball` (the same scores as ``ml_tree``)."""
     src = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     if code == 0:
+        if centre >= 0 and n > 1:
+            K.ml_ball(par, gdeg, centre, alive, logk, sc, ws[10], ws[12])
+            return K.score_summary(sc, src, TIE_RTOL, topm)
         for k in range(n):
             sc[k] = -np.inf
         if n == 1:
@@ -261,28 +305,30 @@ def _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gin
     return K.score_summary(sc, np.int64(0), TIE_RTOL, topm)
 
 
-def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy, gptr,
-              gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc, topm, ws):
+def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par, centre,
+              logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc,
+              ecc, topm, ws):
     """Score one trial with estimator ``code`` of ``family`` (compiled code only)."""
     raise NotImplementedError("compiled use only")
 
 
 @overload(_estimate, inline="always")
 def _estimate_compiled(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
-                       lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate,
-                       sc, ecc, topm, ws):
+                       par, centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge,
+                       move, lisn_rate, sc, ecc, topm, ws):
     if not isinstance(family, types.IntegerLiteral):
         raise errors.TypingError("_estimate needs a compile-time constant family")
     if family.literal_value == 0:
-        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
-                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
-                 topm, ws):
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par,
+                 centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move,
+                 lisn_rate, sc, ecc, topm, ws):
             return _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
-                                  r_node, alive, dead, r_edge, move, sc, ecc, topm, ws)
+                                  par, centre, logk, r_node, alive, dead, r_edge, move, sc, ecc,
+                                  topm, ws)
     else:
-        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
-                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
-                 topm, ws):
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par,
+                 centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move,
+                 lisn_rate, sc, ecc, topm, ws):
             return _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gind,
                                         order, loc, lisn_rate, sc, ecc, topm)
     return impl
@@ -290,14 +336,18 @@ def _estimate_compiled(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gde
 
 @nb.njit(cache=True, inline="always")
 def _score_chunk(
-    family, i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
-    tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
+    family, i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph, centre_known, gptr,
+    gind, T, codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet,
+    hops, tree_hops, rank,
 ):  # fmt: skip
     """Score trials ``[i0, i1)`` from the snapshots :func:`_simulate_chunk` buffered, with
     the estimators of ``codes`` that belong to ``family`` (a constant: see FAMILIES).
 
     Protocol-independent: compiled once per family for every protocol. ``seen`` is the
-    BFS stamp array of :func:`_graph_hops` (finite graphs), kept across chunks.
+    BFS stamp array of :func:`_graph_hops` (finite graphs), kept across chunks. With
+    ``centre_known`` (see :func:`_centre_known`) ML scores from the buffered virtual
+    source ``b_vs[i]``, and the infection tree's CSR is built only if another estimator
+    needs it.
     """
     ng = 0 if lazy else gptr.shape[0] - 1
     loc = np.full(ng, -1, np.int64)
@@ -310,12 +360,24 @@ def _score_chunk(
     cnt_b = np.empty(cap + 1, np.int64)
     fill_b = np.empty(cap, np.int64)
     tind_b = np.empty(2 * cap, np.int32)
-    depth_b = np.empty(cap, np.int64)
     ecc_b = np.empty(cap, np.int64)
     sc_b = np.empty(cap, np.float64)
     topm_b = np.empty(cap, np.bool_)
     ws = K.ml_workspace(cap)
     lo, hi = (0, 2) if family == 0 else (3, 4)
+    need_csr = False
+    for e in range(codes.shape[0]):
+        if lo <= codes[e] <= hi and (codes[e] != 0 or not centre_known):
+            need_csr = True
+    logk = np.empty(1)  # logk[k] = log k for the degrees of the chunk (ml_ball)
+    if centre_known:
+        dmax = 1
+        for k in range(noff[i1]):
+            dmax = max(dmax, b_gdeg[k])
+        logk = np.empty(dmax + 1)
+        logk[0] = -np.inf
+        for k in range(1, dmax + 1):
+            logk[k] = math.log(k)
     for i in range(i0, i1):
         n = n_out[i]
         off = noff[i]
@@ -325,16 +387,16 @@ def _score_chunk(
         if not lazy:
             for k in range(n):
                 loc[order[k]] = k
-        tptr, tind = _local_tree(par, n, cnt_b, fill_b, tind_b)
+        if need_csr:
+            tptr, tind = _local_tree(par, n, cnt_b, fill_b, tind_b)
+        else:
+            tptr, tind = cnt_b[:1], tind_b[:0]
+        centre = b_vs[i] if centre_known else -1
         if tree_graph:
             sptr, sind = tptr, tind
         else:
             sptr, sind = _local_subgraph(gptr, gind, order, n, loc)
         sub_tree = sind.shape[0] == 2 * (n - 1)
-        depth = depth_b[:n]
-        depth[0] = 0
-        for k in range(1, n):  # infection order: a parent precedes its children
-            depth[k] = depth[par[k]] + 1
         sc = sc_b[:n]
         ecc = ecc_b[:n]
         topm = topm_b[:n]
@@ -344,8 +406,9 @@ def _score_chunk(
                 continue
             # the maximisers (topm) and the source's rank data; the source is local node 0
             greater, tied = _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg,
-                                      tree_graph, lazy, gptr, gind, order, loc, r_node, alive,
-                                      dead, r_edge, move, lisn_rate, sc, ecc, topm, ws)
+                                      tree_graph, par, centre, logk, lazy, gptr, gind, order, loc,
+                                      r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc, topm,
+                                      ws)
             nt = 0
             for k in range(n):
                 if topm[k]:
@@ -363,9 +426,14 @@ def _score_chunk(
                         break
                     c += 1
             detected[e, i] = 1 if est == 0 else 0
-            tree_hops[e, i] = depth[est]
+            depth = 0  # of the estimate in the infection tree (parents lead to the source)
+            x = est
+            while par[x] >= 0:
+                x = par[x]
+                depth += 1
+            tree_hops[e, i] = depth
             if tree_graph:
-                hops[e, i] = depth[est]
+                hops[e, i] = depth
             else:
                 hops[e, i] = _graph_hops(gptr, gind, order[0], order[est], seen, queue, gdist,
                                          i * codes.shape[0] + e + 1)
@@ -380,14 +448,14 @@ def _score_entry(family):
     # _simulate_entry); the arguments are spelt out for the same reason.
     @nb.njit(cache=True)
     def entry(
-        i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T, codes,
-        tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet, hops,
-        tree_hops, rank,
+        i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph, centre_known, gptr,
+        gind, T, codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet,
+        hops, tree_hops, rank,
     ):  # fmt: skip
         _score_chunk(
-            family, i0, i1, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T,
-            codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet,
-            hops, tree_hops, rank,
+            family, i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph,
+            centre_known, gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge, move,
+            lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
         )  # fmt: skip
 
     return entry
@@ -417,6 +485,23 @@ def _lisn_trial(sptr, sind, sub_tree, lazy, gptr, gind, order, loc, n, gdeg, T, 
     else:
         cand = order[:n].astype(np.int64)
         LK.lisn_graph(gptr, gind, cand, loc, n, log_p, log_q, T + 2, sc)
+
+
+def _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, log_b, tie_u):
+    """The trials of :func:`simulate_and_score` with ML estimators only on the d-regular
+    tree (``REGULAR_SYMMETRY``): ``spread.simulate_many``'s compiled loop counts each ball
+    and reports the token's hop count H (the same random numbers, the same spreads), then
+    ``adversaries._regular_ml`` scores every trial from (d, T, H). Returns N_T per trial
+    and (detected, detection_probability, hops, rank) per estimator row of ``tie_u``."""
+    trials = sources.shape[0]
+    sizes = np.empty((trials, T + 1), np.int64)
+    vs_hops = np.empty(trials, np.int32)
+    vs_node = np.empty(trials, np.int32)
+    params = protocol.summary_params(g, T)
+    run_batch_for(protocol.kernel_code)(store, True, sources, seeds, T, params, gen, sizes,
+                                        vs_hops, vs_node)
+    d = g.regular_degree()
+    return sizes[:, T].copy(), [regular_ml_trials(d, T, log_b, vs_hops, u) for u in tie_u]
 
 
 @dataclass(frozen=True)
@@ -569,6 +654,21 @@ def simulate_and_score(
     if "lisn" in names:
         lisn_rate = get_estimator("lisn").params(protocol, g)["rate"]
         lisn_rate = np.nan if lisn_rate is None else float(lisn_rate)
+    centre_known = KNOWN_CENTRE and _centre_known(g, protocol, params, T)
+    if centre_known and REGULAR_SYMMETRY and g.regular_degree() is not None and not codes.any():
+        n_out, outcomes = _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, alive, tie_u)
+        return BatchScores(
+            T=T,
+            trials=trials,
+            sources=sources.astype(np.int64),
+            n_infected=n_out,
+            estimators={
+                nm: EstimatorTrials(det, pd, hp, rk, hp.copy())
+                for nm, (det, pd, hp, rk) in zip(names, outcomes)
+            },
+            protocol=protocol,
+            graph=g,
+        )
     e = codes.shape[0]
     detected = np.zeros((e, trials), np.int8)
     pdet = np.zeros((e, trials), np.float64)
@@ -586,6 +686,7 @@ def simulate_and_score(
     simulate_chunk = _SIMULATE_ENTRIES[protocol.kernel_code]
     scorers = [_SCORE_ENTRIES[f] for f, fam in enumerate(FAMILIES) if set(fam) & set(codes.tolist())]
     noff = np.zeros(trials + 1, np.int64)
+    b_vs = np.full(trials, -1, np.int64)
     first = min(CHUNK_NODES, 64 * trials)
     b_order = np.empty(first, np.int32)
     b_par = np.empty(first, np.int64)
@@ -593,13 +694,13 @@ def simulate_and_score(
     i = 0
     while i < trials:
         store, end, b_order, b_par, b_gdeg = simulate_chunk(
-            store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out,
+            store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out, b_vs,
             b_order, b_par, b_gdeg,
         )  # fmt: skip
         for score in scorers:
             score(
-                i, end, noff, n_out, b_order, b_par, b_gdeg, lazy, tree_graph, gptr, gind, T,
-                codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
+                i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph, centre_known,
+                gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
                 detected, pdet, hops, tree_hops, rank,
             )  # fmt: skip
         i = end

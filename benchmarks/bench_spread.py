@@ -7,7 +7,12 @@ T = 10 and 16, on the 3-regular tree (d0 = 3) at T = 10 and 16, each as a simula
 (``simulate_many`` against a plain dict/list trial) and with the ML estimator
 (``simulate_and_score(..., estimators=("ml",))`` against the plain trial followed by a
 plain-Python exact ML estimate, Prop. 2.4.1 at even T); and adaptive diffusion with
-d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8 (simulation alone).
+d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8 (simulation alone). On the
+3-regular tree ``simulate_and_score`` with ML alone scores by symmetry without creating
+the ball (``adversaries._regular_ml``); the "(ball created)" cases time the general path
+there (``adversaries.batch.REGULAR_SYMMETRY = False``: the ball is created and ML scored
+from the known centre), against the same Python trial, which creates the ball and scores
+every node in both cases.
 
 Both engines run in this process, one core, and are timed in CPU seconds
 (``time.process_time``) in alternating rounds after a warm-up, so machine load that comes
@@ -34,7 +39,7 @@ import numpy as np
 
 import datasets
 import spread
-from adversaries import simulate_and_score
+from adversaries import batch, simulate_and_score
 from adversaries._tables import ad_tables
 from spread.graphs import ContactGraph, random_tree, regular_tree
 from spread.protocols import AdaptiveDiffusion, alpha
@@ -185,14 +190,20 @@ def py_ml_even(g, parent, T, log_b, rnd):
 
 
 # ----------------------------------------------------------------- cases
-def tree_case(name, degrees, T, with_ml, n_fast, n_py):
+def tree_case(name, degrees, T, with_ml, n_fast, n_py, materialise=False):
     g = random_tree(degrees) if len(degrees) > 1 else regular_tree(next(iter(degrees)))
     proto = AdaptiveDiffusion(d0=3)
     log_b = ad_tables(3.0, T)[1] if with_ml else None
 
     def fast(trials, seed):
         if with_ml:
-            b = simulate_and_score(g, proto, T, trials, estimators=("ml",), rng=seed)
+            # materialise: the ball is created and scored (known centre) even where the
+            # regular tree's symmetry would serve ML alone (adversaries.batch.REGULAR_SYMMETRY)
+            batch.REGULAR_SYMMETRY = not materialise
+            try:
+                b = simulate_and_score(g, proto, T, trials, estimators=("ml",), rng=seed)
+            finally:
+                batch.REGULAR_SYMMETRY = True
             return int(b.n_infected.sum())
         return int(spread.simulate_many(g, proto, T, trials, rng=seed).n_infected.sum())
 
@@ -207,7 +218,8 @@ def tree_case(name, degrees, T, with_ml, n_fast, n_py):
             total += len(parent)
         return total
 
-    return name + (", + ML" if with_ml else ""), fast, python, n_fast, n_py
+    label = name + (", + ML" if with_ml else "") + (" (ball created)" if materialise else "")
+    return label, fast, python, n_fast, n_py
 
 
 def facebook_case(n_fast, n_py):
@@ -319,6 +331,10 @@ def main(argv=None):
             tree_case("3-regular tree, T=10", d3, 10, with_ml, 4000, 80),
             tree_case("3-regular tree, T=16", d3, 16, with_ml, 400, 8),
         ]
+    cases += [
+        tree_case("3-regular tree, T=10", d3, 10, True, 4000, 80, materialise=True),
+        tree_case("3-regular tree, T=16", d3, 16, True, 400, 8, materialise=True),
+    ]
     cases.append(facebook_case(4000, 80))
     bw = copy_bandwidth()
     print(f"copy bandwidth {bw / 1e9:.1f} GB/s -> ~{bw / BYTES_PER_NODE:.2e} infected nodes/s "
@@ -336,7 +352,7 @@ def main(argv=None):
                   f"{1e9 / nr:8.1f}")
         ratio = res["fast"][1] / res["python"][1]
         limit = ""
-        if name.endswith("+ ML"):
+        if "+ ML" in name:
             limit = f"  (bandwidth limit/engine {bw / BYTES_PER_NODE_ML / res['fast'][1]:.2f}x)"
         print(f"{'':50s} {'speed-up':8s} {ratio:11.1f}x{limit}")
     n, first, per, mean, _ = bench_simulate_big(50 if args.quick else 200)
