@@ -225,3 +225,13 @@ def test_symmetry_draws_detected_and_hops_with_the_materialised_law(d, T, monkey
     for x in (sym, mat):
         m, se = x.mean("detected")
         assert abs(m - x.detection_probability.mean()) < 4 * se + 1e-12
+
+
+def test_chunk_size_changes_no_result(monkeypatch):
+    g = spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=2)
+    for proto, T, ests in [(spread.AdaptiveDiffusion(3), 8, ("ml", "jordan", "rumor")),
+                           (spread.AdaptiveDiffusion(3), 7, ("ml",))]:
+        ref = A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4)
+        monkeypatch.setattr(B, "CHUNK_NODES", 50)  # about one trial per chunk
+        _all_fields_equal(A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4), ref)
+        monkeypatch.undo()
