@@ -345,7 +345,8 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
       below, at or above ``ecc(source)`` and in or out of the minimum;
     * ``"rumor"``: a cut-vertex upper bound on every node's score, then exact
       scores in decreasing order of the bound until no node left can reach the
-      maximum or the source's score.
+      maximum or the source's score (on every numba thread once the 2-core has
+      ``adversaries._rumor_parallel.PARALLEL_MIN_CORE`` nodes; same answer).
 
     Other estimators (and trees) compute every score, which is linear there.
 
@@ -385,7 +386,9 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
         s0 = -float(t)
     elif spec.name == "rumor" and cyclic and not params:
         indptr, indices = snapshot.subgraph()
-        _, s0, greater, tied, nexact = _kernels.graph_rumor_top(indptr, indices, s, TIE_RTOL, top)
+        from adversaries._rumor_parallel import rumor_top
+
+        _, s0, greater, tied, nexact = rumor_top(indptr, indices, s, TIE_RTOL, top)
     else:
         sc = spec.func(snapshot, **params)
         values = np.ascontiguousarray(sc.array, dtype=np.float64)

@@ -101,19 +101,20 @@ def flat_all(indptr, indices, out):
     while not core[start]:
         start += 1
     cid, cptr, cind, cw, cwe = K.core_csr(indptr, indices, core, weight, start)
+    fptr, find, fwe = K.core_flat(cptr, cind, cwe)
     nc = cw.shape[0]
     maxd = 0
     for i in range(nc):
-        maxd = max(maxd, cptr[i + 1] - cptr[i])
-    seen = np.zeros(nc, np.int32)
-    qpk = np.empty(nc + maxd + 1, np.int64)
+        maxd = max(maxd, np.int64(fptr[i + 1] - fptr[i]))
+    seen = np.zeros(nc + 1, np.int32)
+    qpk = np.empty(nc + maxd + 1, np.uint64)
     spos = np.empty(nc + maxd + 1, np.float64)
     lg = math.lgamma(n + 1.0)
     stamp = 0
     for v in range(n):
         if core[v]:
             stamp += 1
-            out[v] = lg - const - K.core_log_sizes(cptr, cind, cwe, cw, cid[v], stamp, seen, qpk, spos)
+            out[v] = lg - const - K.core_log_sizes(fptr, find, fwe, cw, cid[v], stamp, seen, qpk, spos)
     return nc
 
 

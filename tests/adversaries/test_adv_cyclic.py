@@ -202,15 +202,26 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
         assert cw.sum() == snap.n  # every pendant node weighs on exactly one core node
         ref = A.rumor_centrality(snap).array
         lg = math.lgamma(snap.n + 1.0)
-        size = nc + int(np.diff(cptr).max()) + 1
-        seen = np.zeros(nc, np.int32)  # visited iff equal to the call's stamp (k + 1)
-        qpk = np.empty(size, np.int64)
-        spos = np.empty(size)
-        sparse = np.array([
-            lg - const - K.core_log_sizes(cptr, cind, cwe, cw, cid[v], k + 1, seen, qpk, spos)
-            for k, v in enumerate(np.flatnonzero(core))
-        ])
-        np.testing.assert_allclose(sparse, ref[core], rtol=1e-12)
+        # the kernel's layouts: unsigned CSR, and padded to the maximum degree (core_flat
+        # pads when that at most doubles the entries)
+        fptr, find, fwe = K.core_flat(cptr, cind, cwe)
+        maxd = int(np.diff(cptr).max())
+        assert (fptr.shape[0] - 1, find.shape[0]) == ((nc, nc * maxd) if maxd * nc <= 2 * cptr[-1]
+                                                      else (nc, cptr[-1]))
+        d = np.diff(fptr.astype(np.int64))
+        flat = {"padded" if (d == maxd).all() else "unpadded": (fptr, find, fwe)}
+        flat["unsigned"] = (cptr.astype(np.uint64), cind.astype(np.uint32), cwe)
+        for f in flat.values():
+            size = nc + int(np.diff(f[0].astype(np.int64)).max()) + 1
+            seen = np.zeros(nc + 1, np.int32)  # visited iff equal to the call's stamp (k + 1)
+            qpk = np.empty(size, np.uint64)
+            spos = np.empty(size)
+            sparse = np.array([
+                lg - const - K.core_log_sizes(*f, cw, cid[v], k + 1, seen, qpk, spos)
+                for k, v in enumerate(np.flatnonzero(core))
+            ])
+            np.testing.assert_allclose(sparse, ref[core], rtol=1e-12)
+        assert "padded" in flat or G.number_of_nodes() < 150  # the sparse cases were padded
         dist = np.full(nc, -1, np.int32)
         work = [np.empty(nc, np.int32), np.empty(nc, np.int32), dist, np.empty(nc, np.int64)]
         logk = np.log(np.maximum(np.arange(snap.n + 1), 1.0))
@@ -328,3 +339,141 @@ def test_jordan_top_and_rank_through_the_bit_parallel_phase_on_random_graphs():
             assert got.source_score == sc[source]
             phase2 += got.exact_scores >= 64
     assert phase2 > 40  # the bit-parallel phase ran on many of the 120 calls
+
+
+def _subdivided(G: nx.Graph, rng: np.random.Generator, most: int) -> nx.Graph:
+    """G with each edge replaced by a path through 0..most new nodes (long degree-2 chains)."""
+    G = nx.convert_node_labels_to_integers(G)
+    H = nx.Graph()
+    H.add_nodes_from(G.nodes())
+    m = G.number_of_nodes()
+    for a, b in G.edges():
+        k = int(rng.integers(most + 1))
+        path = [a, *range(m, m + k), b]
+        m += k
+        nx.add_path(H, path)
+    return H
+
+
+def _rumor_cases(rng: np.random.Generator, count: int):
+    """Random connected graphs with cycles: the mixed families above, subdivided regular and
+    small-world graphs, each with or without weighted pendant trees."""
+    for i in range(count):
+        kind = i % 3
+        if kind == 0:
+            G = _connected_random_graph(rng)
+        else:
+            seed = int(rng.integers(1 << 30))
+            n = int(rng.integers(6, 30))
+            base = (nx.random_regular_graph(3, n + n % 2, seed=seed) if kind == 1
+                    else nx.connected_watts_strogatz_graph(n, 4, 0.3, seed=seed))
+            G = _subdivided(base, rng, int(rng.integers(1, 4)))
+        if rng.random() < 0.5:
+            G = _with_pendant_trees(G, int(rng.integers(1, 8)), int(rng.integers(1 << 30)))
+        G = G.subgraph(max(nx.connected_components(G), key=len))
+        yield nx.relabel_nodes(G, dict(zip(G.nodes(), rng.permutation(G.number_of_nodes()).tolist())))
+
+
+def test_parallel_rumour_scan_equals_the_serial_one_and_the_all_scores_definition():
+    # the large-core path (evaluations batched over numba's threads), forced on small graphs
+    # with cycles, long subdivided chains and weighted pendant trees: same maximisers, rank
+    # data, source score and evaluation count as the serial scan, and as every score
+    from adversaries._rumor_parallel import rumor_top
+
+    rng = np.random.default_rng(20261124)
+    cyclic = 0
+    for G in _rumor_cases(rng, 240):
+        snap = A.Snapshot(G, list(G.nodes()), T=3)
+        if snap.n < 3:
+            continue
+        cyclic += not snap.subgraph_is_tree()
+        indptr, indices = snap.subgraph()
+        ref = A.rumor_centrality(snap).array
+        want = sorted(np.asarray(top_set(ref)).tolist())
+        for s in {0, snap.n - 1, int(rng.integers(snap.n))}:
+            tol = 1e-9 * max(1.0, abs(ref[s]))
+            serial = np.zeros(snap.n, np.bool_)
+            par = np.zeros(snap.n, np.bool_)
+            rs = K.graph_rumor_top(indptr, indices, s, 1e-9, serial)
+            rp = rumor_top(indptr, indices, s, 1e-9, par, parallel=True)
+            assert np.flatnonzero(serial).tolist() == np.flatnonzero(par).tolist() == want
+            assert rs[2:] == rp[2:]  # greater, tied, evaluations used
+            assert rp[2] == int((ref > ref[s] + tol).sum())
+            assert rp[3] == int((np.abs(ref - ref[s]) <= tol).sum())
+            assert rp[1] == pytest.approx(ref[s], rel=1e-12) and rp[1] == rs[1]
+            assert rp[0] == rs[0]
+    assert cyclic > 200
+
+
+def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer():
+    from adversaries import _rumor_parallel as P
+
+    rng = np.random.default_rng(3)
+    sparse = _with_pendant_trees(_subdivided(nx.random_regular_graph(3, 1400, seed=4), rng, 2), 300, 5)
+    dense = nx.gnm_random_graph(3100, 4 * 3100, seed=6)  # mean degree 8: the dense kernel
+    for G in (sparse, dense):
+        G = G.subgraph(max(nx.connected_components(G), key=len))
+        snap = A.Snapshot(G, list(G.nodes()), T=3)
+        indptr, indices = snap.subgraph()
+        assert K.two_core(indptr, indices)[0].sum() >= P.PARALLEL_MIN_CORE
+        ref = A.rumor_centrality(snap).array
+        for s in (0, snap.n - 1):
+            top = np.zeros(snap.n, np.bool_)
+            got = P.rumor_top(indptr, indices, s, 1e-9, top)  # default: parallel on this core
+            serial = np.zeros(snap.n, np.bool_)
+            want = K.graph_rumor_top(indptr, indices, s, 1e-9, serial)
+            assert np.flatnonzero(top).tolist() == np.flatnonzero(serial).tolist()
+            assert np.flatnonzero(top).tolist() == sorted(np.asarray(top_set(ref)).tolist())
+            assert got == want and got[1] == pytest.approx(ref[s], rel=1e-12)
+    assert P.rumor_scan_parallel.signatures  # the parallel scan ran
+
+
+def test_small_snapshots_never_load_the_parallel_rumour_scan():
+    # the Monte Carlo path and small snapshots must not compile (or load) the parallel
+    # kernel: checked in a fresh interpreter
+    import subprocess
+    import sys
+
+    code = (
+        "import networkx as nx, adversaries as A, spread\n"
+        "from adversaries import _rumor_parallel as P\n"
+        "G = nx.random_regular_graph(4, 400, seed=1)\n"
+        "A.simulate_and_score(G, spread.RandomDiffusion(0.5), 6, 3, estimators=('rumor',), rng=1)\n"
+        "A.top_and_rank(A.Snapshot(G, list(nx.bfs_tree(G, 0))[:300], T=3), 'rumor', 0)\n"
+        "assert not P.rumor_scan_parallel.signatures, P.rumor_scan_parallel.signatures\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_a_forked_child_of_a_process_that_ran_the_threaded_scan_still_scores():
+    # numba's OpenMP layer terminates a forked child that runs a parallel region once the
+    # parent has: such a child must take the serial scan (same answer), not die
+    import subprocess
+    import sys
+
+    code = (
+        "import os, multiprocessing as mp, numba, networkx as nx, adversaries as A\n"
+        "from adversaries import _rumor_parallel as P\n"
+        "P.PARALLEL_MIN_CORE = 10\n"
+        "G = nx.connected_watts_strogatz_graph(200, 4, 0.3, seed=1)\n"
+        "snap = A.Snapshot(G, range(200), T=3)\n"
+        "want = A.top_and_rank(snap, 'rumor', 0)\n"
+        "assert P._LAUNCH_PID[0] == os.getpid()  # the threaded scan ran here\n"
+        "def child(q):\n"
+        "    r = A.top_and_rank(snap, 'rumor', 0)\n"
+        "    q.put((r.rank, r.maximisers.tolist(), P.threads_usable()))\n"
+        "ctx = mp.get_context('fork')\n"
+        "q = ctx.Queue()\n"
+        "p = ctx.Process(target=child, args=(q,))\n"
+        "p.start()\n"
+        "p.join(300)\n"
+        "assert p.exitcode == 0, p.exitcode\n"
+        "rank, top, usable = q.get()\n"
+        "assert (rank, top) == (want.rank, want.maximisers.tolist())\n"
+        "assert usable == (numba.threading_layer() != 'omp')\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

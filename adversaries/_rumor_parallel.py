@@ -1,0 +1,148 @@
+"""Rumour centrality on large 2-cores: :func:`adversaries._kernels.graph_rumor_top` with its
+exact core evaluations spread over numba's threads.
+
+Kept apart from :mod:`adversaries._kernels` so that nothing compiles it (a ``parallel=True``
+function takes seconds to compile) unless a snapshot's 2-core reaches
+:data:`PARALLEL_MIN_CORE` nodes: the Monte Carlo path (``simulate_and_score``, whose trials
+the harness already spreads over processes) and small snapshots never load it.
+
+The answer is the serial one: the scan takes the nodes in the same order with the same
+stopping rule (:func:`adversaries._kernels.rumor_advance`); only the evaluations it needs
+next are computed ahead, a batch at a time, one work row per thread. A batch may hold
+evaluations the scan then does not need (at most one batch, discarded); the evaluation
+count returned is the scan's, as in the serial path.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numba as nb
+import numpy as np
+
+from adversaries import _kernels as K
+from anonspread._numba_cache import install as _install_numba_cache
+
+_install_numba_cache()
+
+__all__ = ["PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top", "threads_usable"]
+
+#: 2-core size (nodes) from which :func:`rumor_top` evaluates on every thread.
+PARALLEL_MIN_CORE = 3000
+
+#: A batch gives each thread about this many edge visits (evaluations of a smaller core
+#: are batched more per thread, up to 32), so that the threads' start and join stay small.
+_BATCH_EDGES = 250_000
+
+
+@nb.njit(cache=True)
+def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mark, rnd):
+    """Fill ``batch`` with ``first`` (the evaluation the scan needs now) and the core nodes
+    the scan will need next if no better score turns up: those of the nodes after the
+    current one whose bound is not below the current stop level (all of them before the
+    source's score is known), each once. Returns how many."""
+    n = ub.shape[0]
+    size = batch.shape[0]
+    batch[0] = first
+    mark[first] = rnd
+    nb_ = 1
+    i = ist[0]
+    stop = -np.inf if i < 0 else K.rumor_stop_level(fst[0], fst[1], fst[2], rtol)
+    for j in range(max(i + 1, 0), n):
+        if nb_ == size:
+            break
+        v = byub[j]
+        if v == s:
+            continue
+        if ub[v] + 1e-12 * (lg + 1.0) < stop:
+            break
+        a = v if core[v] else att[v]
+        if a < 0 or exact[a] == exact[a] or mark[a] == rnd:
+            continue
+        mark[a] = rnd
+        batch[nb_] = a
+        nb_ += 1
+    return nb_
+
+
+@nb.njit(cache=True, parallel=True)
+def rumor_scan_parallel(s, rtol, top, setup, nthr):
+    """:func:`adversaries._kernels.rumor_scan` with the core evaluations on ``nthr`` threads
+    (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
+    this function).
+
+    Returns ``(best, s0, greater, tied, evaluations used, evaluations computed)``.
+    """
+    ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = setup
+    n = ub.shape[0]
+    lg = math.lgamma(n + 1.0)
+    cwi, logk = K.rumor_tables(n, cw, sparse)
+    ws = K.core_workspace(cptr, fptr, sparse, nthr)
+    per = max(1, min(32, _BATCH_EDGES // max(1, cind.shape[0]) + 1))
+    batch = np.empty(nthr * per, np.int64)
+    mark = np.zeros(n, np.int64)
+    exact = np.full(n, np.nan)
+    cand = np.empty(n, np.int64)
+    val = np.empty(n, np.float64)
+    ist = np.array([-1, 0], np.int64)
+    fst = np.zeros(3, np.float64)
+    fst[0] = -np.inf
+    rnd = 0
+    done = 0
+    while True:
+        a = K.rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
+        if a < 0:
+            break
+        rnd += 1
+        k = _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, a, batch, mark, rnd)
+        for t in nb.prange(nthr):
+            for j in range(t, k, nthr):
+                c = batch[j]
+                # stamps: one per evaluation, never repeated on any row
+                exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk,
+                                                    cid[c], done + j + 1, ws, t)
+        done += k
+    best, s0, greater, tied, used = K.rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
+    return best, s0, greater, tied, used, done
+
+
+#: The process that started numba's threads through :func:`rumor_top` (None: not yet).
+_LAUNCH_PID: list[int | None] = [None]
+
+
+def threads_usable() -> bool:
+    """Whether this process may run a ``parallel=True`` kernel.
+
+    numba's OpenMP layer (``omp``, GNU libgomp on Linux) is not fork-safe: a process
+    forked from one that has run a parallel region is terminated (SIGTERM) when it
+    runs one itself. So once numba's threads are up under ``omp``, only the process
+    that started them here may use them; a forked child (e.g. of a ``fork`` process
+    pool) scans serially instead. ``tbb`` and ``workqueue`` are fork-safe.
+    """
+    try:
+        layer = nb.threading_layer()
+    except ValueError:  # not started yet: this process will start it
+        return True
+    return layer != "omp" or _LAUNCH_PID[0] == os.getpid()
+
+
+def rumor_top(indptr, indices, s, rtol, top, parallel=None):
+    """:func:`adversaries._kernels.graph_rumor_top`, on every thread when the 2-core is large.
+
+    ``parallel=None`` evaluates on every thread iff the 2-core has at least
+    :data:`PARALLEL_MIN_CORE` nodes, numba may use more than one thread
+    (``NUMBA_NUM_THREADS``) and :func:`threads_usable`; ``True`` forces the threaded
+    scan (still only where :func:`threads_usable`), ``False`` the serial one. Same
+    answer either way. Returns ``(best, s0, greater, tied, n_core_bfs)`` as
+    ``graph_rumor_top``.
+    """
+    setup = K.rumor_setup(indptr, indices, s)
+    if parallel is None:
+        parallel = setup[7].shape[0] >= PARALLEL_MIN_CORE and nb.config.NUMBA_NUM_THREADS > 1
+    if parallel and threads_usable():
+        out = rumor_scan_parallel(s, rtol, top, setup, nb.get_num_threads())[:5]
+        if _LAUNCH_PID[0] is None:
+            _LAUNCH_PID[0] = os.getpid()
+        return out
+    return K.rumor_scan(s, rtol, top, setup)
