@@ -20,7 +20,8 @@ and goes hits both alike. Throughput is infected nodes per second, each trial's 
 infected set counted once. The script also measures this machine's memory bandwidth
 (a large numpy copy) and prints the rate that bandwidth would allow at the bytes each
 infected node costs when the ball is created, alone and with ML (``BYTES_PER_NODE``,
-``BYTES_PER_NODE_ML``; ``simulate_many`` on a tree only counts the ball).
+``BYTES_PER_NODE_ML``; ``simulate_many`` on a tree only counts the ball, and so does
+``simulate_and_score`` with ML alone on the regular tree).
 
 Issue 12, part 4: ``simulate()`` of a ~10-node spread on a 10^6-node random 4-regular
 graph, the first call (labels, degrees and the node store are built once per graph) and
@@ -219,7 +220,7 @@ def tree_case(name, degrees, T, with_ml, n_fast, n_py, materialise=False):
         return total
 
     label = name + (", + ML" if with_ml else "") + (" (ball created)" if materialise else "")
-    return label, fast, python, n_fast, n_py
+    return label, fast, python, n_fast, n_py, with_ml and (materialise or len(degrees) > 1)
 
 
 def facebook_case(n_fast, n_py):
@@ -237,7 +238,7 @@ def facebook_case(n_fast, n_py):
         return sum(len(py_adaptive_diffusion(pg, rnd.choice(nodes), 8, math.inf, 3, rnd))
                    for _ in range(trials))
 
-    return "ego-Facebook (deg>=3), d0=inf, cap 3, T=8", fast, python, n_fast, n_py
+    return "ego-Facebook (deg>=3), d0=inf, cap 3, T=8", fast, python, n_fast, n_py, False
 
 
 def interleaved(fast, python, n_fast, n_py, rounds):
@@ -267,14 +268,17 @@ def interleaved(fast, python, n_fast, n_py, rounds):
 #: and depth pushed and popped per node with an infected child (32 bytes, in L1).
 BYTES_PER_NODE = 160
 
-#: The same with the ML estimator (``simulate_and_score(..., ("ml",))``): the 160 above,
-#: the snapshot copy (``loc`` set/read/reset 24, order/parent/degree buffers 20 written,
-#: 20 read), the infection tree's CSR (counts 24, fill 16, two 4-byte slots written and
-#: read three times 24) and ``ml_tree`` (degree, mark, distance, BFS order and parent
-#: 21 written; the two passes 32 written + 64 read incl. the CSR; the likelihood walk's
-#: stack, accumulator, predecessor and depth 24 written + 24 read, the score 8 + the
-#: three score-summary passes 24, the top mask 1, the depth 16): about 500 bytes.
-BYTES_PER_NODE_ML = 500
+#: The same with the ML estimator when the ball is created (``simulate_and_score(...,
+#: ("ml",))`` on a random tree, or on a regular one with ``REGULAR_SYMMETRY`` off): the 160
+#: above, the snapshot copy (``loc`` set/read/reset 24, order/parent/degree buffers 20
+#: written, parent/degree 16 read back), ``ml_ball`` from the known centre (distance reset
+#: 8; per node its parent's distance and accumulator 16 read, its own 16 written, the
+#: parent's degree 8 read, the score 8 written: 56) and the score summary (three passes over
+#: the scores 24, the top mask written and read twice 3): about 310 bytes. (``ml_tree``,
+#: which searched for the centre and built the infection tree's adjacency, moved ~500.)
+#: On the regular tree with ML alone the ball is counted, not created (``adversaries.
+#: _regular_ml``): no memory traffic per node, as for ``simulate_many``.
+BYTES_PER_NODE_ML = 310
 
 
 def copy_bandwidth(mb=256, repeats=5):
@@ -342,7 +346,7 @@ def main(argv=None):
           f"({BYTES_PER_NODE_ML} B/node)")
     print(f"{'case':50s} {'engine':8s} {'trials/s':>12s} {'infected/s':>12s} {'mean N_T':>9s} "
           f"{'ns/node':>8s}")
-    for name, fast, python, n_fast, n_py in cases:
+    for name, fast, python, n_fast, n_py, ball_ml in cases:
         n_fast = max(int(n_fast * scale), 10)
         n_py = max(int(n_py * scale), 2)
         res = interleaved(fast, python, n_fast, n_py, rounds)
@@ -352,7 +356,7 @@ def main(argv=None):
                   f"{1e9 / nr:8.1f}")
         ratio = res["fast"][1] / res["python"][1]
         limit = ""
-        if "+ ML" in name:
+        if ball_ml:
             limit = f"  (bandwidth limit/engine {bw / BYTES_PER_NODE_ML / res['fast'][1]:.2f}x)"
         print(f"{'':50s} {'speed-up':8s} {ratio:11.1f}x{limit}")
     n, first, per, mean, _ = bench_simulate_big(50 if args.quick else 200)
