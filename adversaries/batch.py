@@ -94,14 +94,13 @@ CHUNK_NODES = 1 << 16
 
 
 @nb.njit(cache=True)
-def _snapshot(store, n, loc, off, b_order, b_par, b_gdeg, vs):
+def _snapshot(ns, order, deg, n, loc, off, b_order, b_par, b_gdeg, vs):
     """Copy the current run into the chunk buffers at ``off``: the infected nodes in
     infection order, their infection-tree parents as local ids (-1 for the source) and
     their contact degrees. ``loc`` is -1 everywhere on entry and on exit. Returns the
-    local id of node ``vs`` (the final virtual source; -1 if none or not infected)."""
-    order = store[9]
-    ns = store[8]
-    deg = store[1]
+    local id of node ``vs`` (the final virtual source; -1 if none or not infected).
+    ``ns``, ``order``, ``deg``: the store's arrays (the tuple is not passed: handing it to a
+    call costs reference-count updates of its ten arrays)."""
     for k in range(n):
         loc[order[k]] = k
     for k in range(n):
@@ -155,7 +154,8 @@ def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng
             b_gdeg = _grow(b_gdeg, end)
         if loc.shape[0] < store[0].shape[0]:
             loc = np.full(store[0].shape[0], -1, np.int64)
-        b_vs[i] = _snapshot(store, n_inf, loc, noff[i], b_order, b_par, b_gdeg, vs_out[T])
+        b_vs[i] = _snapshot(store[8], store[9], store[1], n_inf, loc, noff[i], b_order, b_par,
+                            b_gdeg, vs_out[T])
         noff[i + 1] = end
         i += 1
     if not lazy:
@@ -261,18 +261,11 @@ FAMILIES = ((0, 1, 2), (3, 4))
 
 
 @nb.njit(cache=True)
-def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par, centre,
-                   logk, r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
-    """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0.
-
-    ``centre >= 0``: the snapshot is the complete ball around that local node, the only
-    consistent configuration (see :func:`_centre_known`); ML then scores by
-    :func:`adversaries._kernels.ml_ball` (the same scores as ``ml_tree``)."""
+def _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
+                   r_node, alive, dead, r_edge, move, sc, ecc, topm, ws):
+    """ML (code 0), Jordan (1) or rumour (2): the maximisers and the rank data of node 0."""
     src = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     if code == 0:
-        if centre >= 0 and n > 1:
-            K.ml_ball(par, gdeg, centre, alive, logk, sc, ws[10], ws[12])
-            return K.score_summary(sc, src, TIE_RTOL, topm)
         for k in range(n):
             sc[k] = -np.inf
         if n == 1:
@@ -307,30 +300,28 @@ def _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gin
     return K.score_summary(sc, np.int64(0), TIE_RTOL, topm)
 
 
-def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par, centre,
-              logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc,
-              ecc, topm, ws):
+def _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy, gptr,
+              gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc, topm, ws):
     """Score one trial with estimator ``code`` of ``family`` (compiled code only)."""
     raise NotImplementedError("compiled use only")
 
 
 @overload(_estimate, inline="always")
 def _estimate_compiled(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
-                       par, centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge,
-                       move, lisn_rate, sc, ecc, topm, ws):
+                       lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate,
+                       sc, ecc, topm, ws):
     if not isinstance(family, types.IntegerLiteral):
         raise errors.TypingError("_estimate needs a compile-time constant family")
     if family.literal_value == 0:
-        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par,
-                 centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move,
-                 lisn_rate, sc, ecc, topm, ws):
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
+                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
+                 topm, ws):
             return _estimate_main(code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph,
-                                  par, centre, logk, r_node, alive, dead, r_edge, move, sc, ecc,
-                                  topm, ws)
+                                  r_node, alive, dead, r_edge, move, sc, ecc, topm, ws)
     else:
-        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, par,
-                 centre, logk, lazy, gptr, gind, order, loc, r_node, alive, dead, r_edge, move,
-                 lisn_rate, sc, ecc, topm, ws):
+        def impl(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg, tree_graph, lazy,
+                 gptr, gind, order, loc, r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc,
+                 topm, ws):
             return _estimate_literature(code, n, T, sptr, sind, sub_tree, gdeg, lazy, gptr, gind,
                                         order, loc, lisn_rate, sc, ecc, topm)
     return impl
@@ -366,6 +357,9 @@ def _score_chunk(
     sc_b = np.empty(cap, np.float64)
     topm_b = np.empty(cap, np.bool_)
     ws = K.ml_workspace(cap)
+    ml_acc = np.empty(cap, np.float64)
+    ml_dist = np.empty(cap, np.int64)
+    src = np.int64(0)  # typed, not literal: numba compiles a callee once per literal argument
     lo, hi = (0, 2) if family == 0 else (3, 4)
     need_csr = False
     for e in range(codes.shape[0]):
@@ -407,10 +401,16 @@ def _score_chunk(
             if code < lo or code > hi:
                 continue
             # the maximisers (topm) and the source's rank data; the source is local node 0
-            greater, tied = _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree, gdeg,
-                                      tree_graph, par, centre, logk, lazy, gptr, gind, order, loc,
-                                      r_node, alive, dead, r_edge, move, lisn_rate, sc, ecc, topm,
-                                      ws)
+            if code == 0 and centre >= 0 and n > 1:
+                # here rather than in _estimate_main: a call with its ~30 array arguments
+                # costs more than the whole scoring of a small ball
+                K.ml_ball(par, gdeg, centre, alive, logk, sc, ml_acc, ml_dist)
+                greater, tied = K.score_summary(sc, src, TIE_RTOL, topm)
+            else:
+                greater, tied = _estimate(family, code, n, T, tptr, tind, sptr, sind, sub_tree,
+                                          gdeg, tree_graph, lazy, gptr, gind,
+                                          order, loc, r_node, alive, dead, r_edge, move, lisn_rate,
+                                          sc, ecc, topm, ws)
             nt = 0
             for k in range(n):
                 if topm[k]:

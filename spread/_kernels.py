@@ -260,11 +260,18 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
 
 
 @nb.njit(cache=True)
+def _ad_closed_form(lazy_tree, params):
+    """Does adaptive diffusion take the closed-form tree path: a lazily grown (infinite)
+    tree, no cap on infections, every infected node infects?"""
+    return lazy_tree == 1 and params[0] < 0 and (int(params[2]) & 2) == 0
+
+
+@nb.njit(cache=True)
 def run_adaptive_diffusion(store, source, T, params, rng, vs_out, sizes_out):
     """Protocol 3: the closed-form tree path on infinite trees without a cap, else the
     message-passing path (both consume ``rng`` identically and give the same infected
     set, times, parents and virtual sources on trees)."""
-    if store[5][2] == 1 and params[0] < 0 and (int(params[2]) & 2) == 0:
+    if _ad_closed_form(store[5][2], params):
         return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
     return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
 
@@ -868,6 +875,15 @@ def _run_protocol_compiled(code, store, source, T, params, rng, vs_out, sizes_ou
             "run_protocol needs a compile-time constant kernel code: compile the driver per "
             "protocol (see spread._kernels.run_batch_for)"
         )
+    if code.literal_value == ADAPTIVE_DIFFUSION:
+        # run_adaptive_diffusion's choice, inlined: one call that takes and returns the
+        # store tuple less (~0.35 us per trial of reference counting, measured)
+        def impl_ad(code, store, source, T, params, rng, vs_out, sizes_out):
+            if _ad_closed_form(store[5][2], params):
+                return run_adaptive_diffusion_tree(store, source, T, params, rng, vs_out, sizes_out)
+            return run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_out)
+
+        return impl_ad
     kernel = KERNELS[code.literal_value]
 
     def impl(code, store, source, T, params, rng, vs_out, sizes_out):
@@ -900,8 +916,7 @@ def _run_summary_compiled(code, store, source, T, params, rng, vs_out, sizes_out
         # inlined into the trial loop on the unpacked arrays, returning a count: handing
         # the store tuple to a function and back costs ~0.25 us of reference counting
         start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, order = store
-        flags = int(params[2])
-        if meta[2] == 1 and params[0] < 0 and (flags & 2) == 0 and (flags & AD_SUMMARY_ONLY) != 0:
+        if _ad_closed_form(meta[2], params) and (int(params[2]) & AD_SUMMARY_ONLY) != 0:
             dm = _max_value(dvals)
             if tpar[source] < 0 and _ad_summary_room(meta, start, nbr, T, dm):
                 n = _ad_tree_summary(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T,
