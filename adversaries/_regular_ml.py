@@ -41,6 +41,7 @@ probability, N_T) and in distribution (detected, hops).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -105,6 +106,31 @@ def _classes(d: int, D: int, H: int) -> list[tuple[int, int, bool]]:
     return out
 
 
+@lru_cache(maxsize=256)
+def _tables(d: int, T: int, log_b: bytes) -> tuple[int, tuple]:
+    """``|top|`` and, for H = 1..T/2: (detection probability, rank, cumulative class counts,
+    hops and is-source of each class) of the maximisers in canonical order."""
+    r = T // 2
+    s = sphere_scores(d, r, np.frombuffer(log_b))
+    size = [1] + [d * (d - 1) ** (D - 1) for D in range(1, r + 1)]
+    best = max(s)
+    thr = -math.inf if best == -math.inf else best - TIE_RTOL * max(1.0, abs(best))
+    top = [D for D in range(r + 1) if s[D] >= thr]
+    nt = sum(size[D] for D in top)
+    per_h = [None]
+    for h in range(1, r + 1):
+        in_top, greater, tied = _summary(s, size, h)
+        cls = [c for D in top for c in _classes(d, D, h)]
+        per_h.append((
+            1.0 / nt if in_top else 0.0,
+            1.0 + greater + (tied - 1) / 2.0,
+            np.cumsum([c[0] for c in cls]),
+            np.array([c[1] for c in cls], np.int64),
+            np.array([c[2] for c in cls], np.int8),
+        ))
+    return nt, tuple(per_h)
+
+
 def regular_ml_trials(d: int, T: int, log_b: np.ndarray, H: np.ndarray, tie_u: np.ndarray):
     """Per-trial ML outcomes on the d-regular tree at even T from the hop counts H.
 
@@ -124,12 +150,7 @@ def regular_ml_trials(d: int, T: int, log_b: np.ndarray, H: np.ndarray, tie_u: n
     (detected, detection_probability, hops, rank) : int8, float64, int64, float64 arrays
     """
     r = T // 2
-    s = sphere_scores(d, r, log_b)
-    size = [1] + [d * (d - 1) ** (D - 1) for D in range(1, r + 1)]
-    best = max(s)
-    thr = -math.inf if best == -math.inf else best - TIE_RTOL * max(1.0, abs(best))
-    top = [D for D in range(r + 1) if s[D] >= thr]
-    nt = sum(size[D] for D in top)
+    nt, per_h = _tables(d, T, np.ascontiguousarray(log_b, np.float64).tobytes())
     trials = H.shape[0]
     detected = np.zeros(trials, np.int8)
     pdet = np.zeros(trials, np.float64)
@@ -141,12 +162,10 @@ def regular_ml_trials(d: int, T: int, log_b: np.ndarray, H: np.ndarray, tie_u: n
         if not 1 <= h <= r:
             raise RuntimeError(f"anonspread internal error: hop count {h} outside 1..{r}")
         at = np.flatnonzero(H == h)
-        in_top, greater, tied = _summary(s, size, h)
-        pdet[at] = 1.0 / nt if in_top else 0.0
-        rank[at] = 1.0 + greater + (tied - 1) / 2.0
-        cls = [c for D in top for c in _classes(d, D, h)]
-        cum = np.cumsum([c[0] for c in cls])
+        p, rk, cum, cls_hops, cls_det = per_h[h]
+        pdet[at] = p
+        rank[at] = rk
         k = np.searchsorted(cum, target[at], side="right")
-        hops[at] = np.array([c[1] for c in cls], np.int64)[k]
-        detected[at] = np.array([c[2] for c in cls], np.int8)[k]
+        hops[at] = cls_hops[k]
+        detected[at] = cls_det[k]
     return detected, pdet, hops, rank
