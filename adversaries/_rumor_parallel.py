@@ -26,10 +26,18 @@ from anonspread._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()
 
-__all__ = ["PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top", "threads_usable"]
+__all__ = ["LAST_PATH", "MODE", "PARALLEL_MIN_CORE", "idle_cores", "rumor_scan_parallel", "rumor_top",
+           "threads_usable"]
 
 #: 2-core size (nodes) from which :func:`rumor_top` evaluates on every thread.
 PARALLEL_MIN_CORE = 3000
+
+#: When ``rumor_top(parallel=None)`` uses threads on a large core: ``"auto"`` (if another
+#: core looks free), ``"on"`` (always), ``"off"`` (never).
+MODE = "auto"
+
+#: Which scan the last :func:`rumor_top` call ran: ``"serial"`` or ``"threads (k)"``.
+LAST_PATH = [""]
 
 #: A batch gives each thread about this many edge visits (evaluations of a smaller core
 #: are batched more per thread, up to 32), so that the threads' start and join stay small.
@@ -127,22 +135,40 @@ def threads_usable() -> bool:
     return layer != "omp" or _LAUNCH_PID[0] == os.getpid()
 
 
+def idle_cores() -> float:
+    """CPUs minus the 1-minute load average (this process included): about how many cores
+    are free."""
+    return (os.cpu_count() or 1) - os.getloadavg()[0]
+
+
 def rumor_top(indptr, indices, s, rtol, top, parallel=None):
     """:func:`adversaries._kernels.graph_rumor_top`, on every thread when the 2-core is large.
 
-    ``parallel=None`` evaluates on every thread iff the 2-core has at least
-    :data:`PARALLEL_MIN_CORE` nodes, numba may use more than one thread
-    (``NUMBA_NUM_THREADS``) and :func:`threads_usable`; ``True`` forces the threaded
-    scan (still only where :func:`threads_usable`), ``False`` the serial one. Same
-    answer either way. Returns ``(best, s0, greater, tied, n_core_bfs)`` as
-    ``graph_rumor_top``.
+    ``parallel=None`` follows :data:`MODE`: with ``"auto"`` it evaluates on every thread
+    iff the 2-core has at least :data:`PARALLEL_MIN_CORE` nodes and another core looks
+    free (:func:`idle_cores` >= 0.5: on a machine whose other cores are busy the threads
+    measured slower than the serial scan), ``"on"`` drops the second condition, ``"off"``
+    scans serially. Threads also need numba to allow more than one
+    (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``) and :func:`threads_usable`.
+    ``True`` forces the threaded scan (still only where :func:`threads_usable`; on one
+    thread if that is all numba has), ``False`` the serial one. Same answer either way;
+    :data:`LAST_PATH` says which ran. Returns ``(best, s0, greater, tied, n_core_bfs)``
+    as ``graph_rumor_top``.
     """
     setup = K.rumor_setup(indptr, indices, s)
     if parallel is None:
-        parallel = setup[7].shape[0] >= PARALLEL_MIN_CORE and nb.config.NUMBA_NUM_THREADS > 1
+        if MODE not in ("auto", "on", "off"):
+            raise ValueError(f"adversaries._rumor_parallel.MODE must be 'auto', 'on' or 'off', "
+                             f"not {MODE!r}")
+        parallel = (MODE != "off" and setup[7].shape[0] >= PARALLEL_MIN_CORE
+                    and nb.config.NUMBA_NUM_THREADS > 1
+                    and (MODE == "on" or idle_cores() >= 0.5))
     if parallel and threads_usable():
-        out = rumor_scan_parallel(s, rtol, top, setup, nb.get_num_threads())[:5]
+        nthr = nb.get_num_threads()  # starts numba's threads (numba.set_num_threads(1): serial)
         if _LAUNCH_PID[0] is None:
             _LAUNCH_PID[0] = os.getpid()
-        return out
+        if nthr > 1 or parallel is True:
+            LAST_PATH[0] = f"threads ({nthr})"
+            return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
+    LAST_PATH[0] = "serial"
     return K.rumor_scan(s, rtol, top, setup)

@@ -152,11 +152,18 @@ def snapshot_table(title: str, g, sizes, timeout: float, names=("jordan", "rumor
             if name not in names:
                 cells += ["not run"] * 3
                 continue
-            t, r = timed(lambda name=name, snap=snap, src=src: A.top_and_rank(snap, name, src).exact_scores,
-                         timeout)
+            def run(name=name, snap=snap, src=src):
+                from adversaries._rumor_parallel import LAST_PATH
+
+                LAST_PATH[0] = ""
+                return A.top_and_rank(snap, name, src).exact_scores, LAST_PATH[0]
+
+            t, r = timed(run, timeout)
             series[name].append((snap.n, t))
             cell = fmt(t) if not wall or t is None else f"{fmt(t)} (wall {fmt(LAST_WALL[0])})"
-            cells += [cell, "—" if r is None else f"{r:,}"]
+            if t is not None and r[1]:
+                cell += f", {r[1]}"  # the rumour scan that ran on the 2-core
+            cells += [cell, "—" if r is None else f"{r[0]:,}"]
             if snap.n <= 10**4:
                 tf, _ = timed(lambda full=full, snap=snap: full(snap) and None, timeout)
             else:
@@ -279,13 +286,19 @@ def main() -> None:
     ap.add_argument("--estimators", nargs="+", choices=("jordan", "rumor"), default=("jordan", "rumor"))
     ap.add_argument("--sizes", type=int, nargs="+", default=(10**3, 10**4, 10**5, 3 * 10**5, 10**6),
                     help="infected-set sizes of table A")
+    ap.add_argument("--threads", choices=("auto", "on", "off"), default="auto",
+                    help="adversaries._rumor_parallel.MODE: the rumour scan of 2-cores >= 3,000 "
+                         "nodes on every numba thread (auto: if another core looks free)")
     ap.add_argument("--wall", action="store_true",
                     help="top+rank cells also give the child's wall-clock time (the rumour kernel "
                          "evaluates large 2-cores on every numba thread: CPU time then exceeds wall)")
     args = ap.parse_args()
     only = set(args.only or ("A", "B", "ml", "C"))
+    from adversaries import _rumor_parallel
+
+    _rumor_parallel.MODE = args.threads
     names = tuple(args.estimators)
-    print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
+    print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores); rumour threads: {args.threads}")
     warm_up()
     if "A" in only or "ml" in only or "whole" in only:
         t0 = time.perf_counter()

@@ -405,8 +405,10 @@ def test_parallel_rumour_scan_equals_the_serial_one_and_the_all_scores_definitio
     assert cyclic > 200
 
 
-def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer():
+def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer(monkeypatch):
     from adversaries import _rumor_parallel as P
+
+    monkeypatch.setattr(P, "MODE", "on")  # whatever the machine's load
 
     rng = np.random.default_rng(3)
     sparse = _with_pendant_trees(_subdivided(nx.random_regular_graph(3, 1400, seed=4), rng, 2), 300, 5)
@@ -420,12 +422,27 @@ def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer():
         for s in (0, snap.n - 1):
             top = np.zeros(snap.n, np.bool_)
             got = P.rumor_top(indptr, indices, s, 1e-9, top)  # default: parallel on this core
+            assert P.LAST_PATH[0].startswith("threads")
             serial = np.zeros(snap.n, np.bool_)
             want = K.graph_rumor_top(indptr, indices, s, 1e-9, serial)
             assert np.flatnonzero(top).tolist() == np.flatnonzero(serial).tolist()
             assert np.flatnonzero(top).tolist() == sorted(np.asarray(top_set(ref)).tolist())
             assert got == want and got[1] == pytest.approx(ref[s], rel=1e-12)
     assert P.rumor_scan_parallel.signatures  # the parallel scan ran
+    # "auto" scans serially when no other core looks free, "off" always
+    monkeypatch.setattr(P, "MODE", "auto")
+    monkeypatch.setattr(P, "idle_cores", lambda: 0.2)
+    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
+    assert P.LAST_PATH[0] == "serial"
+    monkeypatch.setattr(P, "idle_cores", lambda: 1.5)
+    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
+    assert P.LAST_PATH[0].startswith("threads")
+    monkeypatch.setattr(P, "MODE", "off")
+    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
+    assert P.LAST_PATH[0] == "serial"
+    monkeypatch.setattr(P, "MODE", "sometimes")
+    with pytest.raises(ValueError, match="MODE"):
+        P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
 
 
 def test_small_snapshots_never_load_the_parallel_rumour_scan():
@@ -457,6 +474,7 @@ def test_a_forked_child_of_a_process_that_ran_the_threaded_scan_still_scores():
         "import os, multiprocessing as mp, numba, networkx as nx, adversaries as A\n"
         "from adversaries import _rumor_parallel as P\n"
         "P.PARALLEL_MIN_CORE = 10\n"
+        "P.MODE = 'on'\n"
         "G = nx.connected_watts_strogatz_graph(200, 4, 0.3, seed=1)\n"
         "snap = A.Snapshot(G, range(200), T=3)\n"
         "want = A.top_and_rank(snap, 'rumor', 0)\n"
