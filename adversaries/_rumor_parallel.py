@@ -39,9 +39,10 @@ MODE = "auto"
 #: Which scan the last :func:`rumor_top` call ran: ``"serial"`` or ``"threads (k)"``.
 LAST_PATH = [""]
 
-#: A batch gives each thread about this many edge visits (evaluations of a smaller core
-#: are batched more per thread, up to 32), so that the threads' start and join stay small.
-_BATCH_EDGES = 250_000
+#: The largest batch gives each thread about this many adjacency entries to scan (~50 ms):
+#: few joins, so a thread descheduled by another process costs little; a scan that stops
+#: early wastes at most its last batch, no larger than the work before it.
+_BATCH_EDGES = 25_000_000
 
 
 @nb.njit(cache=True)
@@ -78,7 +79,8 @@ def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mar
 def rumor_scan_parallel(s, rtol, top, setup, nthr):
     """:func:`adversaries._kernels.rumor_scan` with the core evaluations on ``nthr`` threads
     (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
-    this function).
+    this function; ``numba.get_thread_id()``, below it, picks each evaluation's work row).
+    The caller sets numba's parallel chunk size to 1 (:func:`rumor_top`).
 
     Returns ``(best, s0, greater, tied, evaluations used, evaluations computed)``.
     """
@@ -87,8 +89,12 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
     lg = math.lgamma(n + 1.0)
     cwi, logk = K.rumor_tables(n, cw, sparse)
     ws = K.core_workspace(cptr, fptr, sparse, nthr)
-    per = max(1, min(32, _BATCH_EDGES // max(1, cind.shape[0]) + 1))
-    batch = np.empty(nthr * per, np.int64)
+    # entries one evaluation scans: the batches grow from one evaluation per thread, doubling,
+    # up to about _BATCH_EDGES entries per thread
+    scan = max(1, np.int64(fptr[fptr.shape[0] - 1]) if sparse else cind.shape[0])
+    cap = nthr * max(1, min(4096, _BATCH_EDGES // scan))
+    batch = np.empty(cap, np.int64)
+    size = nthr
     mark = np.zeros(n, np.int64)
     exact = np.full(n, np.nan)
     cand = np.empty(n, np.int64)
@@ -103,14 +109,16 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
         if a < 0:
             break
         rnd += 1
-        k = _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, a, batch, mark, rnd)
-        for t in nb.prange(nthr):
-            for j in range(t, k, nthr):
-                c = batch[j]
-                # stamps: one per evaluation, never repeated on any row
-                exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk,
-                                                    cid[c], done + j + 1, ws, t)
+        k = _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, a, batch[:size], mark, rnd)
+        # chunks of one evaluation go to whichever thread is free (rumor_top sets the chunk
+        # size): a thread that another process holds up does not hold the batch up
+        for j in nb.prange(k):
+            c = batch[j]
+            # stamps: one per evaluation, never repeated on any row
+            exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk, cid[c],
+                                                done + j + 1, ws, nb.get_thread_id())
         done += k
+        size = min(cap, 2 * size)
     best, s0, greater, tied, used = K.rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
     return best, s0, greater, tied, used, done
 
@@ -169,6 +177,10 @@ def rumor_top(indptr, indices, s, rtol, top, parallel=None):
             _LAUNCH_PID[0] = os.getpid()
         if nthr > 1 or parallel is True:
             LAST_PATH[0] = f"threads ({nthr})"
-            return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
+            prev = nb.set_parallel_chunksize(1)
+            try:
+                return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
+            finally:
+                nb.set_parallel_chunksize(prev)
     LAST_PATH[0] = "serial"
     return K.rumor_scan(s, rtol, top, setup)
