@@ -40,8 +40,8 @@ MODE = "auto"
 LAST_PATH = [""]
 
 #: The largest batch gives each thread about this many adjacency entries to scan (~50 ms):
-#: few joins, so a thread descheduled by another process costs little; a scan that stops
-#: early wastes at most its last batch, no larger than the work before it.
+#: few joins, so threads seldom wait for each other (and spin while waiting); a scan that
+#: stops early wastes at most its last batch, no larger than the work before it.
 _BATCH_EDGES = 25_000_000
 
 
@@ -79,8 +79,7 @@ def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mar
 def rumor_scan_parallel(s, rtol, top, setup, nthr):
     """:func:`adversaries._kernels.rumor_scan` with the core evaluations on ``nthr`` threads
     (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
-    this function; ``numba.get_thread_id()``, below it, picks each evaluation's work row).
-    The caller sets numba's parallel chunk size to 1 (:func:`rumor_top`).
+    this function).
 
     Returns ``(best, s0, greater, tied, evaluations used, evaluations computed)``.
     """
@@ -110,13 +109,12 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
             break
         rnd += 1
         k = _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, a, batch[:size], mark, rnd)
-        # chunks of one evaluation go to whichever thread is free (rumor_top sets the chunk
-        # size): a thread that another process holds up does not hold the batch up
-        for j in nb.prange(k):
-            c = batch[j]
-            # stamps: one per evaluation, never repeated on any row
-            exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk, cid[c],
-                                                done + j + 1, ws, nb.get_thread_id())
+        for t in nb.prange(nthr):  # thread t: evaluations t, t + nthr, ... on work row t
+            for j in range(t, k, nthr):
+                c = batch[j]
+                # stamps: one per evaluation, never repeated on any row
+                exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk,
+                                                    cid[c], done + j + 1, ws, t)
         done += k
         size = min(cap, 2 * size)
     best, s0, greater, tied, used = K.rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
@@ -177,10 +175,6 @@ def rumor_top(indptr, indices, s, rtol, top, parallel=None):
             _LAUNCH_PID[0] = os.getpid()
         if nthr > 1 or parallel is True:
             LAST_PATH[0] = f"threads ({nthr})"
-            prev = nb.set_parallel_chunksize(1)
-            try:
-                return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
-            finally:
-                nb.set_parallel_chunksize(prev)
+            return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
     LAST_PATH[0] = "serial"
     return K.rumor_scan(s, rtol, top, setup)
