@@ -42,7 +42,6 @@ __all__ = [
     "rumor_scan",
     "rumor_setup",
     "rumor_stop_level",
-    "rumor_tables",
     "score_summary",
     "tree_eccentricity",
     "tree_passes",
@@ -993,23 +992,50 @@ def core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos):
 
 
 @nb.njit(cache=True)
-def core_log_sizes_dense(cptr, cind, cwi, root, order, parent, dist, size, logk):
-    """:func:`core_log_sizes` for dense cores (mean degree >= 7): :func:`bfs`, node-indexed
-    integer sizes and a table of logs (``logk[i] = log i``). ``dist`` must hold -1 on
-    entry (it is restored). Measured faster than the queue-position layout there.
+def core_log_sizes_dense(fptr, find, fwe, cw, root, stamp, seen, qpk, spos):
+    """:func:`core_log_sizes` for dense cores (mean degree >= 7), same arrays and result:
+    the scan tests each neighbour and enqueues only new ones (most neighbours of a dense
+    core are already visited, so the branch predicts well and the writes are saved).
+    Interleaved on the Slashdot 10^4 snapshot's 9,377-node core (mean degree 35): 2.67 s
+    for every core node, against 3.36 s branchless and 3.75 s for the signed node-indexed
+    loop used before.
     """
-    k = bfs(cptr, cind, root, order, parent, dist)
-    for j in range(k):
-        size[order[j]] = cwi[order[j]]
-    for j in range(k - 1, 0, -1):
-        x = order[j]
-        size[parent[x]] += size[x]
-    sm = 0.0
-    for j in range(k):
-        x = order[j]
-        sm += logk[size[x]]
-        dist[x] = -1
-    return sm
+    low = np.uint64(0xFFFFFFFF)
+    one = np.uint64(1)
+    sh = np.uint64(32)
+    seen[cw.shape[0]] = stamp  # the padding's dummy node, if any
+    r = np.uint64(root)
+    qpk[0] = r
+    seen[r] = stamp
+    spos[0] = cw[r]
+    head = np.uint64(0)
+    tail = np.uint64(1)
+    while head < tail:
+        x = qpk[head] & low
+        hp = head << sh
+        j = fptr[x]
+        e = fptr[x + one]
+        while j < e:
+            w = find[j]
+            if seen[w] != stamp:
+                seen[w] = stamp
+                qpk[tail] = hp | np.uint64(w)
+                spos[tail] = fwe[j]
+                tail += one
+            j += one
+        head += one
+    s = 0.0
+    prod = 1.0
+    i = tail - one
+    while i > np.uint64(0):
+        sx = spos[i]
+        spos[qpk[i] >> sh] += sx
+        prod *= sx
+        if prod > 1e280:
+            s += math.log(prod)
+            prod = 1.0
+        i -= one
+    return s + math.log(prod * spos[0])
 
 
 @nb.njit(cache=True)
@@ -1019,12 +1045,12 @@ def rumor_setup(indptr, indices, s):
     ``(ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse)``: the
     cut-vertex bound of every node (:func:`cut_rumor_bound`), the 2-core and its
     pendant trees (:func:`two_core`), the core's CSR renumbered in BFS order from s's
-    core node (:func:`core_csr`) and, on sparse cores (mean degree below 7, evaluated
-    by :func:`core_log_sizes`; dense ones by :func:`core_log_sizes_dense`), its
-    :func:`core_flat` form (empty on dense cores), then the nodes in decreasing order
-    of their bound. The exact scores then come from :func:`rumor_scan`
-    (one core node at a time) or :func:`adversaries._rumor_parallel.rumor_scan_parallel`
-    (several at once, on every thread; large cores only).
+    core node (:func:`core_csr`) and its :func:`core_flat` form, the nodes in decreasing
+    order of their bound, and whether the core is sparse (mean degree below 7, evaluated
+    by :func:`core_log_sizes`; dense ones by :func:`core_log_sizes_dense`). The exact
+    scores then come from :func:`rumor_scan` (one core node at a time) or
+    :func:`adversaries._rumor_parallel.rumor_scan_parallel` (several at once, on every
+    thread; large cores only).
     """
     n = indptr.shape[0] - 1
     ub = np.empty(n, np.float64)
@@ -1036,61 +1062,35 @@ def rumor_setup(indptr, indices, s):
     cid, cptr, cind, cw, cwe = core_csr(indptr, indices, core, weight, a0)
     nc = cw.shape[0]
     sparse = cind.shape[0] < 7 * nc  # mean core degree below 7
-    if sparse:
-        fptr, find, fwe = core_flat(cptr, cind, cwe)
-    else:
-        fptr, find, fwe = np.zeros(1, np.uint64), np.empty(0, np.uint32), np.empty(0)
+    fptr, find, fwe = core_flat(cptr, cind, cwe)
     byub = np.argsort(-ub)
     return ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse
 
 
 @nb.njit(cache=True)
-def core_workspace(cptr, fptr, sparse, rows):
-    """Work arrays for ``rows`` concurrent core evaluations (one row each):
-    ``(seen, qpk, spos)`` of :func:`core_log_sizes` (sparse cores, ``fptr`` from
-    :func:`core_flat`) or ``(order, parent, dist, size)`` of
-    :func:`core_log_sizes_dense` (the unused kind empty)."""
-    nc = cptr.shape[0] - 1
+def core_workspace(fptr, rows):
+    """Work arrays ``(seen, qpk, spos)`` of :func:`core_log_sizes` /
+    :func:`core_log_sizes_dense` for ``rows`` concurrent evaluations (one row each)."""
+    nc = fptr.shape[0] - 1
     maxd = 0
-    if sparse:
-        for i in range(nc):
-            d = np.int64(fptr[i + 1] - fptr[i])
-            if d > maxd:
-                maxd = d
-    q = nc + maxd + 1 if sparse else 0
-    d = 0 if sparse else nc
-    seen = np.zeros((rows, nc + 1 if sparse else 0), np.int32)
-    qpk = np.empty((rows, q), np.uint64)
-    spos = np.empty((rows, q), np.float64)
-    order = np.empty((rows, d), np.int32)
-    parent = np.empty((rows, d), np.int32)
-    dist = np.full((rows, d), -1, np.int32)
-    size = np.empty((rows, d), np.int64)
-    return seen, qpk, spos, order, parent, dist, size
+    for i in range(nc):
+        d = np.int64(fptr[i + 1] - fptr[i])
+        if d > maxd:
+            maxd = d
+    seen = np.zeros((rows, nc + 1), np.int32)
+    qpk = np.empty((rows, nc + maxd + 1), np.uint64)
+    spos = np.empty((rows, nc + maxd + 1), np.float64)
+    return seen, qpk, spos
 
 
 @nb.njit(cache=True)
-def core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk, c, stamp, ws, row):
+def core_eval(fptr, find, fwe, cw, sparse, c, stamp, ws, row):
     """``sum log T_u`` over the weighted core BFS tree rooted at core node ``c``, with work
     row ``row`` of ``ws`` (:func:`core_workspace`); ``stamp`` new for that row's every call."""
-    seen, qpk, spos, order, parent, dist, size = ws
-    if seen.shape[1] > 0:  # sparse core
-        return core_log_sizes(fptr, find, fwe, cw, c, stamp, seen[row], qpk[row], spos[row])
-    return core_log_sizes_dense(cptr, cind, cwi, c, order[row], parent[row], dist[row], size[row],
-                                logk)
-
-
-@nb.njit(cache=True)
-def rumor_tables(n, cw, sparse):
-    """``(cwi, logk)``: integer core weights and ``logk[i] = log i`` for the dense kernel
-    (both empty on sparse cores)."""
+    seen, qpk, spos = ws
     if sparse:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
-    logk = np.empty(n + 1, np.float64)  # weighted subtree sizes are integers <= n
-    logk[0] = -np.inf
-    for i in range(1, n + 1):
-        logk[i] = math.log(i)
-    return cw.astype(np.int64), logk
+        return core_log_sizes(fptr, find, fwe, cw, c, stamp, seen[row], qpk[row], spos[row])
+    return core_log_sizes_dense(fptr, find, fwe, cw, c, stamp, seen[row], qpk[row], spos[row])
 
 
 @nb.njit(cache=True)
@@ -1182,8 +1182,7 @@ def rumor_scan(s, rtol, top, setup):
     ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = setup
     n = ub.shape[0]
     lg = math.lgamma(n + 1.0)
-    cwi, logk = rumor_tables(n, cw, sparse)
-    ws = core_workspace(cptr, fptr, sparse, 1)
+    ws = core_workspace(fptr, 1)
     exact = np.full(n, np.nan)
     cand = np.empty(n, np.int64)
     val = np.empty(n, np.float64)
@@ -1196,8 +1195,7 @@ def rumor_scan(s, rtol, top, setup):
         if a < 0:
             break
         stamp += 1
-        exact[a] = lg - const - core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk, cid[a], stamp,
-                                          ws, 0)
+        exact[a] = lg - const - core_eval(fptr, find, fwe, cw, sparse, cid[a], stamp, ws, 0)
     return rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
 
 

@@ -86,11 +86,10 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
     ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = setup
     n = ub.shape[0]
     lg = math.lgamma(n + 1.0)
-    cwi, logk = K.rumor_tables(n, cw, sparse)
-    ws = K.core_workspace(cptr, fptr, sparse, nthr)
+    ws = K.core_workspace(fptr, nthr)
     # entries one evaluation scans: the batches grow from one evaluation per thread, doubling,
     # up to about _BATCH_EDGES entries per thread
-    scan = max(1, np.int64(fptr[fptr.shape[0] - 1]) if sparse else cind.shape[0])
+    scan = max(1, np.int64(fptr[fptr.shape[0] - 1]))
     cap = nthr * max(1, min(4096, _BATCH_EDGES // scan))
     batch = np.empty(cap, np.int64)
     size = nthr
@@ -113,8 +112,8 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
             for j in range(t, k, nthr):
                 c = batch[j]
                 # stamps: one per evaluation, never repeated on any row
-                exact[c] = lg - const - K.core_eval(cptr, cind, cw, fptr, find, fwe, cwi, logk,
-                                                    cid[c], done + j + 1, ws, t)
+                exact[c] = lg - const - K.core_eval(fptr, find, fwe, cw, sparse, cid[c],
+                                                    done + j + 1, ws, t)
         done += k
         size = min(cap, 2 * size)
     best, s0, greater, tied, used = K.rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)

@@ -11,16 +11,18 @@ core each. This script times every core node's exact score on the same snapshots
 * ``plain``: the loop ``graph_rumor_top`` ran before (``_kernels.bfs`` with a distance array
   reset after each BFS, node-indexed subtree sizes, one table lookup of ``log`` per node),
   kept here as the reference, and
-* ``flat``: :func:`adversaries._kernels.core_log_sizes`, what ``graph_rumor_top`` runs on
-  sparse cores (mean degree below 7: core renumbered in BFS order, stamps,
-  queue-position-indexed sizes, branchless scan, log of products; on dense cores it keeps
-  the plain loop, ``core_log_sizes_dense``),
+* ``flat``: what ``graph_rumor_top`` runs: the core renumbered in BFS order, unsigned
+  (padded where that at most doubles the entries: ``_kernels.core_flat``), stamps,
+  queue-position-indexed sizes, log of products; a branchless scan on sparse cores (mean
+  degree below 7, ``core_log_sizes``), a tested one on dense cores
+  (``core_log_sizes_dense``),
 
 interleaved (plain, flat, plain, flat, ...; the fastest of 3 rounds, one round for the 10^5
 snapshot) after a warm-up, in CPU seconds, and checks that both
 give the same scores (relative 1e-12). Snapshots: 200 spreads of random diffusion (p = 0.5,
 T = 9) on a 10^4-node random 4-regular graph (the pipeline of ``bench_cyclic.py --only C``),
-and the 10^4 / 10^5 snapshots of graph A of ``bench_cyclic.py``.
+the 10^4 / 10^5 snapshots of graph A of ``bench_cyclic.py`` and, with ``--slashdot``, its
+10^3 / 10^4 snapshots of Slashdot (dense cores).
 """
 
 from __future__ import annotations
@@ -41,11 +43,30 @@ from spread.graphs import as_contact_graph
 
 
 @nb.njit(cache=True)
+def plain_sizes(cptr, cind, cwi, root, order, parent, dist, size, logk):
+    """The loop ``graph_rumor_top`` ran first (and on dense cores until the unsigned kernels):
+    :func:`_kernels.bfs`, node-indexed integer sizes, a table of logs (``logk[i] = log i``);
+    ``dist`` holds -1 on entry and is restored."""
+    k = K.bfs(cptr, cind, root, order, parent, dist)
+    for j in range(k):
+        size[order[j]] = cwi[order[j]]
+    for j in range(k - 1, 0, -1):
+        x = order[j]
+        size[parent[x]] += size[x]
+    sm = 0.0
+    for j in range(k):
+        x = order[j]
+        sm += logk[size[x]]
+        dist[x] = -1
+    return sm
+
+
+@nb.njit(cache=True)
 def plain_all(indptr, indices, out):
     """Every core node's exact log rumour centrality by the previous loop.
 
     The core keeps the snapshot's node order (no BFS renumbering) and each score is
-    :func:`_kernels.core_log_sizes_dense`, the loop ``graph_rumor_top`` ran before.
+    :func:`plain_sizes`.
     """
     n = indptr.shape[0] - 1
     core, att, psize, weight, const = K.two_core(indptr, indices)
@@ -87,14 +108,15 @@ def plain_all(indptr, indices, out):
     for v in range(n):
         if not core[v]:
             continue
-        out[v] = lg - const - K.core_log_sizes_dense(cptr, cind, cw, cid[v], order, parent,
-                                                      dist, size, logk)
+        out[v] = lg - const - plain_sizes(cptr, cind, cw, cid[v], order, parent, dist, size, logk)
     return nc
 
 
 @nb.njit(cache=True)
 def flat_all(indptr, indices, out):
-    """Every core node's exact log rumour centrality by :func:`_kernels.core_log_sizes`."""
+    """Every core node's exact log rumour centrality as ``graph_rumor_top`` computes it:
+    :func:`_kernels.core_eval` (``core_log_sizes`` on sparse cores, ``core_log_sizes_dense``
+    on dense ones) over the :func:`_kernels.core_flat` arrays."""
     n = indptr.shape[0] - 1
     core, att, psize, weight, const = K.two_core(indptr, indices)
     start = 0
@@ -103,18 +125,14 @@ def flat_all(indptr, indices, out):
     cid, cptr, cind, cw, cwe = K.core_csr(indptr, indices, core, weight, start)
     fptr, find, fwe = K.core_flat(cptr, cind, cwe)
     nc = cw.shape[0]
-    maxd = 0
-    for i in range(nc):
-        maxd = max(maxd, np.int64(fptr[i + 1] - fptr[i]))
-    seen = np.zeros(nc + 1, np.int32)
-    qpk = np.empty(nc + maxd + 1, np.uint64)
-    spos = np.empty(nc + maxd + 1, np.float64)
+    sparse = cind.shape[0] < 7 * nc
+    ws = K.core_workspace(fptr, 1)
     lg = math.lgamma(n + 1.0)
     stamp = 0
     for v in range(n):
         if core[v]:
             stamp += 1
-            out[v] = lg - const - K.core_log_sizes(fptr, find, fwe, cw, cid[v], stamp, seen, qpk, spos)
+            out[v] = lg - const - K.core_eval(fptr, find, fwe, cw, sparse, cid[v], stamp, ws, 0)
     return nc
 
 
@@ -144,6 +162,8 @@ def fmt(t: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-large", action="store_true", help="skip the 10^5-infected snapshot")
+    ap.add_argument("--slashdot", action="store_true",
+                    help="only the 10^3 / 10^4 Slashdot snapshots (dense cores, 2 rounds)")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)\n")
     # warm-up: compile both on a small graph with cycles
@@ -152,6 +172,23 @@ def main() -> None:
     flat_all(ip, ix, np.empty(60))
     print("| snapshots | rounds | plain (per snapshot) | flat (per snapshot) | plain / flat |")
     print("|---|---|---|---|---|")
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from bench_cyclic import random_regular, rd_snapshot
+
+    if args.slashdot:
+        from datasets.graphs import load_graph
+
+        gB = as_contact_graph(load_graph("soc-slashdot"))
+        for k in (10**3, 10**4):
+            ip, ix = rd_snapshot(gB, k, seed=2).subgraph()
+            core = K.two_core(ip, ix)[0]
+            deg = (np.diff(ip)[core]).mean()
+            compare(f"Slashdot, {k:,} infected ({core.sum():,}-node core, mean degree <= {deg:.0f})",
+                    [(ip, ix)], 2)
+        print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
+        return
     g = as_contact_graph(nx.random_regular_graph(4, 10**4, seed=1))
     subs = []
     for i in range(200):
@@ -159,11 +196,6 @@ def main() -> None:
         subs.append(A.Snapshot(g, sp.infected, T=9).subgraph())
     ncore = np.mean([K.two_core(ip, ix)[0].sum() for ip, ix in subs])
     compare(f"200 pipeline snapshots (mean core {ncore:.0f} nodes)", subs, 3)
-    import sys
-
-    sys.path.insert(0, os.path.dirname(__file__))
-    from bench_cyclic import random_regular, rd_snapshot
-
     gA = random_regular(10**6, 4, seed=1)
     for k in (10**4,) + (() if args.no_large else (10**5,)):
         snap = rd_snapshot(gA, k, seed=2)
