@@ -235,3 +235,24 @@ def test_chunk_size_changes_no_result(monkeypatch):
         monkeypatch.setattr(B, "CHUNK_NODES", 50)  # about one trial per chunk
         _all_fields_equal(A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4), ref)
         monkeypatch.undo()
+
+
+def test_symmetry_path_is_taken_exactly_when_it_serves_every_estimator(monkeypatch):
+    calls = []
+    real = B._regular_tree_batch
+
+    def spy(*args, **kw):
+        calls.append(args[2])  # T
+        return real(*args, **kw)
+
+    monkeypatch.setattr(B, "_regular_tree_batch", spy)
+    tree, rand = spread.graphs.regular_tree(3), spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=0)
+    ad = spread.AdaptiveDiffusion(3)
+    A.simulate_and_score(tree, ad, 6, 5, estimators=("ml",), rng=0)
+    A.simulate_and_score(tree, spread.TreeProtocol(), 4, 5, estimators=("ml-tree",), rng=0)
+    A.simulate_and_score(spread.graphs.line(), spread.AdaptiveDiffusion(), 8, 5, estimators=("ml",), rng=0)
+    assert calls == [6, 4, 8]
+    A.simulate_and_score(tree, ad, 6, 5, estimators=("ml", "jordan"), rng=0)  # jordan needs the ball
+    A.simulate_and_score(tree, ad, 7, 5, estimators=("ml",), rng=0)  # odd T
+    A.simulate_and_score(rand, ad, 6, 5, estimators=("ml",), rng=0)  # not regular
+    assert calls == [6, 4, 8]
