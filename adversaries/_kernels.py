@@ -39,7 +39,6 @@ __all__ = [
     "ml_workspace",
     "rumor_advance",
     "rumor_finish",
-    "rumor_scan",
     "rumor_setup",
     "rumor_stop_level",
     "score_summary",
@@ -1048,7 +1047,7 @@ def rumor_setup(indptr, indices, s):
     core node (:func:`core_csr`) and its :func:`core_flat` form, the nodes in decreasing
     order of their bound, and whether the core is sparse (mean degree below 7, evaluated
     by :func:`core_log_sizes`; dense ones by :func:`core_log_sizes_dense`). The exact
-    scores then come from :func:`rumor_scan` (one core node at a time) or
+    scores then come from :func:`graph_rumor_top` (one core node at a time) or
     :func:`adversaries._rumor_parallel.rumor_scan_parallel` (several at once, on every
     thread; large cores only).
     """
@@ -1177,29 +1176,6 @@ def rumor_finish(s, rtol, core, att, cand, val, ist, fst, top):
 
 
 @nb.njit(cache=True)
-def rumor_scan(s, rtol, top, setup):
-    """:func:`graph_rumor_top` from its :func:`rumor_setup`: one evaluation at a time."""
-    ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = setup
-    n = ub.shape[0]
-    lg = math.lgamma(n + 1.0)
-    ws = core_workspace(fptr, 1)
-    exact = np.full(n, np.nan)
-    cand = np.empty(n, np.int64)
-    val = np.empty(n, np.float64)
-    ist = np.array([-1, 0], np.int64)
-    fst = np.zeros(3, np.float64)
-    fst[0] = -np.inf
-    stamp = 0
-    while True:
-        a = rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
-        if a < 0:
-            break
-        stamp += 1
-        exact[a] = lg - const - core_eval(fptr, find, fwe, cw, sparse, cid[a], stamp, ws, 0)
-    return rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
-
-
-@nb.njit(cache=True)
 def graph_rumor_top(indptr, indices, s, rtol, top):
     """Rumour-centrality maximisers and the rank data of node ``s``, exactly.
 
@@ -1218,7 +1194,25 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
     ``tied`` as in :func:`adversaries.metrics.source_rank`. Serial; the same answer on
     every thread for large cores: :func:`adversaries._rumor_parallel.rumor_top`.
     """
-    return rumor_scan(s, rtol, top, rumor_setup(indptr, indices, s))
+    ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = rumor_setup(
+        indptr, indices, s)
+    n = ub.shape[0]
+    lg = math.lgamma(n + 1.0)
+    ws = core_workspace(fptr, 1)
+    exact = np.full(n, np.nan)
+    cand = np.empty(n, np.int64)
+    val = np.empty(n, np.float64)
+    ist = np.array([-1, 0], np.int64)
+    fst = np.zeros(3, np.float64)
+    fst[0] = -np.inf
+    stamp = 0
+    while True:
+        a = rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
+        if a < 0:
+            break
+        stamp += 1
+        exact[a] = lg - const - core_eval(fptr, find, fwe, cw, sparse, cid[a], stamp, ws, 0)
+    return rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
 
 
 @nb.njit(cache=True)

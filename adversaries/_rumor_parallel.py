@@ -77,7 +77,8 @@ def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mar
 
 @nb.njit(cache=True, parallel=True)
 def rumor_scan_parallel(s, rtol, top, setup, nthr):
-    """:func:`adversaries._kernels.rumor_scan` with the core evaluations on ``nthr`` threads
+    """:func:`adversaries._kernels.graph_rumor_top` from its ``rumor_setup``, with the core
+    evaluations on ``nthr`` threads
     (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
     this function).
 
@@ -160,20 +161,21 @@ def rumor_top(indptr, indices, s, rtol, top, parallel=None):
     :data:`LAST_PATH` says which ran. Returns ``(best, s0, greater, tied, n_core_bfs)``
     as ``graph_rumor_top``.
     """
-    setup = K.rumor_setup(indptr, indices, s)
     if parallel is None:
         if MODE not in ("auto", "on", "off"):
             raise ValueError(f"adversaries._rumor_parallel.MODE must be 'auto', 'on' or 'off', "
                              f"not {MODE!r}")
-        parallel = (MODE != "off" and setup[7].shape[0] >= PARALLEL_MIN_CORE
+        parallel = (MODE != "off" and indptr.shape[0] - 1 >= PARALLEL_MIN_CORE
                     and nb.config.NUMBA_NUM_THREADS > 1
-                    and (MODE == "on" or idle_cores() >= 0.5))
+                    and (MODE == "on" or idle_cores() >= 0.5)
+                    and int(K.two_core(indptr, indices)[0].sum()) >= PARALLEL_MIN_CORE)
     if parallel and threads_usable():
         nthr = nb.get_num_threads()  # starts numba's threads (numba.set_num_threads(1): serial)
         if _LAUNCH_PID[0] is None:
             _LAUNCH_PID[0] = os.getpid()
         if nthr > 1 or parallel is True:
             LAST_PATH[0] = f"threads ({nthr})"
+            setup = K.rumor_setup(indptr, indices, s)
             return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
     LAST_PATH[0] = "serial"
-    return K.rumor_scan(s, rtol, top, setup)
+    return K.graph_rumor_top(indptr, indices, s, rtol, top)
