@@ -131,6 +131,12 @@ def warm_up() -> None:
         A.top_and_rank(tree, name, 0)
     A.jordan_center(snap)
     A.rumor_centrality(snap)
+    # rumour top+rank of a snapshot of >= 3,000 nodes first sizes its 2-core (two_core) to
+    # choose the threaded scan: load that entry here (without starting numba's threads in
+    # this parent, whose forked children then could not use them)
+    from adversaries import _kernels as K
+
+    K.two_core(*snap.subgraph())
     sp = spread.simulate(G, spread.AdaptiveDiffusion(4), 6, rng=1)
     A.ml_adaptive_diffusion(A.observe(sp, reveal_edges=True), 4)
 
