@@ -433,6 +433,18 @@ def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer(monke
     monkeypatch.setattr(P, "MODE", "off")
     P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
     assert P.LAST_PATH[0] == "serial"
+    # many nodes but a small 2-core (a 10-cycle with a 3,000-node path): serial, same answer
+    monkeypatch.setattr(P, "MODE", "on")
+    G = nx.cycle_graph(10)
+    nx.add_path(G, range(9, 3010))
+    snap = A.Snapshot(G, list(G.nodes()), T=3)
+    indptr, indices = snap.subgraph()
+    top = np.zeros(snap.n, np.bool_)
+    got = P.rumor_top(indptr, indices, 5, 1e-9, top)
+    assert P.LAST_PATH[0] == "serial"
+    ref = A.rumor_centrality(snap).array
+    assert np.flatnonzero(top).tolist() == sorted(np.asarray(top_set(ref)).tolist())
+    assert got[1] == pytest.approx(ref[5], rel=1e-12)
     monkeypatch.setattr(P, "MODE", "sometimes")
     with pytest.raises(ValueError, match="MODE"):
         P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
