@@ -20,6 +20,7 @@ every result unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,7 @@ from spread.simulate import batch_setup
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
 
-__all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
+__all__ = ["BatchScores", "CompilePhaseDone", "EstimatorTrials", "compile_phase", "simulate_and_score"]
 
 #: Batch codes of the estimators with a compiled kernel.
 CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
@@ -65,6 +66,39 @@ KNOWN_CENTRE = True
 #: with the same law from another function of the tie-breaking stream). False creates the
 #: ball there too.
 REGULAR_SYMMETRY = True
+
+#: The compile-only phase of this process (see :func:`compile_phase`): None, "score" or
+#: "simulate".
+_PHASE: list[str | None] = [None]
+
+
+class CompilePhaseDone(Exception):
+    """Raised by :func:`simulate_and_score` inside :func:`compile_phase` once the compiled
+    entries of its phase are ready (nothing was simulated or scored for the caller)."""
+
+
+@contextlib.contextmanager
+def compile_phase(phase: str | None):
+    """Make :func:`simulate_and_score` only compile (or load) one phase's entries, then
+    raise :class:`CompilePhaseDone`.
+
+    ``"score"``: the scoring entries the call needs, on zero trials (no simulation, so
+    they can be compiled before any simulation entry exists); ``"simulate"``: the
+    protocol's simulation entry, on the call's first chunk of trials (then discarded).
+    ``None``: run normally. The harness's warm-up uses it to give the scoring entries
+    to one pool worker while the others compile the simulation entries, instead of every
+    worker compiling a simulation entry first and then waiting for the one scoring entry
+    (the cross-process compile locks of :mod:`anonspread._numba_cache` serialise that).
+    Results of calls outside the phase are unchanged.
+    """
+    if phase not in (None, "score", "simulate"):
+        raise InvalidParameterError(f"phase must be None, 'score' or 'simulate'; got {phase!r}")
+    before = _PHASE[0]
+    _PHASE[0] = phase
+    try:
+        yield
+    finally:
+        _PHASE[0] = before
 
 
 def _centre_known(g, protocol: Protocol, params: np.ndarray, T: int) -> bool:
@@ -693,6 +727,25 @@ def simulate_and_score(
     b_order = np.empty(first, np.int32)
     b_par = np.empty(first, np.int64)
     b_gdeg = np.empty(first, np.int64)
+    phase = _PHASE[0]
+    if phase is not None:
+        try:
+            if phase == "score":
+                for score in scorers:  # zero trials: only compiles (or loads) the entry
+                    score(
+                        0, 0, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph,
+                        centre_known, gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge,
+                        move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
+                    )  # fmt: skip
+            else:
+                store = simulate_chunk(
+                    store, lazy, sources, seeds, 0, T, params, gen, CHUNK_NODES, noff, n_out,
+                    b_vs, b_order, b_par, b_gdeg,
+                )[0]  # fmt: skip
+        finally:
+            if not lazy:
+                g._give_store(store)  # clean: untouched, or reset by the chunk
+        raise CompilePhaseDone(phase)
     i = 0
     while i < trials:
         store, end, b_order, b_par, b_gdeg = simulate_chunk(

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from adversaries.batch import CompilePhaseDone, compile_phase
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
 from harness.errors import OutputError, RunInterrupted
@@ -390,16 +391,40 @@ def _warm_trials(mode: str, fn: Any, points: Sequence[Mapping[str, Scalar]]) -> 
     return ran
 
 
+def _compile_ahead(mode: str, fn: Any, phase: str, points: Sequence[Mapping[str, Scalar]]) -> None:
+    """Run the points' trials inside :func:`adversaries.batch.compile_phase`: each
+    ``simulate_and_score`` call only compiles (or loads) its phase's entries. Stops at
+    the first point whose trial does not reach ``simulate_and_score`` (the experiment
+    does not use it: its trials would run in full, for nothing)."""
+    with compile_phase(phase):
+        for point in points:
+            rng = np.random.default_rng(0)
+            try:
+                if mode == "trials":
+                    fn(dict(point), 1, rng)
+                else:
+                    fn(dict(point), rng)
+            except CompilePhaseDone:
+                continue
+            except Exception:  # reported with context by the real run
+                pass
+            return
+
+
 @dataclass(frozen=True)
 class _WarmTask:
-    """Warm-up trials shipped to one worker (picklable when ``fn`` is importable)."""
+    """Warm-up trials shipped to one worker (picklable when ``fn`` is importable), after
+    an optional compile-ahead pass (``ahead``: (phase, points) pairs)."""
 
     mode: str
     fn: Any
     points: tuple[Mapping[str, Scalar], ...]
+    ahead: tuple[tuple[str, tuple[Mapping[str, Scalar], ...]], ...] = ()
 
 
 def _run_warm_task(task: _WarmTask) -> int:
+    for phase, points in task.ahead:
+        _compile_ahead(task.mode, task.fn, phase, points)
     return _warm_trials(task.mode, task.fn, task.points)
 
 
@@ -429,7 +454,18 @@ def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]], executor: E
     if executor is None or executor.workers < 2 or len(shapes) < 2:
         return _warm_trials(exp.mode, fn, shapes)
     k = min(executor.workers, len(shapes))
-    tasks = [_WarmTask(exp.mode, fn, tuple(shapes[i * len(shapes) // k:(i + 1) * len(shapes) // k]))
+    # Compile ahead: the scoring entries of simulate_and_score are shared by every shape
+    # and take the longest to compile, and a worker can only reach them after compiling
+    # a simulation entry; so worker 0 compiles them first (on zero trials) and then the
+    # simulation entries from the last shape backwards, while the other workers compile
+    # the simulation entries from their own starting points forwards. The compile locks
+    # make each entry compiled once; then every worker runs its block of shapes as before.
+    sh = tuple(shapes)
+    ahead = [(("score", sh), ("simulate", sh[::-1]))]
+    ahead += [(("simulate", sh[(i - 1) * len(sh) // max(k - 1, 1):] + sh[:(i - 1) * len(sh) // max(k - 1, 1)]),)
+              for i in range(1, k)]
+    tasks = [_WarmTask(exp.mode, fn, tuple(shapes[i * len(shapes) // k:(i + 1) * len(shapes) // k]),
+                       ahead[i])
              for i in range(k)]
     return sum(executor.imap_unordered(_run_warm_task, tasks))
 

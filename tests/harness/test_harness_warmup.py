@@ -45,11 +45,18 @@ def test_one_trial_per_shape_in_contiguous_blocks_one_per_worker():
     ex = _Recorder()
     assert warm_up(EXP, points, ex) == 5
     # numbers do not make a shape: one trial per kind, the first point of each
-    assert [c["kind"] for c in calls] == ["a", "b", "c", "d", "e"]
     assert all(c["p"] == 0.2 for c in calls)
     blocks = [[p["kind"] for p in t.points] for t in ex.tasks]
     assert blocks == [["a"], ["b", "c"], ["d", "e"]]
     assert len({_shape(p) for p in points}) == 5
+    # compile-ahead passes: worker 0 scores first then simulates from the last shape
+    # backwards, the others simulate from their own starting points
+    ahead = [[(phase, [p["kind"] for p in pts]) for phase, pts in t.ahead] for t in ex.tasks]
+    assert ahead == [[("score", list("abcde")), ("simulate", list("edcba"))],
+                     [("simulate", list("abcde"))], [("simulate", list("cdeab"))]]
+    # this experiment never calls simulate_and_score: each pass stops after one trial
+    # (4 passes), then one trial per shape in the blocks
+    assert [c["kind"] for c in calls] == ["a", "e", "a", "a", "b", "c", "c", "d", "e"]
 
 
 def test_in_process_and_failing_trials():
