@@ -166,7 +166,7 @@ def tree_eccentricity(indptr, indices, out):
     order = np.empty(n, np.int32)
     parent = np.empty(n, np.int32)
     dist = np.full(n, -1, np.int32)
-    bfs(indptr, indices, 0, order, parent, dist)
+    bfs(indptr, indices, np.int64(0), order, parent, dist)
     mark = np.zeros(n, np.bool_)
     down = np.empty(n, np.int64)
     up = np.empty(n, np.int64)
@@ -261,7 +261,7 @@ def tree_rumor(indptr, indices, out):
     order = np.empty(n, np.int32)
     parent = np.empty(n, np.int32)
     dist = np.full(n, -1, np.int32)
-    bfs(indptr, indices, 0, order, parent, dist)
+    bfs(indptr, indices, np.int64(0), order, parent, dist)
     size = np.ones(n, np.int64)
     total = 0.0
     for k in range(n - 1, 0, -1):
@@ -672,7 +672,7 @@ def _jordan_place(indptr, indices, s, lo, hi, max_passes, trace):
                 below += nlo[cap]
                 cap += 1
             atcap = 64 - below  # how many nodes with lower bound ``cap`` to take
-            cnt = 0
+            cnt = np.int64(0)  # typed, not literal (see bfs calls below)
             for v in range(n):
                 if cnt == 64:
                     break
@@ -1310,7 +1310,7 @@ def ml_tree(
         mark[v] = check_boundary and gdeg[v] > tdeg[v]
         dist[v] = -1
     order = order[:n]  # tree_passes takes n from it
-    bfs(indptr, indices, 0, order, parent, dist)
+    bfs(indptr, indices, np.int64(0), order, parent, dist)
     tree_passes(indptr, indices, order, parent, mark, down, up, bdown, bup)
     found = 0
     if r_node >= 0:
@@ -1320,7 +1320,7 @@ def ml_tree(
             if ecc <= r_node and bd >= r_node:
                 found += 1
                 logB = logB_dead if tdeg[c] <= 1 else logB_alive
-                _accumulate(indptr, indices, tdeg, gdeg, c, -1, logB, out, stack, acc, came, depth)
+                _accumulate(indptr, indices, tdeg, gdeg, c, np.int64(-1), logB, out, stack, acc, came, depth)
     if r_edge >= 0:
         for c in range(n):
             p = parent[c]
@@ -1330,8 +1330,8 @@ def ml_tree(
             bd = bdown[c] if bdown[c] < bup[c] - 1 else bup[c] - 1
             if ecc <= r_edge and bd >= r_edge:
                 found += 1
-                _accumulate(indptr, indices, tdeg, gdeg, c, p, logB_move, out, stack, acc, came, depth)
-                _accumulate(indptr, indices, tdeg, gdeg, p, c, logB_move, out, stack, acc, came, depth)
+                _accumulate(indptr, indices, tdeg, gdeg, c, np.int64(p), logB_move, out, stack, acc, came, depth)
+                _accumulate(indptr, indices, tdeg, gdeg, np.int64(p), c, logB_move, out, stack, acc, came, depth)
     return found
 
 

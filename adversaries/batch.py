@@ -172,7 +172,7 @@ def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng
     sizes = np.empty(T + 1, np.int64)
     loc = np.full(store[0].shape[0], -1, np.int64)
     noff[i0] = 0
-    n_inf = 0
+    n_inf = np.int64(0)  # typed, not literal (reset_run_state)
     i = i0
     while i < trials and (i == i0 or noff[i] < cap):
         if lazy:
@@ -381,7 +381,7 @@ def _score_chunk(
     queue = np.empty(ng, np.int32)
     gdist = np.empty(ng, np.int32)
     # per-trial buffers for the chunk's largest trial: nothing is allocated per trial
-    cap = 1
+    cap = np.int64(1)  # typed, not literal: numba compiles a callee once per literal argument
     for i in range(i0, i1):
         cap = max(cap, n_out[i])
     cnt_b = np.empty(cap + 1, np.int64)

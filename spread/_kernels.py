@@ -84,7 +84,7 @@ def _start(store, source, vs_out, sizes_out):
     for t in range(vs_out.shape[0]):
         vs_out[t] = -1
         sizes_out[t] = 0
-    n_inf = _infect(store[8], store[9], source, 0, -1, 0)
+    n_inf = _infect(store[8], store[9], source, np.int64(0), np.int32(-1), np.int64(0))
     sizes_out[0] = 1
     return n_inf
 
@@ -241,7 +241,7 @@ def run_tree_protocol(store, source, T, params, rng, vs_out, sizes_out):
             sizes_out[t] = n_inf
         return store, n_inf
     u = nbr[start[source] + rng.integers(0, deg[source])]
-    n_inf = _infect(ns, order, u, 1, source, n_inf)
+    n_inf = _infect(ns, order, u, np.int64(1), source, n_inf)
     ns[u, FLAG] = 1
     ns[u, AUX] = 1
     sizes_out[1] = n_inf
@@ -593,7 +593,7 @@ def _ad_walk(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source, T, d0, r
         if start[source] < 0:
             touch(start, deg, nbr, tpar, key, meta, dvals, dcdf, ns, source)
         if deg[source] > 0:
-            H = 1
+            H = np.int64(1)  # typed, not literal (alpha_value)
             path[1] = nbr[start[source] + rng.integers(0, deg[source])]
     for t in range(1, min(T, 2) + 1):
         hidx[t] = H
@@ -758,11 +758,11 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
             sizes_out[t] = n_inf
         return store, n_inf
     u = nbr[start[source] + rng.integers(0, deg[source])]
-    n_inf = _infect(ns, store[9], u, 1, source, n_inf)
+    n_inf = _infect(ns, store[9], u, np.int64(1), source, n_inf)
     _link_child(ns, source, u)
     vs = u
     from_vs = source
-    h = 1
+    h = np.int64(1)  # typed, not literal (alpha_value)
     vs_out[1] = vs
     sizes_out[1] = n_inf
     n_cap = store[0].shape[0]
@@ -939,7 +939,7 @@ def run_batch(code, store, lazy, sources, seeds, T, params, rng, sizes, vs_hops,
     ``run_batch_for(code)`` (one compiled specialisation per protocol).
     """
     vs_out = np.empty(T + 1, np.int32)
-    n_inf = 0
+    n_inf = np.int64(0)  # typed, not literal (reset_run_state)
     for i in range(sources.shape[0]):
         if lazy:
             reset_lazy(store, seeds[i])

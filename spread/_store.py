@@ -219,7 +219,7 @@ def reset_lazy(store, seed):
     deg[0] = _draw_degree(seed, dvals, dcdf)
     tpar[0] = -1
     start[0] = -1
-    _init_node_state(ns, 0)
+    _init_node_state(ns, np.int64(0))
 
 
 @nb.njit(cache=True)
@@ -228,7 +228,7 @@ def reset_run_state(store, n_inf):
     ns = store[8]
     order = store[9]
     for i in range(n_inf):
-        _init_node_state(ns, order[i])
+        _init_node_state(ns, np.int64(order[i]))
 
 
 def new_finite_store(indptr: np.ndarray, indices: np.ndarray):
