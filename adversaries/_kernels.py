@@ -935,6 +935,27 @@ def core_flat(cptr, cind, cwe):
 
 
 @nb.njit(cache=True)
+def _log_subtree_sizes(qpk, spos, tail):
+    """The reverse pass of :func:`core_log_sizes` / :func:`core_log_sizes_dense` over the
+    ``tail`` queue slots: add each subtree weight to its parent's slot (``qpk[i] >> 32``)
+    and return ``sum log spos`` as logs of running products flushed past 1e280."""
+    one = np.uint64(1)
+    sh = np.uint64(32)
+    s = 0.0
+    prod = 1.0
+    i = tail - one
+    while i > np.uint64(0):
+        sx = spos[i]
+        spos[qpk[i] >> sh] += sx
+        prod *= sx
+        if prod > 1e280:
+            s += math.log(prod)
+            prod = 1.0
+        i -= one
+    return s + math.log(prod * spos[0])
+
+
+@nb.njit(cache=True)
 def core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos):
     """``sum over core nodes u of log T_u``, T_u the weighted subtree size of u in the BFS
     tree of the core rooted at ``root`` (neighbours in CSR order); for sparse cores.
@@ -976,18 +997,7 @@ def core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos):
             tail += np.uint64(new)
             j += one
         head += one
-    s = 0.0
-    prod = 1.0
-    i = tail - one
-    while i > np.uint64(0):
-        sx = spos[i]
-        spos[qpk[i] >> sh] += sx
-        prod *= sx
-        if prod > 1e280:
-            s += math.log(prod)
-            prod = 1.0
-        i -= one
-    return s + math.log(prod * spos[0])
+    return _log_subtree_sizes(qpk, spos, tail)
 
 
 @nb.njit(cache=True)
@@ -1023,18 +1033,18 @@ def core_log_sizes_dense(fptr, find, fwe, cw, root, stamp, seen, qpk, spos):
                 tail += one
             j += one
         head += one
-    s = 0.0
-    prod = 1.0
-    i = tail - one
-    while i > np.uint64(0):
-        sx = spos[i]
-        spos[qpk[i] >> sh] += sx
-        prod *= sx
-        if prod > 1e280:
-            s += math.log(prod)
-            prod = 1.0
-        i -= one
-    return s + math.log(prod * spos[0])
+    return _log_subtree_sizes(qpk, spos, tail)
+
+
+@nb.njit(cache=True)
+def rumor_scan_state(n):
+    """The scan's state for :func:`rumor_advance` over ``n`` nodes: exact scores (NaN: not
+    computed), the maximiser candidates and their values, the scan's integer position and
+    its float state (best score so far first, -inf)."""
+    fst = np.zeros(3, np.float64)
+    fst[0] = -np.inf
+    return (np.full(n, np.nan), np.empty(n, np.int64), np.empty(n, np.float64),
+            np.array([-1, 0], np.int64), fst)
 
 
 @nb.njit(cache=True)
@@ -1199,12 +1209,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
     n = ub.shape[0]
     lg = math.lgamma(n + 1.0)
     ws = core_workspace(fptr, 1)
-    exact = np.full(n, np.nan)
-    cand = np.empty(n, np.int64)
-    val = np.empty(n, np.float64)
-    ist = np.array([-1, 0], np.int64)
-    fst = np.zeros(3, np.float64)
-    fst[0] = -np.inf
+    exact, cand, val, ist, fst = rumor_scan_state(n)
     stamp = 0
     while True:
         a = rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)

@@ -95,12 +95,7 @@ def rumor_scan_parallel(s, rtol, top, setup, nthr):
     batch = np.empty(cap, np.int64)
     size = nthr
     mark = np.zeros(n, np.int64)
-    exact = np.full(n, np.nan)
-    cand = np.empty(n, np.int64)
-    val = np.empty(n, np.float64)
-    ist = np.array([-1, 0], np.int64)
-    fst = np.zeros(3, np.float64)
-    fst[0] = -np.inf
+    exact, cand, val, ist, fst = K.rumor_scan_state(n)
     rnd = 0
     done = 0
     while True:

@@ -379,16 +379,21 @@ def _warm_trials(mode: str, fn: Any, points: Sequence[Mapping[str, Scalar]]) -> 
     """One throwaway trial of each point (a failing one is left for the real run)."""
     ran = 0
     for point in points:
-        rng = np.random.default_rng(0)
         try:
-            if mode == "trials":
-                fn(dict(point), 1, rng)
-            else:
-                fn(dict(point), rng)
+            _warm_call(mode, fn, point)
         except Exception:  # reported with context by the real run
             continue
         ran += 1
     return ran
+
+
+def _warm_call(mode: str, fn: Any, point: Mapping[str, Scalar]) -> None:
+    """One throwaway trial of ``point`` from a fixed stream."""
+    rng = np.random.default_rng(0)
+    if mode == "trials":
+        fn(dict(point), 1, rng)
+    else:
+        fn(dict(point), rng)
 
 
 def _compile_ahead(mode: str, fn: Any, phase: str, points: Sequence[Mapping[str, Scalar]]) -> None:
@@ -398,12 +403,8 @@ def _compile_ahead(mode: str, fn: Any, phase: str, points: Sequence[Mapping[str,
     does not use it: its trials would run in full, for nothing)."""
     with compile_phase(phase):
         for point in points:
-            rng = np.random.default_rng(0)
             try:
-                if mode == "trials":
-                    fn(dict(point), 1, rng)
-                else:
-                    fn(dict(point), rng)
+                _warm_call(mode, fn, point)
             except CompilePhaseDone:
                 continue
             except Exception:  # reported with context by the real run

@@ -134,6 +134,7 @@ def test_known_centre_is_used_only_where_it_is_exact():
 def test_trees_with_leaves_keep_the_general_path_and_its_results(monkeypatch):
     g = spread.graphs.random_tree({1: 0.3, 3: 0.4, 4: 0.3}, rng=3)
     ad = spread.AdaptiveDiffusion(3)
+    assert not B._centre_known(g, ad, ad.kernel_params(g, 8), 8)  # leaves: the general path
     a = A.simulate_and_score(g, ad, 8, 80, estimators=("ml",), rng=5)
     b = _general(monkeypatch, g, ad, 8, 80, estimators=("ml",), rng=5)
     _all_fields_equal(a, b)
@@ -232,6 +233,7 @@ def test_chunk_size_changes_no_result(monkeypatch):
     for proto, T, ests in [(spread.AdaptiveDiffusion(3), 8, ("ml", "jordan", "rumor")),
                            (spread.AdaptiveDiffusion(3), 7, ("ml",))]:
         ref = A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4)
+        assert ref.n_infected.sum() > 10 * 50  # so 50-node chunks really split the batch
         monkeypatch.setattr(B, "CHUNK_NODES", 50)  # about one trial per chunk
         _all_fields_equal(A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4), ref)
         monkeypatch.undo()
