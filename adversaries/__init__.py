@@ -4,11 +4,14 @@
 estimators map it to scores over the infected nodes; :mod:`adversaries.metrics`
 turns scores into detection probability, hop distance, rank and posterior; and
 :func:`simulate_and_score` runs simulate + estimate + score in one compiled loop.
+
+The estimator registry (:data:`ESTIMATORS`) is filled here: each estimator module
+registers its estimators when this package imports it; the registry imports none of them.
 """
 
-from adversaries import theory
-from adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
-from adversaries.estimators import (
+from anonspread.adversaries import theory
+from anonspread.adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
+from anonspread.adversaries.estimators import (
     TopRank,
     jordan_center,
     ml_adaptive_diffusion,
@@ -16,9 +19,9 @@ from adversaries.estimators import (
     rumor_centrality,
     top_and_rank,
 )
-from adversaries.exact import exact_likelihood
-from adversaries.literature import lisn, netsleuth
-from adversaries.metrics import (
+from anonspread.adversaries.exact import exact_likelihood
+from anonspread.adversaries.literature import lisn, netsleuth
+from anonspread.adversaries.metrics import (
     Evaluation,
     detection_probability,
     evaluate,
@@ -26,8 +29,8 @@ from adversaries.metrics import (
     posterior,
     source_rank,
 )
-from adversaries.observation import Snapshot, observe
-from adversaries.registry import (
+from anonspread.adversaries.observation import Snapshot, observe
+from anonspread.adversaries.registry import (
     ESTIMATORS,
     OBSERVATIONS,
     EstimatorSpec,
@@ -36,9 +39,9 @@ from adversaries.registry import (
     get_estimator,
     register_estimator,
 )
-from adversaries.scores import Scores, pick
-from adversaries.sensors import earliest_infection_first, pinto
-from adversaries.spies import (
+from anonspread.adversaries.scores import Scores, pick
+from anonspread.adversaries.sensors import earliest_infection_first, pinto
+from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     SpyObservation,
     draw_spies,

@@ -2,7 +2,7 @@
 
 At even ``T = 2r >= 2`` on the d-regular tree (d >= 2) the infected set is the ball
 of radius r around the final virtual source c, the only consistent configuration
-(:func:`adversaries._kernels.ml_ball`), and the ML score of an infected node w depends
+(:func:`anonspread.engine.scoring.ml_ball`), and the ML score of an infected node w depends
 on its distance D from c only: ``-log d - (D - 1) log(d - 1) + log B(D)`` (Eq. 2.17;
 every interior node has degree d), ``-inf`` at c. The source is at distance H from c,
 H the number of times the token was passed (it never steps back, so its path is the
@@ -16,7 +16,7 @@ Per trial, with ``S_D = d (d-1)^(D-1)`` nodes at distance D >= 1 (``S_0 = 1``):
   (:data:`adversaries.scores.TIE_RTOL`) of the best, ``|top| = sum of their S_D``;
 * ``detection_probability = 1/|top|`` if the source's sphere H is among them, else 0;
 * ``rank = 1 + greater + (tied - 1)/2``, greater/tied summing S_D over the spheres above
-  / tied with sphere H, by the rule of :func:`adversaries._kernels.score_summary`.
+  / tied with sphere H, by the rule of :func:`anonspread.engine.scoring.score_summary`.
 
 The scores are computed with the same floating-point operations as ``ml_ball`` (which
 gives the same scores as ``ml_tree``), so these three outcomes equal the materialised
@@ -44,8 +44,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-
-from adversaries.scores import TIE_RTOL
+from anonspread.adversaries.scores import TIE_RTOL
 
 __all__ = ["regular_ml_trials", "sphere_scores"]
 
@@ -53,7 +52,7 @@ __all__ = ["regular_ml_trials", "sphere_scores"]
 def sphere_scores(d: int, r: int, log_b: np.ndarray) -> list[float]:
     """``s[D]``, D = 0..r: the ML log-likelihood of a node at distance D from the centre.
 
-    The operations of :func:`adversaries._kernels.ml_ball`, in its order (the path term
+    The operations of :func:`anonspread.engine.scoring.ml_ball`, in its order (the path term
     accumulated outwards from the centre, then ``- log d + log B(D)``).
     """
     ld1 = math.log(d - 1)
@@ -70,7 +69,7 @@ def sphere_scores(d: int, r: int, log_b: np.ndarray) -> list[float]:
 
 def _summary(s: list[float], size: list[int], H: int) -> tuple[bool, int, int]:
     """(source among the maximisers, greater, tied) for the source in sphere H, by the
-    rules of :func:`adversaries._kernels.score_summary`, spheres weighted by their sizes."""
+    rules of :func:`anonspread.engine.scoring.score_summary`, spheres weighted by their sizes."""
     best = max(s)
     thr = -math.inf if best == -math.inf else best - TIE_RTOL * max(1.0, abs(best))
     s0 = s[H]

@@ -19,10 +19,10 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from anonspread.spread.limits import memory_budget
+from anonspread.spread.protocols import log_alpha
 
 from anonspread.errors import InvalidParameterError
-from spread.limits import memory_budget
-from spread.protocols import log_alpha
 
 __all__ = ["ad_tables"]
 
@@ -58,7 +58,7 @@ def _arrived(F: np.ndarray, lp: np.ndarray, j: int, H: int) -> float:
 
 @lru_cache(maxsize=64)
 def ad_tables(d0: float, T: int) -> tuple[int, np.ndarray, np.ndarray, int, np.ndarray]:
-    """The configuration radii and part-B tables used by :func:`adversaries._kernels.ml_tree`.
+    """The configuration radii and part-B tables used by :func:`anonspread.engine.scoring.ml_tree`.
 
     Returns ``(r_node, logB_alive, logB_dead, r_edge, logB_move)``:
 

@@ -2,7 +2,7 @@
 
 Each estimator maps a :class:`~adversaries.observation.Snapshot` to
 :class:`~adversaries.scores.Scores` over the infected nodes (higher = more likely the
-source). The hot loops are the compiled kernels of :mod:`adversaries._kernels`,
+source). The hot loops are the compiled kernels of :mod:`anonspread.engine.scoring`,
 shared with the Monte Carlo path :func:`adversaries.simulate_and_score`.
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries._tables import ad_tables
+from anonspread.adversaries.observation import Snapshot, graph_is_forest
+from anonspread.adversaries.registry import register_estimator
+from anonspread.adversaries.scores import Scores
 
-from adversaries import _kernels
-from adversaries._tables import ad_tables
-from adversaries.observation import Snapshot, graph_is_forest
-from adversaries.registry import register_estimator
-from adversaries.scores import Scores
+from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_real
 
@@ -168,7 +168,7 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
 
     Examples
     --------
-    >>> import spread, adversaries
+    >>> from anonspread import spread, adversaries
     >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
     >>> sc = ml_adaptive_diffusion(adversaries.observe(sp), 3)
     >>> sc[sp.virtual_source], len(set(np.round(sc.array[np.isfinite(sc.array)], 9)))
@@ -237,7 +237,7 @@ def ml_tree_protocol(snapshot: Snapshot) -> Scores:
 
     Examples
     --------
-    >>> import spread, adversaries
+    >>> from anonspread import spread, adversaries
     >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.TreeProtocol(), 6, rng=3)
     >>> sc = ml_tree_protocol(adversaries.observe(sp))
     >>> finite = sc.array[np.isfinite(sc.array)]
@@ -346,7 +346,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
     * ``"rumor"``: a cut-vertex upper bound on every node's score, then exact
       scores in decreasing order of the bound until no node left can reach the
       maximum or the source's score (on every numba thread once the 2-core has
-      ``adversaries._rumor_parallel.PARALLEL_MIN_CORE`` nodes; same answer).
+      ``anonspread.engine.rumor_threads.PARALLEL_MIN_CORE`` nodes; same answer).
 
     Other estimators (and trees) compute every score, which is linear there.
 
@@ -371,8 +371,8 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
     >>> r.maximisers.tolist(), r.rank
     ([1, 2], 3.5)
     """
-    from adversaries.registry import get_estimator
-    from adversaries.scores import TIE_RTOL
+    from anonspread.adversaries.registry import get_estimator
+    from anonspread.adversaries.scores import TIE_RTOL
 
     snapshot = _check_snapshot(snapshot)
     spec = get_estimator(estimator)
@@ -386,7 +386,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
         s0 = -float(t)
     elif spec.name == "rumor" and cyclic and not params:
         indptr, indices = snapshot.subgraph()
-        from adversaries._rumor_parallel import rumor_top
+        from anonspread.engine.rumor_threads import rumor_top
 
         _, s0, greater, tied, nexact = rumor_top(indptr, indices, s, TIE_RTOL, top)
     else:

@@ -1,7 +1,7 @@
 """Brute-force likelihood: sum over every protocol trajectory consistent with a snapshot.
 
 This is the reference the fast estimators are tested against. It follows the spread
-kernels of :mod:`spread._kernels` step by step (the same order of actions, the same
+kernels of :mod:`anonspread.engine.spreading` step by step (the same order of actions, the same
 random choices) but, instead of drawing, it branches on every outcome and keeps a
 probability per distinct protocol state, dropping every branch that infects a node
 outside the observed set. Cost grows with the number of distinct reachable states:
@@ -15,14 +15,11 @@ import math
 from collections import defaultdict
 
 import numpy as np
-
-from adversaries.estimators import _check_snapshot
-from adversaries.observation import Snapshot
-from adversaries.registry import register_estimator
-from adversaries.scores import Scores
-from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
-from anonspread.validation import check_int
-from spread.protocols import (
+from anonspread.adversaries.estimators import _check_snapshot
+from anonspread.adversaries.observation import Snapshot
+from anonspread.adversaries.registry import register_estimator
+from anonspread.adversaries.scores import Scores
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
@@ -32,6 +29,9 @@ from spread.protocols import (
     TreeProtocolPseudocode,
     alpha,
 )
+
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int
 
 __all__ = ["exact_likelihood"]
 
@@ -160,7 +160,7 @@ def _flooding(loc: _Local, v: int, T: int, max_states: int) -> float:
 
 
 def _tree_protocol(loc: _Local, v: int, T: int, max_states: int) -> float:
-    """The printed pseudo-code of Protocol 2 as ``spread._kernels.run_tree_protocol`` runs it
+    """The printed pseudo-code of Protocol 2 as ``anonspread.engine.spreading.run_tree_protocol`` runs it
     (state: s1, s2 per node); Protocol 2 itself is adaptive diffusion with alpha = 0."""
     if T == 0:
         return 1.0 if loc.full == 1 << v else 0.0
@@ -216,7 +216,7 @@ def _tree_protocol(loc: _Local, v: int, T: int, max_states: int) -> float:
 
 
 def _adaptive(loc: _Local, v: int, T: int, d0: float, max_states: int) -> float:
-    """Protocol 3 as ``spread._kernels.run_adaptive_diffusion`` runs it on a tree.
+    """Protocol 3 as ``anonspread.engine.spreading.run_adaptive_diffusion`` runs it on a tree.
 
     State: (infected mask, virtual source, previous virtual source, hop count). The
     infection tree is the observed tree rooted at ``v`` (on a tree each node's
@@ -288,7 +288,7 @@ def _exact_params(protocol, graph) -> dict:
 
 
 def _exact_extra(protocol, graph, reveal_edges) -> str | None:
-    from adversaries.observation import graph_is_forest
+    from anonspread.adversaries.observation import graph_is_forest
 
     if protocol.name != "random-diffusion" and not graph_is_forest(graph):
         return (
@@ -343,7 +343,8 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
 
     Examples
     --------
-    >>> import networkx as nx, spread
+    >>> import networkx as nx
+    >>> from anonspread import spread
     >>> s = Snapshot(nx.path_graph(7), [2, 3, 4], T=2)
     >>> sc = exact_likelihood(s, spread.LineProtocol())
     >>> round(float(np.exp(sc[3])), 12)  # 4 ways (which ends grow at t = 1), 1/36 each

@@ -3,7 +3,7 @@
 Both see what the snapshot adversary of thesis §2.1.2 sees -- the contact graph, the
 infected set and T -- and assume the susceptible-infected (SI) model, not an anonymity
 protocol, so they apply to any protocol (they are the attacks a protocol designer
-meets in the field). Their hot loops are the kernels of :mod:`adversaries._lit_kernels`,
+meets in the field). Their hot loops are the kernels of :mod:`anonspread.engine.literature`,
 shared with the Monte Carlo loop :func:`adversaries.simulate_and_score`.
 
 * :func:`netsleuth` -- Prakash, Vreeken & Faloutsos (ICDM 2012; KAIS 2013): the best
@@ -19,14 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries.observation import Snapshot
+from anonspread.adversaries.registry import register_estimator
+from anonspread.adversaries.scores import Scores
+from anonspread.spread.graphs import LazyTree
 
-from adversaries import _kernels, _lit_kernels
-from adversaries.observation import Snapshot
-from adversaries.registry import register_estimator
-from adversaries.scores import Scores
+from anonspread.engine import literature as _lit_kernels
+from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_real
-from spread.graphs import LazyTree
 
 __all__ = ["lisn", "netsleuth"]
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries.scores import TIE_RTOL, Scores, _as_arrays, pick, top_set
+from anonspread.spread.graphs import LazyTree, as_contact_graph
 
-from adversaries.scores import TIE_RTOL, Scores, _as_arrays, pick, top_set
 from anonspread.errors import GraphError, InvalidParameterError
-from spread.graphs import LazyTree, as_contact_graph
 
 __all__ = [
     "Evaluation",
@@ -85,7 +85,8 @@ def posterior(scores: Mapping) -> Scores:
 
     Examples
     --------
-    >>> import networkx as nx, spread, adversaries
+    >>> import networkx as nx
+    >>> from anonspread import spread, adversaries
     >>> s = adversaries.Snapshot(nx.path_graph(9), range(2, 7), T=4)
     >>> post = posterior(adversaries.exact_likelihood(s, spread.LineProtocol()))
     >>> round(sum(post.values()), 12)
@@ -119,7 +120,7 @@ def hop_distance(graph: Any, u: Any, v: Any) -> int:
     """
     g = as_contact_graph(graph)
     if isinstance(g, LazyTree):
-        a, b = g._check_node(u, "u"), g._check_node(v, "v")
+        a, b = g.node_index(u, "u"), g.node_index(v, "v")
         da, db = g.depth(a), g.depth(b)
         tpar = g.store[3]
         h = 0

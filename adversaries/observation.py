@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from anonspread.spread.result import Spread
 
 from anonspread.errors import GraphError, InvalidTypeError
 from anonspread.validation import check_int
-from spread.graphs import ContactGraph, LazyTree, as_contact_graph
-from spread.result import Spread
 
 __all__ = ["Snapshot", "observe"]
 
@@ -122,10 +122,7 @@ class Snapshot:
                 ) from None
         if not labels:
             raise GraphError("infected must hold at least one node of graph; got an empty set")
-        if isinstance(g, LazyTree):
-            idx = np.array([g._check_node(v, "infected node") for v in labels], np.int64)
-        else:
-            idx = np.array([g.node_index(v, "infected node") for v in labels], np.int64)
+        idx = np.array([g.node_index(v, "infected node") for v in labels], np.int64)
         if np.unique(idx).shape[0] != idx.shape[0]:
             raise GraphError(f"infected must list each node once; got repeats in {labels!r}"[:200])
         edges = None
@@ -167,12 +164,8 @@ class Snapshot:
                 u, v = e
             except (TypeError, ValueError):
                 raise GraphError(f"infection_edges must be (node, node) pairs; got {e!r}") from None
-            iu = g._check_node(u, "infection edge end") if isinstance(g, LazyTree) else g.node_index(
-                u, "infection edge end"
-            )
-            iv = g._check_node(v, "infection edge end") if isinstance(g, LazyTree) else g.node_index(
-                v, "infection edge end"
-            )
+            iu = g.node_index(u, "infection edge end")
+            iv = g.node_index(v, "infection edge end")
             if iu not in pos or iv not in pos:
                 raise GraphError(f"infection_edges must join infected nodes; got {e!r}")
             if isinstance(g, LazyTree):
@@ -306,7 +299,7 @@ def observe(spread: Spread, *, reveal_edges: bool = False) -> Snapshot:
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 4, rng=1)
     >>> observe(sp).n
     10

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.spread.graphs import as_contact_graph
+from anonspread.spread.protocols import Protocol
+
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from spread.graphs import as_contact_graph
-from spread.protocols import Protocol
 
 __all__ = [
     "ESTIMATORS",
@@ -80,7 +81,7 @@ class EstimatorSpec:
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
         """The reason this estimator does not apply, or None if it does."""
-        from adversaries.observation import graph_is_forest
+        from anonspread.adversaries.observation import graph_is_forest
 
         g = as_contact_graph(graph)
         if self.protocols is not None and protocol.name not in self.protocols:
@@ -146,7 +147,6 @@ def register_estimator(
 
 def get_estimator(name: str) -> EstimatorSpec:
     """The :class:`EstimatorSpec` registered under ``name``."""
-    _load()
     try:
         return ESTIMATORS[name]
     except (KeyError, TypeError):
@@ -192,14 +192,13 @@ def applicable_estimators(
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True)
     ['jordan', 'lisn', 'ml', 'netsleuth', 'rumor']
     >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True,
     ...                       default_only=True)
     ['jordan', 'ml', 'rumor']
     """
-    _load()
     protocol = _check_protocol(protocol)
     if observation not in OBSERVATIONS:
         raise InvalidParameterError(
@@ -225,12 +224,3 @@ def check_applicable(
     if reason is not None:
         raise InvalidParameterError(reason)
     return spec
-
-
-def _load() -> None:
-    # the estimator modules register themselves on import
-    import adversaries.estimators
-    import adversaries.exact
-    import adversaries.literature
-    import adversaries.sensors
-    import adversaries.spies  # noqa: F401

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from anonspread.engine.scoring import TIE_RTOL
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_rng
 
 __all__ = ["TIE_RTOL", "Scores", "pick", "top_set"]
 
-#: Scores within this relative tolerance of the maximum (in log space) are ties.
-TIE_RTOL = 1e-9
+# TIE_RTOL: scores within this relative tolerance of the maximum (in log space) are ties;
+# defined beside the compiled kernels, which break ties with it too.
 
 
 class Scores(Mapping):

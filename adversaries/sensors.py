@@ -4,7 +4,7 @@ Both read the spies' observation of :func:`adversaries.observe_spies` -- for eve
 the time of its first receipt (``inf`` if none by T) and who sent it -- and score every
 node of the graph realised so far (the candidates of :meth:`SpyObservation.candidates`).
 A spy with a receipt is a *timestamped node* (Zhu, Chen & Ying) or *observer* (Pinto,
-Thiran & Vetterli). The hot loops are the kernels of :mod:`adversaries._lit_kernels`
+Thiran & Vetterli). The hot loops are the kernels of :mod:`anonspread.engine.literature`
 over the contact graph's CSR arrays.
 
 * :func:`earliest_infection_first` -- Zhu, Chen & Ying, "Locating the contagion source in
@@ -20,14 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries.observation import _csr_from_edges, graph_is_forest
+from anonspread.adversaries.scores import Scores
+from anonspread.adversaries.spies import SpyObservation, _check_obs, _index, register_spy_estimator
+from anonspread.spread.graphs import LazyTree
 
-from adversaries import _lit_kernels
-from adversaries.observation import _csr_from_edges, graph_is_forest
-from adversaries.scores import Scores
-from adversaries.spies import SpyObservation, _check_obs, _index, register_spy_estimator
+from anonspread.engine import literature as _lit_kernels
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from spread.graphs import LazyTree
 
 __all__ = ["earliest_infection_first", "pinto"]
 
@@ -64,7 +64,7 @@ def _tree_constraints(obs, indptr, indices, nodes, senders, n) -> np.ndarray:
 
 def estimate_mu(indptr: np.ndarray, indices: np.ndarray, nodes: np.ndarray, times: np.ndarray) -> float:
     """Zhu, Chen & Ying's per-hop delay: ``sum |t_u - t_v| / sum d(u, v)`` over timestamped pairs."""
-    from adversaries._kernels import bfs
+    from anonspread.engine.scoring import bfs
 
     n = indptr.shape[0] - 1
     order = np.empty(n, np.int32)
@@ -139,8 +139,9 @@ def earliest_infection_first(obs: SpyObservation, mu: float | None = None) -> Sc
     and the three-hop one to 4 costs ``3 (1/3 - 1)^2 = 4/3``; a spy as root (time 2)
     pays ``4 (0/4 - 1)^2 = 4`` for the other:
 
-    >>> import networkx as nx, spread
-    >>> from adversaries.spies import SpyObservation
+    >>> import networkx as nx
+    >>> from anonspread import spread
+    >>> from anonspread.adversaries.spies import SpyObservation
     >>> g = spread.graphs.from_networkx(nx.path_graph(5))
     >>> obs = SpyObservation(graph=g, T=2, spies=np.array([0, 4]), spy_index=np.array([0, 4]),
     ...                      time=np.array([2.0, 2.0]), sender=[1, 3], kind=["infect"] * 2,
@@ -234,8 +235,9 @@ def pinto(obs: SpyObservation, mu: float, sigma2: float) -> Scores:
     Path 0..4, observers 0 and 4 both at time 2: ``d = 0``, ``mu_s = mu (4 - 2 s)``,
     ``Lambda = 4 sigma2``; the middle node is the only one with ``mu_s = d``:
 
-    >>> import math, networkx as nx, spread
-    >>> from adversaries.spies import SpyObservation
+    >>> import math, networkx as nx
+    >>> from anonspread import spread
+    >>> from anonspread.adversaries.spies import SpyObservation
     >>> g = spread.graphs.from_networkx(nx.path_graph(5))
     >>> obs = SpyObservation(graph=g, T=2, spies=np.array([0, 4]), spy_index=np.array([0, 4]),
     ...                      time=np.array([2.0, 2.0]), sender=[1, 3], kind=["infect"] * 2,

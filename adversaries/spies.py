@@ -23,18 +23,18 @@ snapshot.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries.estimators import ml_adaptive_diffusion
+from anonspread.adversaries.observation import Snapshot, graph_is_forest
+from anonspread.adversaries.registry import ESTIMATORS, EstimatorSpec, register_estimator
+from anonspread.adversaries.scores import Scores
+from anonspread.spread.graphs import LazyTree, as_contact_graph
+from anonspread.spread.spy_observation import SpyObservation
 
-from adversaries.estimators import ml_adaptive_diffusion
-from adversaries.observation import Snapshot, graph_is_forest
-from adversaries.registry import ESTIMATORS, EstimatorSpec, register_estimator
-from adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_probability, check_rng
-from spread.graphs import LazyTree, as_contact_graph
 
 __all__ = [
     "SPY_ESTIMATORS",
@@ -49,60 +49,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SpyObservation:
-    """What the spies saw.
-
-    Attributes
-    ----------
-    graph : ContactGraph or LazyTree
-    T : int or math.inf
-        The observation horizon; ``math.inf`` for a run to completion (the
-        observations of :class:`spread.StemBatch`, Dandelion's stem and fluff phases).
-    spies : numpy.ndarray
-        Spy nodes (labels, internal indices in :attr:`spy_index`).
-    time : numpy.ndarray of float64
-        Time of each spy's first receipt (``inf`` if it received nothing by ``T``).
-    sender : list
-        Who sent that first message (``None`` if nothing was received).
-    kind : list of str or None
-        Its kind (``"infect"``, ``"token"``, ``"offer"``, ...).
-    protocol : Protocol
-        The protocol the run used (estimators that assume a model check it).
-    """
-
-    graph: Any
-    T: int | float
-    spies: np.ndarray
-    spy_index: np.ndarray
-    time: np.ndarray
-    sender: list
-    kind: list
-    protocol: Any
-
-    @property
-    def n_spies(self) -> int:
-        return int(self.spies.shape[0])
-
-    def candidates(self) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate sources: (labels, internal indices) of every node of the graph so far."""
-        g = self.graph
-        if isinstance(g, LazyTree):
-            idx = np.arange(g.number_of_touched_nodes(), dtype=np.int64)
-            return idx.copy(), idx
-        idx = np.arange(g.number_of_nodes(), dtype=np.int64)
-        return _label_array(g, idx), idx
-
-
 def _label_array(g, idx: np.ndarray) -> np.ndarray:
-    from spread.simulate import _labels
-
-    return _labels(g, idx)
+    return g.labels_of(idx)
 
 
 def _index(g, v: Any, name: str) -> int:
-    if isinstance(g, LazyTree):
-        return g._check_node(v, name)
     return g.node_index(v, name)
 
 
@@ -168,14 +119,14 @@ def observe_spies(run: Any, spies: Iterable) -> SpyObservation:
 
     Examples
     --------
-    >>> import spread
-    >>> from spread.events import simulate_messages
+    >>> from anonspread import spread
+    >>> from anonspread.spread.events import simulate_messages
     >>> run = simulate_messages(spread.graphs.line(), spread.RandomDiffusion(1.0), 3, rng=0)
     >>> obs = observe_spies(run, [1, 2])
     >>> obs.time.tolist(), obs.sender
     ([1.0, 1.0], [0, 0])
     """
-    from spread.events import MessageRun
+    from anonspread.spread.events import MessageRun
 
     if not isinstance(run, MessageRun):
         raise InvalidTypeError(
@@ -282,10 +233,10 @@ def first_spy(obs: SpyObservation) -> Scores:
 
     Examples
     --------
-    >>> import spread
-    >>> from spread.events import simulate_messages
+    >>> from anonspread import spread
+    >>> from anonspread.spread.events import simulate_messages
     >>> run = simulate_messages(spread.graphs.line(), spread.RandomDiffusion(0.5), 8, rng=1)
-    >>> from adversaries import pick
+    >>> from anonspread.adversaries import pick
     >>> pick(first_spy(observe_spies(run, range(1, 9))), rng=0) == run.spread.source
     True
     """

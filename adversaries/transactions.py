@@ -54,7 +54,7 @@ one-to-one) this is the likelihood of a stem whose routing tables are unknown: e
 until a stem revisits an arc, an approximation after. The authors' scripts weight by
 the product of ``1/degree`` along the shortest spy-free path only, a cruder likelihood.
 
-**Why this model has its own compiled kernel** (:mod:`adversaries._transaction_kernels`)
+**Why this model has its own compiled kernel** (:mod:`anonspread.engine.transactions`)
 beside :func:`spread.simulate_stems`: it is the papers' abstract model, with pieces the
 protocol engine of :mod:`spread.dandelion` does not have, and it is much faster for the
 figures' many epochs. (1) The authors' anonymity graph, a union of ``d`` random directed
@@ -97,7 +97,7 @@ from typing import Any
 
 import numpy as np
 
-from adversaries import _transaction_kernels as K
+from anonspread.engine import transactions as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_probability, check_rng
 
@@ -305,8 +305,8 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
     coin="hop"`` until a stem revisits a node (where ``spread.dandelion`` diffuses); for
     per-epoch diffusers (``coin="epoch"``) and deterministic routings an approximation.
     """
-    from spread.dandelion import Dandelion, DandelionPlusPlus, StemBatch
-    from spread.events import ContinuousDiffusion
+    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus, StemBatch
+    from anonspread.spread.events import ContinuousDiffusion
 
     if not isinstance(batch, StemBatch):
         raise InvalidTypeError(f"batch must be a spread.dandelion.StemBatch; got {batch!r}"[:200])

@@ -13,6 +13,7 @@ __all__ = [
     "InfeasibleError",
     "InvalidParameterError",
     "InvalidTypeError",
+    "UnknownNameError",
 ]
 
 
@@ -38,3 +39,10 @@ class InfeasibleError(AnonspreadError, RuntimeError):
 
 class DatasetError(AnonspreadError, OSError):
     """A bundled data file is missing, corrupted or unreadable."""
+
+
+class UnknownNameError(InvalidParameterError, KeyError):
+    """A registry lookup failed; the message suggests the closest registered names."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -34,8 +34,8 @@ import time
 import networkx as nx
 import numpy as np
 
-import adversaries as A
-import spread
+from anonspread import adversaries as A
+from anonspread import spread
 
 
 def rate(fn, trials: int) -> tuple[float, float]:

@@ -32,19 +32,19 @@ from pathlib import Path
 
 SNIPPETS = {
     "simulate_many": """
-import spread
+from anonspread import spread
 g = spread.graphs.random_tree({3: .5, 4: .5})
 spread.simulate_many(g, spread.AdaptiveDiffusion(3), 10, 5, rng=0)
 """,
     "simulate_and_score(ml)": """
-import spread
-from adversaries import simulate_and_score
+from anonspread import spread
+from anonspread.adversaries import simulate_and_score
 g = spread.graphs.random_tree({3: .5, 4: .5})
 simulate_and_score(g, spread.AdaptiveDiffusion(3), 10, 5, estimators=("ml",), rng=0)
 """,
     "ml_adaptive_diffusion": """
-import spread, adversaries
-from adversaries.estimators import ml_adaptive_diffusion
+from anonspread import spread, adversaries
+from anonspread.adversaries.estimators import ml_adaptive_diffusion
 sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
 ml_adaptive_diffusion(adversaries.observe(sp), 3)
 """,

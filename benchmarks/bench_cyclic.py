@@ -35,10 +35,10 @@ import time
 
 import networkx as nx
 import numpy as np
+from anonspread.spread.graphs import ContactGraph, as_contact_graph
 
-import adversaries as A
-import spread
-from spread.graphs import ContactGraph, as_contact_graph
+from anonspread import adversaries as A
+from anonspread import spread
 
 
 def random_regular(n: int, d: int, seed: int) -> ContactGraph:
@@ -134,7 +134,7 @@ def warm_up() -> None:
     # rumour top+rank of a snapshot of >= 3,000 nodes first sizes its 2-core (two_core) to
     # choose the threaded scan: load that entry here (without starting numba's threads in
     # this parent, whose forked children then could not use them)
-    from adversaries import _kernels as K
+    from anonspread.engine import scoring as K
 
     K.two_core(*snap.subgraph())
     sp = spread.simulate(G, spread.AdaptiveDiffusion(4), 6, rng=1)
@@ -159,7 +159,7 @@ def snapshot_table(title: str, g, sizes, timeout: float, names=("jordan", "rumor
                 cells += ["not run"] * 3
                 continue
             def run(name=name, snap=snap, src=src):
-                from adversaries._rumor_parallel import LAST_PATH
+                from anonspread.engine.rumor_threads import LAST_PATH
 
                 LAST_PATH[0] = ""
                 return A.top_and_rank(snap, name, src).exact_scores, LAST_PATH[0]
@@ -186,7 +186,7 @@ def snapshot_table(title: str, g, sizes, timeout: float, names=("jordan", "rumor
 
 def whole_graph_probe(g, passes: int) -> None:
     """The Jordan rank on the whole graph A: phase 1, then ``passes`` bit-parallel passes, extrapolated."""
-    from adversaries import _kernels as K
+    from anonspread.engine import scoring as K
 
     print("\n### Jordan top+rank on the whole graph A (10^6 infected): probe\n")
     indptr, indices = g.indptr, g.indices
@@ -293,14 +293,14 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=(10**3, 10**4, 10**5, 3 * 10**5, 10**6),
                     help="infected-set sizes of table A")
     ap.add_argument("--threads", choices=("auto", "on", "off"), default="auto",
-                    help="adversaries._rumor_parallel.MODE: the rumour scan of 2-cores >= 3,000 "
+                    help="anonspread.engine.rumor_threads.MODE: the rumour scan of 2-cores >= 3,000 "
                          "nodes on every numba thread (auto: if another core looks free)")
     ap.add_argument("--wall", action="store_true",
                     help="top+rank cells also give the child's wall-clock time (the rumour kernel "
                          "evaluates large 2-cores on every numba thread: CPU time then exceeds wall)")
     args = ap.parse_args()
     only = set(args.only or ("A", "B", "ml", "C"))
-    from adversaries import _rumor_parallel
+    from anonspread.engine import rumor_threads as _rumor_parallel
 
     _rumor_parallel.MODE = args.threads
     names = tuple(args.estimators)
@@ -325,7 +325,7 @@ def main() -> None:
                        (10**5, 10**6), args.timeout, names, args.wall)
         del g7
     if "B" in only:
-        from datasets.graphs import load_graph
+        from anonspread.datasets.graphs import load_graph
 
         gB = as_contact_graph(load_graph("soc-slashdot"))
         snapshot_table("B. Slashdot (82,168 nodes), random diffusion snapshots", gB,

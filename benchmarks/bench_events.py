@@ -14,10 +14,9 @@ import platform
 import time
 
 import numpy as np
+from anonspread.spread.events import simulate_messages
 
-import datasets
-import spread
-from spread.events import simulate_messages
+from anonspread import datasets, spread
 
 
 def main() -> None:

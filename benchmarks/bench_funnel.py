@@ -35,9 +35,7 @@ import platform
 import time
 
 import numpy as np
-
-import datasets
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
     adult_joint,
@@ -52,12 +50,14 @@ from privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
-from privacy.funnel.colgen import colgen_optimum
-from privacy.funnel.optimal import (
+from anonspread.privacy.funnel.colgen import colgen_optimum
+from anonspread.privacy.funnel.optimal import (
     _optimal_ldp_vertex_enumeration,
     column_utility,
     ldp_cone_constraints,
 )
+
+from anonspread import datasets
 
 PAPER_EPS = (0.5, 1.0, 1.5, 2.0)
 ADULT_EPS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)

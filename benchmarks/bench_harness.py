@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.runner import run
+from anonspread.harness.runner import run
 
 
 def main(argv=None) -> int:

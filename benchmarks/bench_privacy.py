@@ -37,7 +37,7 @@ def _instance(k: int, seed: int):
 
 
 def _utility(name: str, k: int, seed: int):
-    from privacy.utility import KL, MutualInformation
+    from anonspread.privacy.utility import KL, MutualInformation
 
     P0, P1 = _instance(k, seed)
     return KL(P0, P1) if name == "kl" else MutualInformation(P0)
@@ -45,7 +45,7 @@ def _utility(name: str, k: int, seed: int):
 
 def run_one(method: str, name: str, k: int, eps: float, seed: int) -> dict:
     """Solve one instance in this process; return the measurements."""
-    from privacy.staircase import solve_staircase_lp
+    from anonspread.privacy.staircase import solve_staircase_lp
 
     solve_staircase_lp(_utility(name, 6, seed), eps)  # load/compile numba kernels
     U = _utility(name, k, seed)

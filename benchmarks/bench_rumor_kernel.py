@@ -35,11 +35,11 @@ import time
 import networkx as nx
 import numba as nb
 import numpy as np
+from anonspread.spread.graphs import as_contact_graph
 
-import adversaries as A
-import spread
-from adversaries import _kernels as K
-from spread.graphs import as_contact_graph
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.engine import scoring as K
 
 
 @nb.njit(cache=True)
@@ -178,7 +178,7 @@ def main() -> None:
     from bench_cyclic import random_regular, rd_snapshot
 
     if args.slashdot:
-        from datasets.graphs import load_graph
+        from anonspread.datasets.graphs import load_graph
 
         gB = as_contact_graph(load_graph("soc-slashdot"))
         for k in (10**3, 10**4):

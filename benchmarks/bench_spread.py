@@ -37,13 +37,12 @@ import time
 from collections import deque
 
 import numpy as np
+from anonspread.adversaries import batch, simulate_and_score
+from anonspread.adversaries._tables import ad_tables
+from anonspread.spread.graphs import ContactGraph, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion, alpha
 
-import datasets
-import spread
-from adversaries import batch, simulate_and_score
-from adversaries._tables import ad_tables
-from spread.graphs import ContactGraph, random_tree, regular_tree
-from spread.protocols import AdaptiveDiffusion, alpha
+from anonspread import datasets, spread
 
 
 # ----------------------------------------------------------------- plain Python
@@ -295,7 +294,7 @@ def copy_bandwidth(mb=256, repeats=5):
 
 def big_graph(n=10**6, d=4, seed=0):
     """A random d-regular multigraph by pairing stubs, loops and duplicates dropped."""
-    from spread.graphs import _csr_from_pairs
+    from anonspread.spread.graphs import _csr_from_pairs
 
     rs = np.random.default_rng(seed)
     stubs = rs.permutation(np.repeat(np.arange(n), d))

@@ -18,13 +18,12 @@ import sys
 import time
 
 import numpy as np
-
-from adversaries import transactions as tx
+from anonspread.adversaries import transactions as tx
 
 
 def ours(n: int, p: float, d: int, routing: str, transport: str, estimator: str, trials: int,
          rng: np.random.Generator) -> float:
-    from harness.experiments.dandelion import _undirected
+    from anonspread.harness.experiments.dandelion import _undirected
 
     t = time.process_time()
     for _ in range(trials):

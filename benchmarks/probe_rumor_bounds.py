@@ -26,11 +26,11 @@ import sys
 import networkx as nx
 import numba as nb
 import numpy as np
+from anonspread.spread.graphs import as_contact_graph
 
-import adversaries as A
-import spread
-from adversaries import _kernels as K
-from spread.graphs import as_contact_graph
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.engine import scoring as K
 
 
 @nb.njit(cache=True)

@@ -12,9 +12,9 @@ raises :class:`anonspread.DatasetError` if it is missing or corrupt.
 - :func:`list_datasets`, :func:`info`, :func:`path` -- the registry.
 """
 
-from datasets._registry import DatasetInfo, info, list_datasets, path
-from datasets.adult import ADULT_COLUMNS, Records, load_adult
-from datasets.graphs import load_graph
+from anonspread.datasets._registry import DatasetInfo, info, list_datasets, path
+from anonspread.datasets.adult import ADULT_COLUMNS, Records, load_adult
+from anonspread.datasets.graphs import load_graph
 
 __all__ = [
     "ADULT_COLUMNS",

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from anonspread.datasets._integrity import verify
+
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from datasets._integrity import verify
 
 __all__ = ["DatasetInfo", "info", "list_datasets", "path"]
 
@@ -192,7 +193,7 @@ def list_datasets(kind: str | None = None) -> list[str]:
 
     Examples
     --------
-    >>> import datasets
+    >>> from anonspread import datasets
     >>> datasets.list_datasets("graph")
     ['ego-facebook', 'email-eu-core', 'ca-grqc', 'soc-slashdot']
     """
@@ -263,7 +264,7 @@ def path(name: str) -> Path:
 
     Examples
     --------
-    >>> import datasets
+    >>> from anonspread import datasets
     >>> datasets.path("ego-facebook").name
     'facebook_combined.txt.gz'
     """

@@ -8,9 +8,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from anonspread.datasets import _registry
 
 from anonspread.errors import DatasetError, InvalidParameterError, InvalidTypeError
-from datasets import _registry
 
 __all__ = ["ADULT_COLUMNS", "Records", "load_adult"]
 
@@ -121,7 +121,7 @@ def load_adult(split: str = "train", *, complete: bool = False) -> Records:
     Examples
     --------
     >>> import numpy as np
-    >>> import datasets
+    >>> from anonspread import datasets
     >>> adult = datasets.load_adult("test", complete=True)
     >>> len(adult), np.unique(adult.column("income")).tolist()
     (15060, ['<=50K', '>50K'])

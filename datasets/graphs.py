@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import networkx as nx
+from anonspread.datasets import _registry
+from anonspread.datasets._edgelist import read_simple_edges
 
 from anonspread.errors import InvalidTypeError
 from anonspread.validation import check_int
-from datasets import _registry
-from datasets._edgelist import read_simple_edges
 
 __all__ = ["load_graph"]
 
@@ -93,7 +93,7 @@ def load_graph(
 
     Examples
     --------
-    >>> import datasets
+    >>> from anonspread import datasets
     >>> G = datasets.load_graph("ego-facebook")
     >>> G.number_of_nodes(), G.number_of_edges()
     (4039, 88234)

@@ -12,15 +12,24 @@ registry (:func:`get_experiment`); the gallery of paper figures lives in
 line.  Heavy modules (matplotlib, dask, tqdm, the gallery) load on first use.
 """
 
-from harness.components import (
+from anonspread.harness import compose as _compose
+from anonspread.harness import kinds as _kinds
+from anonspread.harness import registry as _registries
+from anonspread.harness.components import (
     Component,
     component_info,
     get_component,
     list_components,
     register_component,
 )
-from harness.compose import SweepTemplate, compose, get_template, list_templates, register_template
-from harness.errors import (
+from anonspread.harness.compose import (
+    SweepTemplate,
+    compose,
+    get_template,
+    list_templates,
+    register_template,
+)
+from anonspread.harness.errors import (
     ExecutorError,
     HarnessError,
     JournalMismatchError,
@@ -29,19 +38,31 @@ from harness.errors import (
     TrialError,
     UnknownNameError,
 )
-from harness.executors import Executor, make_executor, register_executor
-from harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
-from harness.grid import Grid, expand
-from harness.params import Param
-from harness.registry import (
+from anonspread.harness.executors import Executor, make_executor, register_executor
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
+from anonspread.harness.grid import Grid, expand
+from anonspread.harness.params import Param
+from anonspread.harness.registry import (
     get_experiment,
     list_experiments,
     register_experiment,
     unregister_experiment,
 )
-from harness.results import Table, read_table
-from harness.runner import RunResult, run
-from harness.stats import normal_interval, wilson_interval
+from anonspread.harness.results import Table, read_table
+from anonspread.harness.runner import RunResult, run
+from anonspread.harness.stats import normal_interval, wilson_interval
+
+
+def _load_gallery() -> None:
+    """Import the gallery, whose modules register experiments, templates and components."""
+    import anonspread.harness.experiments  # noqa: F401
+
+
+# The harness fills its own registries: the gallery is imported on the first lookup of any
+# of them (not at import: it loads every science package), and no registry imports it.
+for _registry in (_registries._EXPERIMENTS, _kinds.KINDS, _compose._TEMPLATES):
+    _registry.set_loader(_load_gallery)
+del _registry
 
 __all__ = [
     "Component",

@@ -1,7 +1,7 @@
-"""``python -m harness`` is ``anonspread``."""
+"""``python -m anonspread.harness`` is the ``anonspread`` command."""
 
 import sys
 
-from harness.cli import main
+from anonspread.harness.cli import main
 
 sys.exit(main())

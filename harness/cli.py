@@ -7,6 +7,7 @@ Every error is one line on stderr and a non-zero exit status (2: bad input,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -16,9 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from anonspread.harness.grid import Scalar, is_axis_name
+from anonspread.harness.params import CliText
+
 from anonspread.errors import AnonspreadError, InvalidParameterError
-from harness.grid import Scalar, is_axis_name
-from harness.params import CliText
 
 __all__ = ["main", "parse_assignment", "parse_value"]
 
@@ -83,15 +85,15 @@ def _assignments(items: Sequence[str] | None) -> dict[str, list[CliText]]:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from harness.registry import list_experiments
+    from anonspread.harness.registry import list_experiments
 
     exps = list_experiments()
     width = max((len(e.name) for e in exps), default=0)
     for e in exps:
         print(f"{e.name:<{width}}  {e.title}")
     if args.components:
-        from harness.components import list_components
-        from harness.compose import list_templates
+        from anonspread.harness.components import list_components
+        from anonspread.harness.compose import list_templates
 
         print()
         for tpl in list_templates():
@@ -102,8 +104,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from harness.grid import expand
-    from harness.registry import get_experiment
+    from anonspread.harness.grid import expand
+    from anonspread.harness.registry import get_experiment
 
     e = get_experiment(args.name)
     spec = e.plot_spec()
@@ -146,7 +148,7 @@ def _report(res: Any) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from harness.runner import run
+    from anonspread.harness.runner import run
 
     res = run(args.name, overrides=_assignments(args.set), **_run_options(args))
     _report(res)
@@ -154,7 +156,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_components(kinds: dict[str, list[str]]) -> None:
-    from harness.components import component_info
+    from anonspread.harness.components import component_info
 
     for kind, names in kinds.items():
         print(f"\n{kind} components (--set {kind}=NAME; parameters --set {kind}.PARAM=V,...):")
@@ -165,10 +167,10 @@ def _print_components(kinds: dict[str, list[str]]) -> None:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from harness.compose import compose, get_template, list_templates, load_sweep_file
+    from anonspread.harness.compose import compose, get_template, list_templates, load_sweep_file
 
     if args.list:
-        from harness.components import list_components
+        from anonspread.harness.components import list_components
 
         for tpl in list_templates():
             kinds = ", ".join(f"{p}: {k}" for p, k in tpl.components.items())
@@ -196,7 +198,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     for key in ("trials", "rng", "batch_size"):
         if opts[key] is None and key in config:
             opts[key] = config[key]
-    from harness.runner import run
+    from anonspread.harness.runner import run
 
     _report(run(exp, **opts))
     return 0
@@ -205,10 +207,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_plot(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from harness.experiment import PlotSpec
-    from harness.plots import plot_table
-    from harness.registry import _EXPERIMENTS
-    from harness.results import read_sidecar, read_table
+    from anonspread.harness.experiment import PlotSpec
+    from anonspread.harness.plots import plot_table
+    from anonspread.harness.registry import _EXPERIMENTS
+    from anonspread.harness.results import read_sidecar, read_table
 
     side = read_sidecar(args.csv)
     table = read_table(args.csv, side)
@@ -272,6 +274,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _version() -> str:
+    from anonspread import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``anonspread``."""
     common = _Parser(add_help=False)
@@ -281,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog=PROG, description="Run, sweep and plot anonspread experiments.",
                      epilog=_EPILOG["main"], formatter_class=fmt)
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -359,6 +368,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"{PROG}: {_one_line(exc) if str(exc) else 'interrupted'}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`anonspread list | head`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except AnonspreadError as exc:
         if debug:
             traceback.print_exc()

@@ -26,9 +26,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.harness.kinds import KINDS
+from anonspread.harness.params import REQUIRED, Param
+
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from harness.params import REQUIRED, Param
-from harness.registry import Registry, _load_gallery
+from anonspread.registry import Registry
 
 __all__ = [
     "Component",
@@ -98,7 +100,6 @@ class Component:
         return self.factory(*context, **params)
 
 
-_KINDS: Registry[Registry[Component]] = Registry("component kind", _load_gallery)
 
 _ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "str": "str"}
 
@@ -180,7 +181,7 @@ def register_component(
 
     Examples
     --------
-    >>> import harness
+    >>> from anonspread import harness
     >>> harness.register_component("doc-kind", "square", pow, replace=True) is pow
     True
     >>> harness.get_component("doc-kind", "square")(3, 2)
@@ -212,9 +213,9 @@ def register_component(
         declared.setdefault("seed", SEED)
     if not description and inspect.isfunction(factory):
         description = ((factory.__doc__ or "").strip().splitlines() or [""])[0]
-    if kind not in _KINDS:
-        _KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
-    registry = _KINDS.get(kind)
+    if kind not in KINDS:
+        KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
+    registry = KINDS.get(kind)
     comp = Component(kind, name, factory, description, dict(declared), random)
     same = name in registry and registry.get(name).factory is factory
     registry.add(name, comp, replace=replace or same)
@@ -228,10 +229,10 @@ def get_component(kind: str, name: str) -> Callable[..., Any]:
 
 def component_info(kind: str, name: str) -> Component:
     """The full :class:`Component` record (unknown names suggest close ones)."""
-    return _KINDS.get(kind).get(name)
+    return KINDS.get(kind).get(name)
 
 
 def list_components(kind: str | None = None) -> dict[str, list[str]]:
     """Registered component names by kind (only ``kind`` when given)."""
-    kinds = [kind] if kind is not None else _KINDS.names()
-    return {k: _KINDS.get(k).names() for k in kinds}
+    kinds = [kind] if kind is not None else KINDS.names()
+    return {k: KINDS.get(k).names() for k in kinds}

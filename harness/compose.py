@@ -23,12 +23,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.harness.components import component_info
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, check_experiment
+from anonspread.harness.grid import Grid, Scalar, check_grid
+from anonspread.harness.params import REQUIRED, Param, infer_param
+
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from harness.components import component_info
-from harness.experiment import Experiment, Metric, PlotSpec, check_experiment
-from harness.grid import Grid, Scalar, check_grid
-from harness.params import REQUIRED, Param, infer_param
-from harness.registry import Registry, _load_gallery, suggest
+from anonspread.registry import Registry, suggest
 
 __all__ = [
     "SweepTemplate",
@@ -106,7 +107,7 @@ class SweepTemplate:
         return Param("any")
 
 
-_TEMPLATES: Registry[SweepTemplate] = Registry("sweep template", _load_gallery)
+_TEMPLATES: Registry[SweepTemplate] = Registry("sweep template")
 
 
 def register_template(template: SweepTemplate, *, replace: bool = False) -> SweepTemplate:
@@ -145,7 +146,7 @@ def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict
 
     Returns the typed axes and the declared type of each (for the experiment's ``axes``).
     """
-    from harness.components import component_info
+    from anonspread.harness.components import component_info
 
     typed: dict[str, list[Any]] = {}
     types: dict[str, Param] = {}
@@ -235,7 +236,7 @@ def compose(
                 kind = tpl.components.get(key)
                 choices = ""
                 if kind is not None:
-                    from harness.components import list_components
+                    from anonspread.harness.components import list_components
 
                     choices = f" (registered {kind}s: {', '.join(list_components(kind)[kind])})"
                 raise InvalidParameterError(f"sweep {tpl.name!r} needs a value for {key!r}{choices}")

@@ -7,7 +7,7 @@ line on stderr.
 
 from __future__ import annotations
 
-from anonspread.errors import AnonspreadError, InvalidParameterError
+from anonspread.errors import AnonspreadError, InvalidParameterError, UnknownNameError
 
 __all__ = [
     "ExecutorError",
@@ -24,11 +24,7 @@ class HarnessError(AnonspreadError):
     """Base class of the harness's own errors."""
 
 
-class UnknownNameError(HarnessError, InvalidParameterError, KeyError):
-    """A registry lookup failed; the message suggests the closest registered names."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
+# UnknownNameError (a failed registry lookup) is the shared core's: every registry raises it.
 
 
 class ExecutorError(HarnessError, RuntimeError):

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from anonspread.harness.grid import Grid, Scalar, check_grid
+from anonspread.harness.params import Param, infer_param
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int
-from harness.grid import Grid, Scalar, check_grid
-from harness.params import Param, infer_param
 
 __all__ = [
     "METRIC_KINDS",

@@ -24,10 +24,10 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numba as nb
 import numpy as np
+from anonspread.harness.components import Component, component_info
 
-from harness.components import Component, component_info
+from anonspread.engine.graphs import triangles
 
 __all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_summary"]
 
@@ -69,7 +69,7 @@ def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
     fresh : bool
         A fresh graph per call (per trial batch) instead of the one seeded graph.
     """
-    from spread.graphs import as_contact_graph
+    from anonspread.spread.graphs import as_contact_graph
 
     values = comp.values(point, axis)
     if fresh and comp.random:
@@ -90,26 +90,6 @@ def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
     return graph
 
 
-@nb.njit(cache=True)
-def _triangles(indptr, indices, nodes):  # pragma: no cover - compiled
-    """Triangles through each node of ``nodes`` (mark the neighbours, walk two steps)."""
-    n = indptr.shape[0] - 1
-    mark = np.zeros(n, np.bool_)
-    out = np.zeros(nodes.shape[0], np.int64)
-    for k in range(nodes.shape[0]):
-        v = nodes[k]
-        for j in range(indptr[v], indptr[v + 1]):
-            mark[indices[j]] = True
-        t = 0
-        for j in range(indptr[v], indptr[v + 1]):
-            u = indices[j]
-            for i in range(indptr[u], indptr[u + 1]):
-                if mark[indices[i]]:
-                    t += 1
-        for j in range(indptr[v], indptr[v + 1]):
-            mark[indices[j]] = False
-        out[k] = t // 2
-    return out
 
 
 def graph_summary(graph: Any) -> dict[str, Any]:
@@ -124,7 +104,7 @@ def graph_summary(graph: Any) -> dict[str, Any]:
     Examples
     --------
     >>> import networkx as nx
-    >>> from spread.graphs import from_networkx
+    >>> from anonspread.spread.graphs import from_networkx
     >>> s = graph_summary(from_networkx(nx.complete_graph(4)))
     >>> s["n"], s["m"], s["mean_degree"], s["clustering"], s["clustering_method"]
     (4, 6, 3.0, 1.0, 'exact')
@@ -148,7 +128,7 @@ def graph_summary(graph: Any) -> dict[str, Any]:
     else:
         nodes = np.random.default_rng(0).integers(0, n, size=_SAMPLE).astype(np.int64)
         method = f"sampled: {_SAMPLE} nodes drawn uniformly (seed 0)"
-    tri = _triangles(graph.indptr, graph.indices, nodes).astype(np.float64)
+    tri = triangles(graph.indptr, graph.indices, nodes).astype(np.float64)
     d = deg[nodes].astype(np.float64)
     pairs = d * (d - 1) / 2
     local = np.divide(tri, pairs, out=np.zeros_like(tri), where=pairs > 0)
@@ -174,7 +154,7 @@ def graph_metadata(points: Sequence[Mapping[str, Any]], seed: int, *, axis: str 
     point, or per point with ``fresh_graph`` (then the summary is that of batch 0's
     graph and the seed is the first draw of its stream).
     """
-    from harness.work import unit_stream
+    from anonspread.harness.work import unit_stream
 
     entries: list[dict[str, Any]] = []
     seen: set[tuple] = set()

@@ -60,7 +60,7 @@ class Grid:
             If a name is not a parameter of the grid (the message lists them) or a
             zipped axis would lose its lock-step length.
         """
-        from harness.registry import suggest
+        from anonspread.registry import suggest
 
         product = {k: list(v) for k, v in self.product.items()}
         zipped = {k: list(v) for k, v in self.zip.items()}

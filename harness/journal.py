@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import JournalMismatchError, OutputError
-from harness.work import Unit, UnitResult
+from anonspread.harness.errors import JournalMismatchError, OutputError
+from anonspread.harness.work import Unit, UnitResult
 
 __all__ = ["Journal", "JournalState", "check_units"]
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anonspread.harness.kinds import lookup
+
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["REQUIRED", "CliText", "Param", "check_params", "infer_param"]
@@ -197,10 +199,8 @@ class Param:
         if self.choices is not None and value not in self.choices:
             raise InvalidParameterError(f"axis {name!r} takes {self.describe()}; got {value!r}")
         if self.kind is not None:
-            from harness.components import component_info
-
             try:
-                component_info(self.kind, value)
+                lookup(self.kind, value)
             except InvalidParameterError as exc:
                 raise type(exc)(f"axis {name!r}: {exc}") from None
         return value

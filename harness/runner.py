@@ -27,19 +27,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from anonspread.adversaries.batch import CompilePhaseDone, compile_phase
+from anonspread.harness.errors import OutputError, RunInterrupted
+from anonspread.harness.executors import Executor, make_executor
+from anonspread.harness.experiment import Experiment, check_experiment, with_overrides
+from anonspread.harness.grid import Scalar, expand
+from anonspread.harness.journal import Journal, check_units
+from anonspread.harness.progress import Progress
+from anonspread.harness.registry import get_experiment
+from anonspread.harness.results import Table, aggregate, atomic_write, dumps_sidecar
+from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
 
-from adversaries.batch import CompilePhaseDone, compile_phase
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
-from harness.errors import OutputError, RunInterrupted
-from harness.executors import Executor, make_executor
-from harness.experiment import Experiment, check_experiment, with_overrides
-from harness.grid import Scalar, expand
-from harness.journal import Journal, check_units
-from harness.progress import Progress
-from harness.registry import get_experiment
-from harness.results import Table, aggregate, atomic_write, dumps_sidecar
-from harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
 
 __all__ = ["RunResult", "output_paths", "resolve_seed", "run"]
 
@@ -93,7 +93,7 @@ class RunResult:
 
     def draw(self) -> Any:
         """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
-        from harness.plots import draw
+        from anonspread.harness.plots import draw
 
         labels = {m.name: m.label or m.name for m in self.experiment.metrics}
         return draw(self.table, self.experiment.plot_spec(), title=self.experiment.title, labels=labels)
@@ -215,7 +215,8 @@ def run(
 
     Examples
     --------
-    >>> import harness, tempfile
+    >>> import tempfile
+    >>> from anonspread import harness
     >>> def coin(params, rng):
     ...     return {"heads": float(rng.random() < params["p"])}
     >>> exp = harness.Experiment(name="coin", title="coin", description="p",
@@ -441,7 +442,7 @@ def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]], executor: E
     Without ``executor`` the trials run here, one after the other. With one, they run in
     its workers, the shapes cut into one contiguous block per worker (neighbouring grid
     points tend to share kernels, distant ones not): the workers compile different
-    kernels at the same time, each numba function once (``anonspread._numba_cache``
+    kernels at the same time, each numba function once (``anonspread.engine._numba_cache``
     locks a function's compile across processes: a worker that needs a kernel another
     one is compiling waits and loads it from the on-disk cache), and every worker keeps
     what it compiled or loaded for the real run.
@@ -580,7 +581,7 @@ def _write_outputs(
         sidecar["components"] = dict(exp.metadata(points, seed))
     written = {"csv": paths["csv"], "journal": paths["journal"]}
     if plot:
-        from harness.plots import plot_table
+        from anonspread.harness.plots import plot_table
 
         labels = {m.name: m.label or m.name for m in exp.metrics}
         for p in plot_table(table, spec, paths["png"], title=exp.title, labels=labels, pdf=pdf):

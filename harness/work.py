@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.harness.errors import TrialError
+from anonspread.harness.grid import Scalar
+from anonspread.harness.stats import Moments
 
 from anonspread.errors import InvalidParameterError
-from harness.errors import TrialError
-from harness.grid import Scalar
-from harness.stats import Moments
 
 __all__ = [
     "Task",

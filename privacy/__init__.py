@@ -8,7 +8,7 @@ attribute access, so ``import privacy`` stays light.
 
 import importlib
 
-from privacy.mechanism import Mechanism
+from anonspread.privacy.mechanism import Mechanism
 
 _SUBMODULES = (
     "utility",
@@ -44,9 +44,9 @@ __all__ = ["Mechanism", *_EXPORTS, *_SUBMODULES]
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return importlib.import_module(f"privacy.{name}")
+        return importlib.import_module(f"anonspread.privacy.{name}")
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f"privacy.{_EXPORTS[name]}"), name)
+        return getattr(importlib.import_module(f"anonspread.privacy.{_EXPORTS[name]}"), name)
     raise AttributeError(f"module 'privacy' has no attribute {name!r}")
 
 

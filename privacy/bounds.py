@@ -30,10 +30,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.mechanisms import balanced_partition
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_distribution, check_real
-from privacy.mechanisms import balanced_partition
 
 __all__ = [
     "kl_binary",

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from anonspread.privacy.mechanism import Mechanism
 from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.validation import check_probability, check_real
-from privacy.mechanism import Mechanism
 
 __all__ = ["ErrorRegion", "dominates", "dp_error_region", "error_region", "garbling", "is_approx_dp"]
 
@@ -93,7 +93,7 @@ def dominates(Q1: Any, Q2: Any, *, atol: float = 1e-9) -> bool:
 
     Examples
     --------
-    >>> from privacy.mechanisms import quaternary_mechanism
+    >>> from anonspread.privacy.mechanisms import quaternary_mechanism
     >>> dominates(quaternary_mechanism(1.0, 0.1), quaternary_mechanism(1.0, 0.0))
     True
     >>> dominates(quaternary_mechanism(1.0, 0.0), quaternary_mechanism(1.0, 0.1))
@@ -164,7 +164,7 @@ def error_region(Q: Any) -> ErrorRegion:
 
     Examples
     --------
-    >>> from privacy.mechanisms import quaternary_mechanism
+    >>> from anonspread.privacy.mechanisms import quaternary_mechanism
     >>> r = error_region(quaternary_mechanism(float(np.log(3.0)), 0.2))
     >>> np.round(np.c_[r.p_fa, r.p_md], 6)
     array([[0. , 1. ],
@@ -217,7 +217,7 @@ def is_approx_dp(Q: Any, eps: float, delta: float, *, atol: float = 1e-12) -> bo
 
     Examples
     --------
-    >>> from privacy.mechanisms import quaternary_mechanism
+    >>> from anonspread.privacy.mechanisms import quaternary_mechanism
     >>> is_approx_dp(quaternary_mechanism(1.0, 0.1), 1.0, 0.1)
     True
     >>> is_approx_dp(quaternary_mechanism(1.0, 0.1), 1.0, 0.09)

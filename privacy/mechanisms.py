@@ -24,12 +24,12 @@ import math
 from typing import Any
 
 import numpy as np
+from anonspread.privacy._limits import check_array_size, check_finite_eps
+from anonspread.privacy.mechanism import Mechanism
 from scipy.special import expit
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_distribution, check_int, check_probability, check_real
-from privacy._limits import check_array_size, check_finite_eps
-from privacy.mechanism import Mechanism
 
 __all__ = [
     "balanced_partition",
@@ -319,11 +319,11 @@ def binary_or_randomized_response(utility: Any, eps: float) -> Mechanism:
 
     Examples
     --------
-    >>> from privacy.utility import MutualInformation
+    >>> from anonspread.privacy.utility import MutualInformation
     >>> binary_or_randomized_response(MutualInformation([0.5, 0.3, 0.2]), 10.0).shape
     (3, 3)
     """
-    from privacy.utility import FDivergence, MutualInformation
+    from anonspread.privacy.utility import FDivergence, MutualInformation
 
     eps = _eps(eps)
     if isinstance(utility, MutualInformation):

@@ -22,7 +22,7 @@ is left out. Both solvers use HiGHS.
     and warm-started after each round. With row duals ``w``, *pricing* computes the reduced
     cost ``rc_j = mu(T_j) - w.T_j`` of **all** ``2^k - 1`` patterns, by a subset-sum
     enumeration in a numba kernel that never materialises ``T`` (``O(2^k)`` time,
-    ``O(2^(k/2))`` memory, see :mod:`privacy._kernels`), and adds the best pattern of each
+    ``O(2^(k/2))`` memory, see :mod:`anonspread.engine.staircase`), and adds the best pattern of each
     of many blocks. *Certificate*: for any ``w`` and any feasible ``phi``,
     ``sum_j phi_j mu(T_j) = sum(w) + sum_j phi_j rc_j``; every ``T_j`` has an entry 1, so
     ``sum_j phi_j <= k``, and ``sum_j phi_j = e^eps sum_j theta_j <= e^eps`` since every
@@ -50,11 +50,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.mechanism import Mechanism
+from anonspread.privacy.utility import FDivergence, MutualInformation, SublinearUtility
 
 from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
-from privacy.mechanism import Mechanism
-from privacy.utility import FDivergence, MutualInformation, SublinearUtility
 
 __all__ = [
     "StaircaseResult",
@@ -292,7 +292,7 @@ def _price(utility: SublinearUtility, w: np.ndarray, eps: float) -> tuple[np.nda
     best_idx = np.empty(n_blocks, dtype=np.int64)
     kind = utility._kind if hasattr(utility, "_kind") else None
     if kind is not None:
-        from privacy import _kernels
+        from anonspread.engine import staircase as _kernels
 
         if isinstance(utility, MutualInformation):
             a, b = utility.P, np.zeros(k)
@@ -414,7 +414,7 @@ def solve_staircase_lp(
 
     Examples
     --------
-    >>> from privacy.utility import KL
+    >>> from anonspread.privacy.utility import KL
     >>> res = solve_staircase_lp(KL([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]), 1.0)
     >>> res.mechanism.shape[1] <= 3, round(res.value, 6) == round(res.upper_bound, 6)
     (True, True)
@@ -478,7 +478,7 @@ def optimal_staircase(utility: SublinearUtility, eps: float) -> Mechanism:
 
     Examples
     --------
-    >>> from privacy.utility import MutualInformation
+    >>> from anonspread.privacy.utility import MutualInformation
     >>> Q = optimal_staircase(MutualInformation([0.4, 0.3, 0.2, 0.1]), 8.0)
     >>> Q.shape  # randomized response is optimal for large eps (Thm 3.4.3)
     (4, 4)

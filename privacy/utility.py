@@ -26,10 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_distribution
-from privacy.mechanism import Mechanism
 
 __all__ = [
     "KL",

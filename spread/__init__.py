@@ -9,10 +9,10 @@ Dandelion++ (continuous time, their own compiled path ``spread.simulate_stems``)
 :mod:`spread.dandelion`.
 """
 
-from spread import dandelion, events, graphs, protocols
-from spread.dandelion import Dandelion, DandelionPlusPlus, simulate_stems
-from spread.events import simulate_messages
-from spread.protocols import (
+from anonspread.spread import dandelion, events, graphs, protocols
+from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus, simulate_stems
+from anonspread.spread.events import simulate_messages
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
@@ -20,8 +20,8 @@ from spread.protocols import (
     TreeProtocol,
     TreeProtocolPseudocode,
 )
-from spread.result import Spread, SpreadBatch
-from spread.simulate import simulate, simulate_many
+from anonspread.spread.result import Spread, SpreadBatch
+from anonspread.spread.simulate import simulate, simulate_many
 
 __all__ = [
     "AdaptiveDiffusion",

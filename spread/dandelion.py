@@ -79,14 +79,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from anonspread.spread.continuous import ContinuousDiffusion
+from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from anonspread.spread.limits import MAX_WORK, memory_budget
+from anonspread.spread.protocols import Protocol, _class_registrar
+from anonspread.spread.spy_observation import SpyObservation
 
+from anonspread.engine import stems as K
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_probability, check_real, check_rng
-from spread import _stem_kernels as K
-from spread.events import ContinuousDiffusion
-from spread.graphs import ContactGraph, LazyTree, as_contact_graph
-from spread.limits import MAX_WORK, memory_budget
-from spread.protocols import Protocol, _class_registrar
 
 __all__ = [
     "STEM_PROTOCOLS",
@@ -345,9 +346,8 @@ class AnonymityGraph:
 
 
 def _labels(g: ContactGraph, idx: np.ndarray) -> list:
-    from spread.simulate import _labels as lab
-
-    return [x.item() if hasattr(x, "item") else x for x in lab(g, np.asarray(idx, np.int64))]
+    """The labels of ``idx`` as a list of Python objects (ints stay ints)."""
+    return g.labels_of(np.asarray(idx, np.int64)).tolist()
 
 
 def _empty_anonymity(n: int, protocol: StemProtocol) -> tuple:
@@ -483,12 +483,10 @@ class StemBatch:
         return out
 
     def observation(self, i: int):
-        """Trial ``i`` as an :class:`adversaries.SpyObservation` (``T = math.inf``: run to completion).
+        """Trial ``i`` as a :class:`spread.SpyObservation` (``T = math.inf``: run to completion).
 
         ``kind`` is ``"stem"`` or ``"fluff"`` (``None`` when nothing was received).
         """
-        from adversaries.spies import SpyObservation
-
         i = check_int(i, "i", low=0, high=self.trials - 1)
         spies = np.asarray(self.spies[i], np.int64)
         senders = self.labels(self.spy_sender[i])

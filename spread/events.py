@@ -1,6 +1,6 @@
 """Message-level simulation on SimPy: every node is a process that knows only its contacts.
 
-The compiled kernels of :mod:`spread._kernels` look at the whole infected set at once.
+The compiled kernels of :mod:`anonspread.engine.spreading` look at the whole infected set at once.
 This module runs the same protocols the way a deployment would: every node is a SimPy
 process that is given only its own id, the list of its contacts, an inbox, a
 :class:`Port` through which it sends messages to those contacts, and a private coin
@@ -53,13 +53,11 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import simpy
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
-from anonspread.validation import check_int, check_real, check_rng
-from spread._params import Parametrized
-from spread.graphs import LazyTree, as_contact_graph
-from spread.limits import check_run_size
-from spread.protocols import (
+from anonspread.spread._params import Parametrized
+from anonspread.spread.continuous import ContinuousDiffusion
+from anonspread.spread.graphs import LazyTree, as_contact_graph
+from anonspread.spread.limits import check_run_size
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
@@ -69,8 +67,11 @@ from spread.protocols import (
     TreeProtocolPseudocode,
     alpha_table,
 )
-from spread.result import Spread
-from spread.simulate import _check_protocol, _labels, _source_index, make_spread
+from anonspread.spread.result import Spread
+from anonspread.spread.simulate import _check_protocol, _source_index, make_spread
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.validation import check_int, check_real, check_rng
 
 __all__ = [
     "ContinuousDiffusion",
@@ -174,48 +175,6 @@ def _check_delay(delay: Any) -> DelayModel:
             f"ExponentialDelay(rate); got {delay!r}"
         )
     return delay
-
-
-# ----------------------------------------------------------------- event-driven protocol
-
-
-class ContinuousDiffusion(Protocol):
-    """Continuous-time random diffusion: the SI model of Shah & Zaman (2011).
-
-    A node infected at time ``tau`` sends the rumour to each contact it has not heard
-    from, each message arriving after an independent ``Exponential(rate)`` delay; a
-    node's infection time is its first arrival. This is the model rumour centrality is
-    the ML estimator for (on regular trees, in the limit of large spreads). Event-driven
-    only: it runs in :func:`simulate_messages` (with ``delay=None``), not in the compiled
-    engine, and is not in :data:`spread.protocols.PROTOCOLS`.
-
-    Parameters
-    ----------
-    rate : float > 0
-        Transmission rate per edge (mean delay ``1 / rate``).
-
-    Examples
-    --------
-    >>> import spread
-    >>> run = simulate_messages(spread.graphs.regular_tree(3), ContinuousDiffusion(1.0), 3, rng=0)
-    >>> bool(run.spread.times.dtype == np.float64)
-    True
-    """
-
-    name: ClassVar[str] = "continuous-diffusion"
-
-    def __init__(self, rate: float = 1.0) -> None:
-        self.rate = check_real(rate, "rate", low=0.0, low_open=True)
-
-    def _params(self):
-        return {"rate": self.rate}
-
-    @property
-    def kernel(self):
-        raise InvalidParameterError(
-            "protocol must be a compiled protocol for spread.simulate; got ContinuousDiffusion, "
-            "which runs only in spread.events.simulate_messages"
-        )
 
 
 # ----------------------------------------------------------------- messages and the channel
@@ -781,12 +740,12 @@ def simulate_messages(
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> run = simulate_messages(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 4, rng=1)
     >>> run.spread.n_infected, run.counts.total
     (10, 12)
     """
-    from spread.dandelion import StemProtocol
+    from anonspread.spread.dandelion import StemProtocol
 
     protocol = _check_protocol(protocol)
     T = check_int(T, "T", low=0)
@@ -803,7 +762,7 @@ def simulate_messages(
     g = as_contact_graph(graph)
     anon = None
     if stem:
-        from spread.dandelion import _draw, _finite_graph
+        from anonspread.spread.dandelion import _draw, _finite_graph
 
         g = _finite_graph(g, protocol)
         protocol.check_graph(g)
@@ -879,13 +838,13 @@ def _assemble(g, protocol, T, src, nodes, channel, delay, anon=None) -> MessageR
     index = idx.astype(np.int32) if not isinstance(g, LazyTree) else idx
     sp = make_spread(g, protocol, T, index, times, parent_position, vs_idx, sizes)
     all_idx = np.concatenate([s_idx, r_idx])
-    lab = _labels(g, all_idx) if n_msg else np.empty(0, np.int64)
+    lab = g.labels_of(all_idx) if n_msg else np.empty(0, np.int64)
     log = MessageLog(
         sent=sent, received=recv, sender=lab[:n_msg], receiver=lab[n_msg:], kind=kind,
         delivered=recv <= T,
     )
     per = Counter(s_idx.tolist())
-    per_lab = _labels(g, np.array(sorted(per), dtype=np.int64)) if per else []
+    per_lab = g.labels_of(np.array(sorted(per), dtype=np.int64)) if per else []
     counts = MessageCounts(
         total=n_msg,
         by_kind={k: int(np.sum(kind == k)) for k in KINDS},

@@ -21,9 +21,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from anonspread.engine import store as _store
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
-from spread import _store
 
 __all__ = [
     "ContactGraph",
@@ -110,6 +110,17 @@ class ContactGraph:
             self._degrees = d
         return self._degrees
 
+    def labels_of(self, idx: np.ndarray) -> np.ndarray:
+        """The labels of the nodes with indices ``idx``: int64 when every label is an int,
+        else an object array."""
+        arr = self.label_array()
+        if arr is not None:
+            return arr[idx]
+        labels = self.labels
+        out = np.empty(len(idx), dtype=object)
+        out[:] = [labels[i] for i in idx]
+        return out
+
     def label_array(self) -> np.ndarray | None:
         """``labels`` as an int64 array when every label is an int, else None (cached)."""
         cached = self._label_array
@@ -154,10 +165,10 @@ class ContactGraph:
     def _new_store(self):
         return _store.new_finite_store(self.indptr, self.indices)
 
-    def _take_store(self):
+    def take_store(self):
         """A store with clean run state: a cached one if any is free, else a new one.
 
-        Give it back with :meth:`_give_store` once its run state is cleared again, so
+        Give it back with :meth:`give_store` once its run state is cleared again, so
         that a run costs time in proportion to the nodes it touches, not to the graph.
         """
         try:
@@ -165,7 +176,7 @@ class ContactGraph:
         except IndexError:
             return self._new_store()
 
-    def _give_store(self, store) -> None:
+    def give_store(self, store) -> None:
         if not self._stores:
             self._stores.append(store)
 
@@ -417,7 +428,7 @@ class LazyTree:
         """How many nodes of the infinite tree exist so far."""
         return int(self.store[5][0])
 
-    def _check_node(self, v: Any, name: str = "node") -> int:
+    def node_index(self, v: Any, name: str = "node") -> int:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise GraphError(f"{name} must be a node id (int) of this tree; got {v!r}")
         if not 0 <= int(v) < self.number_of_touched_nodes():
@@ -427,25 +438,29 @@ class LazyTree:
             )
         return int(v)
 
+    def labels_of(self, idx: np.ndarray) -> np.ndarray:
+        """The labels of the nodes with ids ``idx`` (a tree's labels are its int64 ids)."""
+        return np.asarray(idx).astype(np.int64)
+
     def degree(self, v: int) -> int:
-        v = self._check_node(v)
+        v = self.node_index(v)
         return int(self.store[1][v])
 
     def neighbors(self, v: int) -> np.ndarray:
         """Neighbour ids of node ``v`` (creating them if needed)."""
-        v = self._check_node(v)
+        v = self.node_index(v)
         self._store = _store.expand(self.store, v)
         s = self._store
         return s[2][s[0][v] : s[0][v] + s[1][v]].copy()
 
     def parent(self, v: int) -> int | None:
         """The tree parent of ``v`` towards the root (None for the root)."""
-        v = self._check_node(v)
+        v = self.node_index(v)
         p = int(self.store[3][v])
         return None if p < 0 else p
 
     def depth(self, v: int) -> int:
-        v = self._check_node(v)
+        v = self.node_index(v)
         tpar = self.store[3]
         d = 0
         while tpar[v] >= 0:
@@ -457,7 +472,7 @@ class LazyTree:
         """On :func:`line`: the signed position of node ``v`` (root 0, its first child +1)."""
         if self.kind != "line":
             raise GraphError(f"position() is defined on line() only; this is {self!r}")
-        v = self._check_node(v)
+        v = self.node_index(v)
         tpar = self.store[3]
         if v == 0:
             return 0

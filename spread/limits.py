@@ -149,7 +149,7 @@ _LOOP = 10**5  # longer recurrences are replaced by the ball bound (closed form)
 
 
 def _register_builtin() -> None:
-    from spread.protocols import (
+    from anonspread.spread.protocols import (
         AdaptiveDiffusion,
         Flooding,
         LineProtocol,

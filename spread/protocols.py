@@ -20,11 +20,11 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
+from anonspread.spread._params import Parametrized
 
+from anonspread.engine import spreading as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_probability
-from spread import _kernels
-from spread._params import Parametrized
 
 __all__ = [
     "PROTOCOLS",
@@ -65,8 +65,8 @@ def register_protocol(name: str):
 class Protocol(Parametrized):
     """Base class: a spreading protocol run by a compiled kernel.
 
-    Subclasses set :attr:`kernel` (a function of ``spread._kernels``), its
-    :attr:`kernel_code` (for compiled drivers, see ``spread._kernels.run_protocol``) and
+    Subclasses set :attr:`kernel` (a function of ``anonspread.engine.spreading``), its
+    :attr:`kernel_code` (for compiled drivers, see ``anonspread.engine.spreading.run_protocol``) and
     implement :meth:`kernel_params`, the float64 parameter vector the kernel reads.
     """
 
@@ -102,7 +102,7 @@ class Flooding(Protocol):
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> spread.simulate(spread.graphs.line(), Flooding(), T=3).infected.size
     7
     """
@@ -150,7 +150,7 @@ class LineProtocol(Protocol):
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> s = spread.simulate(spread.graphs.line(), LineProtocol(), T=10, rng=3)
     >>> 1 <= s.infected.size <= 21
     True
@@ -220,7 +220,7 @@ class TreeProtocol(Protocol):
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> s = spread.simulate(spread.graphs.regular_tree(3), TreeProtocol(), T=4, rng=1)
     >>> hops, v = 0, s.virtual_source  # the source is a leaf of the ball of radius 2
     >>> while s.parent[v] is not None:
@@ -447,7 +447,7 @@ class AdaptiveDiffusion(Protocol):
 
     Examples
     --------
-    >>> import spread
+    >>> from anonspread import spread
     >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), T=4, rng=1)
     >>> s.infected.size  # the ball of radius 2 in a 3-regular tree
     10

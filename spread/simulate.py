@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.spread.graphs import LazyTree, as_contact_graph
+from anonspread.spread.limits import check_run_size
+from anonspread.spread.protocols import Protocol
+from anonspread.spread.result import Spread, SpreadBatch
 
+from anonspread.engine.spreading import run_batch_for
+from anonspread.engine.store import NCOL, PARENT, TIME, reset_run_state
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
-from spread._kernels import run_batch_for
-from spread._store import NCOL, PARENT, TIME, reset_run_state
-from spread.graphs import LazyTree, as_contact_graph
-from spread.limits import check_run_size
-from spread.protocols import Protocol
-from spread.result import Spread, SpreadBatch
 
 __all__ = ["batch_setup", "make_spread", "simulate", "simulate_many"]
 
@@ -29,22 +29,10 @@ def _check_protocol(protocol: Any) -> Protocol:
 
 def _source_index(g, source: Any, rng: np.random.Generator) -> int:
     if isinstance(g, LazyTree):
-        return 0 if source is None else g._check_node(source, "source")
+        return 0 if source is None else g.node_index(source, "source")
     if source is None:
         return int(rng.integers(0, g.number_of_nodes()))
     return g.node_index(source)
-
-
-def _labels(g, idx: np.ndarray) -> np.ndarray:
-    if isinstance(g, LazyTree):
-        return idx.astype(np.int64)
-    arr = g.label_array()
-    if arr is not None:
-        return arr[idx]
-    labels = g.labels
-    out = np.empty(len(idx), dtype=object)
-    out[:] = [labels[i] for i in idx]
-    return out
 
 
 def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarray,
@@ -54,9 +42,9 @@ def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarra
     ``idx`` are the infected nodes in infection order (source first), ``vs_index`` the
     virtual source after each step (ignored for protocols without one).
     """
-    infected = _labels(g, idx)
+    infected = g.labels_of(idx)
     if protocol.has_virtual_source and vs_index is not None:
-        hist = _labels(g, vs_index)
+        hist = g.labels_of(vs_index)
         vs = hist[T].item() if hasattr(hist[T], "item") else hist[T]
     else:
         hist, vs = None, None
@@ -99,8 +87,8 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
 
     Examples
     --------
-    >>> import spread
-    >>> from spread.protocols import AdaptiveDiffusion
+    >>> from anonspread import spread
+    >>> from anonspread.spread.protocols import AdaptiveDiffusion
     >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 6, rng=2)
     >>> s.n_infected  # the ball of radius 3 around the virtual source
     22
@@ -117,7 +105,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     # Only the state of the nodes a run infects is touched (and cleared afterwards), so a
     # run costs time in proportion to its spread, not to the graph.
     lazy = isinstance(g, LazyTree)
-    store = g.store if lazy else g._take_store()
+    store = g.store if lazy else g.take_store()
     src32 = np.int32(src)  # the batch drivers' type: one compiled specialisation for both
     try:
         store, n = protocol.kernel(store, src32, T, params, gen, vs_out, sizes)
@@ -135,7 +123,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     if lazy:
         g._store = store
     else:
-        g._give_store(store)
+        g.give_store(store)
     # position of each parent in infection order, by binary search (no full-size map)
     sorter = np.argsort(idx, kind="stable")
     found = sorter[np.searchsorted(idx, np.maximum(parents, 0), sorter=sorter)]
@@ -170,7 +158,7 @@ def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np
     else:
         sources = np.full(trials, g.node_index(source), np.int32)
     # the drivers leave the run state clean: callers give the store back with g._give_store
-    return False, sources, np.zeros(trials, np.uint64), g._take_store()
+    return False, sources, np.zeros(trials, np.uint64), g.take_store()
 
 
 def simulate_many(
@@ -202,8 +190,8 @@ def simulate_many(
 
     Examples
     --------
-    >>> import spread
-    >>> from spread.protocols import AdaptiveDiffusion
+    >>> from anonspread import spread
+    >>> from anonspread.spread.protocols import AdaptiveDiffusion
     >>> b = spread.simulate_many(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 4, 100, rng=0)
     >>> set(b.n_infected.tolist())
     {10}
@@ -222,11 +210,11 @@ def simulate_many(
     store = run_batch_for(protocol.kernel_code)(store, lazy, sources, seeds, T, params, gen, sizes,
                                                 vs_hops, vs_node)
     if not lazy:
-        g._give_store(store)
+        g.give_store(store)
     return SpreadBatch(
         T=T,
         trials=trials,
-        sources=_labels(g, sources) if not lazy else sources.astype(np.int64),
+        sources=g.labels_of(sources) if not lazy else sources.astype(np.int64),
         sizes=sizes,
         vs_hops=vs_hops,
         virtual_source=vs_node,

@@ -24,19 +24,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from anonspread.harness.cli import main
+from anonspread.privacy import funnel, krandom, profiles
+from anonspread.privacy.utility import KL, MutualInformation, TotalVariation
+from anonspread.spread.graphs import from_edgelist, line, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion, RandomDiffusion, alpha
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import adversaries
-import harness
-import privacy
-import spread
-from anonspread import AnonspreadError
-from harness.cli import main
-from privacy import funnel, krandom, profiles
-from privacy.utility import KL, MutualInformation, TotalVariation
-from spread.graphs import from_edgelist, line, random_tree, regular_tree
-from spread.protocols import AdaptiveDiffusion, RandomDiffusion, alpha
+from anonspread import AnonspreadError, adversaries, harness, privacy, spread
 
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -251,7 +247,7 @@ CASES = [
 
 @functools.lru_cache(maxsize=1)
 def _spy_observation():
-    from spread.events import simulate_messages
+    from anonspread.spread.events import simulate_messages
 
     g = regular_tree(3)
     run = simulate_messages(g, RandomDiffusion(0.5), 4, rng=0)
@@ -446,7 +442,7 @@ def _bad_texts(spec: Any) -> list[str]:
 
 
 def _component_axes() -> list[tuple[str, str, str, list[str]]]:
-    from harness.components import component_info, list_components
+    from anonspread.harness.components import component_info, list_components
 
     axes = []
     for kind in ("graph", "protocol", "estimator"):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import doctest
 import importlib
 import os
-import pkgutil
 import re
 import subprocess
 import sys
@@ -23,23 +22,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _modules import all_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("anonspread", "spread", "adversaries", "privacy", "harness", "datasets")
 SKIP = "<!-- docs-test: skip -->"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 _FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 
 
 def _modules() -> list[str]:
-    names = []
-    for pkg in PACKAGES:
-        names.append(pkg)
-        path = ROOT / pkg
-        for info in pkgutil.walk_packages([str(path)], prefix=f"{pkg}."):
-            if not info.name.endswith("__main__"):
-                names.append(info.name)
-    return sorted(names)
+    return all_modules()
 
 
 def _doctests(module_name: str) -> list[doctest.DocTest]:
@@ -122,6 +114,5 @@ def test_docs_python_blocks(path, tmp_path):
 
 
 def _env() -> dict[str, str]:
-    env = {**os.environ, "MPLBACKEND": "Agg", "CI": "1"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return env
+    # the installed package only: the repository root is not on the path, as for a user
+    return {**os.environ, "MPLBACKEND": "Agg", "CI": "1"}

@@ -1,4 +1,4 @@
-"""numba's on-disk cache as the project uses it (anonspread._numba_cache).
+"""numba's on-disk cache as the project uses it (anonspread.engine._numba_cache).
 
 * a compiled function's entry is stamped with every source file it may contain, so an
   edit of a kernel it calls in another package makes the entry stale (recompiled);
@@ -18,44 +18,40 @@ from pathlib import Path
 
 import pytest
 
-from anonspread import _numba_cache as nc
+from anonspread.engine import _numba_cache as nc
 
 ROOT = Path(nc.__file__).resolve().parent.parent
 
 
 def _tree(tmp_path):
-    for pkg in ("spread", "adversaries", "harness", "privacy"):
-        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for pkg, path in nc._package_dirs().items():
+        shutil.copytree(path, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return tmp_path
 
 
 def test_stamp_follows_the_sources_a_kernel_may_contain(tmp_path, monkeypatch):
     root = _tree(tmp_path)
-    monkeypatch.setattr(nc, "_ROOT", root)
+    monkeypatch.setattr(nc, "_DIRS", {p: root / p for p in nc._package_dirs()})
     nc.source_stamp.cache_clear()
     try:
-        before = {p: nc.source_stamp(p) for p in nc.DEPENDS}
-        # an edit of a spread kernel: spread's, adversaries' and harness's entries go stale
-        with open(root / "spread" / "_kernels.py", "a") as f:
+        before = nc.source_stamp("engine")
+        # an edit of one kernel module stales every engine entry (a driver links its callees)
+        with open(root / "engine" / "spreading.py", "a") as f:
             f.write("\n# edited\n")
         nc.source_stamp.cache_clear()
-        after = {p: nc.source_stamp(p) for p in nc.DEPENDS}
-        assert {p for p in nc.DEPENDS if after[p] != before[p]} == {"spread", "adversaries", "harness"}
-        # an edit in adversaries leaves spread's entries alone
-        with open(root / "adversaries" / "batch.py", "a") as f:
-            f.write("\n# edited\n")
+        after = nc.source_stamp("engine")
+        assert after != before
+        # a file that is not a Python source of the engine does not
+        (root / "engine" / "notes.txt").write_text("x")
         nc.source_stamp.cache_clear()
-        again = {p: nc.source_stamp(p) for p in nc.DEPENDS}
-        assert again["spread"] == after["spread"]
-        assert again["adversaries"] != after["adversaries"]
-        assert again["privacy"] == before["privacy"]
+        assert nc.source_stamp("engine") == after
     finally:
         nc.source_stamp.cache_clear()
 
 
 def test_a_project_function_is_located_and_locked():
-    from adversaries import _kernels as K
-    from spread import _store
+    from anonspread.engine import scoring as K
+    from anonspread.engine import store as _store
 
     path = nc.compile_lock_path(K.tree_rumor)
     assert path is not None and path.endswith(".compile.lock")
@@ -72,7 +68,7 @@ def test_a_project_function_is_located_and_locked():
 _CHILD = r"""
 import json, os, sys, time
 import numpy as np
-from adversaries import _kernels as K
+from anonspread.engine import scoring as K
 go = sys.argv[1]
 while not os.path.exists(go):
     time.sleep(0.005)

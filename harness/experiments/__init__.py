@@ -26,7 +26,7 @@ registries; :func:`harness.get_experiment` does so on its first call.
   chosen graph family.
 """
 
-from harness.experiments import (
+from anonspread.harness.experiments import (
     dandelion,
     funnel,
     graphs,

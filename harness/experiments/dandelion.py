@@ -26,11 +26,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
-from harness.grid import Grid
-from harness.params import Param
-from harness.registry import register_experiment
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
+from anonspread.harness.grid import Grid
+from anonspread.harness.params import Param
+from anonspread.harness.registry import register_experiment
 
 __all__: list[str] = []
 
@@ -64,7 +63,7 @@ def population_trials(n_nodes: int, fraction: float, d: int, routing: str, trans
     Returns ``precision_E`` and ``recall_E`` arrays for each estimator ``E`` and
     ``hops`` (mean stem length, diffusion: infected honest nodes before a spy).
     """
-    from adversaries import transactions as tx
+    from anonspread.adversaries import transactions as tx
 
     out = {f"{m}_{e}": np.zeros(trials) for e in estimators for m in ("precision", "recall")}
     out["hops"] = np.zeros(trials)
@@ -87,21 +86,21 @@ def population_trials(n_nodes: int, fraction: float, d: int, routing: str, trans
 
 
 def _k(params: Mapping[str, Any]) -> int:
-    from adversaries.transactions_theory import spies_for
+    from anonspread.adversaries.transactions_theory import spies_for
 
     return spies_for(int(params["nodes"]), float(params["fraction"]))
 
 
 def precision_bound(params: Mapping[str, Any]) -> float:
     """The papers' lower bound on the best expected precision, any protocol: ``p^2``."""
-    from adversaries.transactions_theory import precision_lower_bound
+    from anonspread.adversaries.transactions_theory import precision_lower_bound
 
     return precision_lower_bound(float(params["fraction"]))
 
 
 def recall_bound(params: Mapping[str, Any]) -> float:
     """The papers' lower bound on the best expected recall, any protocol: ``p``."""
-    from adversaries.transactions_theory import recall_lower_bound
+    from anonspread.adversaries.transactions_theory import recall_lower_bound
 
     return recall_lower_bound(float(params["fraction"]))
 
@@ -114,7 +113,7 @@ def _is_line(params: Mapping[str, Any]) -> bool:
 
 def line_first_spy_precision(params: Mapping[str, Any]) -> float:
     """Exact E[precision] of first-spy on the line (NaN for other graphs)."""
-    from adversaries.transactions_theory import line_first_spy
+    from anonspread.adversaries.transactions_theory import line_first_spy
 
     if not _is_line(params) or _k(params) < 1:
         return math.nan
@@ -123,7 +122,7 @@ def line_first_spy_precision(params: Mapping[str, Any]) -> float:
 
 def line_recall(params: Mapping[str, Any]) -> float:
     """Exact E[recall] of first-spy and of max-recall on the line: ``k/(n-1)``."""
-    from adversaries.transactions_theory import line_first_spy
+    from anonspread.adversaries.transactions_theory import line_first_spy
 
     if not _is_line(params) or _k(params) < 1:
         return math.nan
@@ -132,7 +131,7 @@ def line_recall(params: Mapping[str, Any]) -> float:
 
 def line_max_precision(params: Mapping[str, Any]) -> float:
     """Exact E[precision] of max-precision on the line: ``k/(n-1)``."""
-    from adversaries.transactions_theory import line_max_precision as f
+    from anonspread.adversaries.transactions_theory import line_max_precision as f
 
     if not _is_line(params) or _k(params) < 1:
         return math.nan
@@ -141,7 +140,7 @@ def line_max_precision(params: Mapping[str, Any]) -> float:
 
 def line_first_spy_limit(params: Mapping[str, Any]) -> float:
     """``p^2 log(1/p)/(1-p)``: first-spy precision on the line as n -> inf."""
-    from adversaries.transactions_theory import line_first_spy_precision_limit
+    from anonspread.adversaries.transactions_theory import line_first_spy_precision_limit
 
     if not _is_line(params):
         return math.nan
@@ -330,9 +329,8 @@ def deployed_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator)
     max-precision / max-recall.
     """
     import networkx as nx
-
-    from adversaries import transactions as tx
-    from spread.dandelion import DandelionPlusPlus, draw_anonymity_graph, simulate_stems
+    from anonspread.adversaries import transactions as tx
+    from anonspread.spread.dandelion import DandelionPlusPlus, draw_anonymity_graph, simulate_stems
 
     nodes, q = int(params["nodes"]), float(params["q"])
     proto = DandelionPlusPlus(q)

@@ -16,10 +16,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
-from harness.grid import Grid
-from harness.registry import register_experiment
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
+from anonspread.harness.grid import Grid
+from anonspread.harness.registry import register_experiment
 
 __all__: list[str] = []
 
@@ -46,7 +45,7 @@ def _uniform_joint(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarr
 
 def ldp_vs_lip(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Optimal eps-LIP vs optimal eps-LDP (or eps/2-LDP) on one random p_sx: utility and time."""
-    from privacy import funnel
+    from anonspread.privacy import funnel
 
     p = _uniform_joint((int(params["c"]), int(params["a"])), rng)
     eps = float(params["eps"])
@@ -106,7 +105,7 @@ register_experiment(Experiment(
 
 def lip_vs_srlip(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Optimal eps-LIP on the tuples vs the Theorem 4 eps-SRLIP product, one random p_sx."""
-    from privacy import funnel
+    from anonspread.privacy import funnel
 
     sizes = tuple(int(v) for v in str(params["attributes"]).split("x"))
     p = _uniform_joint((int(params["c"]), *sizes), rng)
@@ -156,8 +155,9 @@ METHODS = ("opt_lip", "grr", "cr", "oue")
 @lru_cache(maxsize=16)
 def adult(secret: str, data: str) -> np.ndarray:
     """Empirical joint p_sx of an Adult secret and data attribute (training split, '?' kept)."""
-    import datasets
-    from privacy.funnel import adult_joint
+    from anonspread.privacy.funnel import adult_joint
+
+    from anonspread import datasets
 
     return adult_joint(datasets.load_adult("train"), secret, data).p_sx
 
@@ -170,7 +170,7 @@ def _heavy(method: str, secret: str, data: str) -> bool:
 
 def adult_utility(method: str, secret: str, data: str, eps: float, full: bool) -> float:
     """I(X; Y) of one protocol calibrated to eps-LIP on Adult (NaN for skipped heavy cases)."""
-    from privacy import funnel
+    from anonspread.privacy import funnel
 
     if _heavy(method, secret, data) and not full:
         return math.nan
@@ -182,7 +182,7 @@ def adult_utility(method: str, secret: str, data: str, eps: float, full: bool) -
 
 def adult_all(params: Mapping[str, Any]) -> dict[str, float]:
     """I(X; Y) for X in {education, relationship, sex} for one method, secret and eps."""
-    from privacy.funnel import ADULT_DATA
+    from anonspread.privacy.funnel import ADULT_DATA
 
     return {x: adult_utility(str(params["method"]), str(params["secret"]), x,
                              float(params["eps"]), bool(params["full"])) for x in ADULT_DATA}
@@ -229,7 +229,7 @@ for _secret, _tag in (("marital-status", "marital"), ("occupation", "occupation"
 
 def _grr_cr(p: np.ndarray, eps: float) -> tuple[float, float, float, float]:
     """Normalised I(X;Y)/H(X) of GRR and CR at LIP eps, and their alphas."""
-    from privacy import funnel
+    from anonspread.privacy import funnel
 
     h = _entropy(p.sum(axis=0))
     grr = funnel.mutual_information(funnel.grr(p, eps), p) / h
@@ -325,7 +325,7 @@ register_experiment(Experiment(
 
 def adult_alphas(params: Mapping[str, Any]) -> dict[str, float]:
     """alpha_GRR and alpha_CR calibrated to LIP eps on an Adult (secret, data) pair."""
-    from privacy import funnel
+    from anonspread.privacy import funnel
 
     p = adult(str(params["secret"]), str(params["data"]))
     eps = float(params["eps"])

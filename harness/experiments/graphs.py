@@ -38,10 +38,10 @@ import math
 from typing import Any
 
 import numpy as np
+from anonspread.harness.components import register_component
+from anonspread.harness.params import Param
 
 from anonspread.errors import InvalidParameterError
-from harness.components import register_component
-from harness.params import Param
 
 __all__ = ["TREE_DEGREES", "parse_degree_law"]
 
@@ -73,7 +73,7 @@ def erdos_renyi(n: int = 1000, mean_degree: float = 5.0, *, rng: int = 0) -> Any
     uniform subset of the pairs (unordered pairs drawn uniformly until that many are
     distinct), which is G(n, p) exactly.
     """
-    from spread.graphs import ContactGraph, _csr_from_pairs
+    from anonspread.spread.graphs import ContactGraph, _csr_from_pairs
 
     if n > 1 and mean_degree > n - 1:
         raise InvalidParameterError(
@@ -151,21 +151,21 @@ def stochastic_block(n: int = 1000, blocks: int = 2, p_in: float = 0.05, p_out: 
 @register_component("graph", "edgelist", params={"path": Param("str", doc="edge-list file (.gz allowed)")})
 def edgelist(*, path: str) -> Any:
     """A user's edge-list file (whitespace-separated pairs, '#' comments, plain or .gz)."""
-    from spread.graphs import from_edgelist
+    from anonspread.spread.graphs import from_edgelist
 
     return from_edgelist(path)
 
 
 def _dataset(name: str, *, min_degree: int = 0, iterative: bool = False,
              largest_component: bool = False) -> Any:
-    import datasets
+    from anonspread import datasets
 
     return datasets.load_graph(name, min_degree=min_degree, iterative=iterative,
                                largest_component=largest_component)
 
 
 def _register_datasets() -> None:
-    import datasets
+    from anonspread import datasets
 
     for name in datasets.list_datasets("graph"):
         # ego-facebook defaults to the thesis's preparation (§2.4.2: degree >= 3, one pass)
@@ -184,7 +184,7 @@ _register_datasets()
 @register_component("graph", "line")
 def line() -> Any:
     """The infinite line (2-regular tree)."""
-    from spread.graphs import line as make
+    from anonspread.spread.graphs import line as make
 
     return make()
 
@@ -192,7 +192,7 @@ def line() -> Any:
 @register_component("graph", "regular-tree", params={"d": Param("int", 3, low=2)})
 def regular_tree(d: int = 3) -> Any:
     """The infinite d-regular tree."""
-    from spread.graphs import regular_tree as make
+    from anonspread.spread.graphs import regular_tree as make
 
     return make(d)
 
@@ -227,7 +227,7 @@ def parse_degree_law(text: str) -> dict[int, float]:
                     params={"degrees": Param("str", "3:0.5 4:0.5", doc="degree law, DEGREE:PROB pairs")})
 def random_tree(degrees: str = "3:0.5 4:0.5") -> Any:
     """Infinite random tree, i.i.d. degrees (the simulators draw a fresh tree per trial)."""
-    from spread.graphs import random_tree as make
+    from anonspread.spread.graphs import random_tree as make
 
     return make(parse_degree_law(degrees), rng=0)
 

@@ -8,11 +8,10 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
-from harness.grid import Grid
-from harness.registry import register_experiment
-from privacy.krandom import count_pmf, epsilon, privacy_ratio
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
+from anonspread.harness.grid import Grid
+from anonspread.harness.registry import register_experiment
+from anonspread.privacy.krandom import count_pmf, epsilon, privacy_ratio
 
 __all__: list[str] = []
 

@@ -17,12 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-
-from harness.components import register_component
-from harness.compose import SweepTemplate, register_template
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
-from harness.grid import Grid
-from harness.registry import register_experiment
+from anonspread.harness.components import register_component
+from anonspread.harness.compose import SweepTemplate, register_template
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
+from anonspread.harness.grid import Grid
+from anonspread.harness.registry import register_experiment
 
 __all__: list[str] = []
 
@@ -35,7 +34,7 @@ MECHANISMS = ("binary", "randomized_response", "geometric", "staircase")
 
 def binary(utility: Any, eps: float) -> Any:
     """The binary mechanism of the utility: Eq. (3.22) for mutual information, else (3.14)."""
-    from privacy.mechanisms import binary_mechanism, binary_mechanism_mi
+    from anonspread.privacy.mechanisms import binary_mechanism, binary_mechanism_mi
 
     if hasattr(utility, "P"):
         return binary_mechanism_mi(utility.P, eps)
@@ -44,49 +43,49 @@ def binary(utility: Any, eps: float) -> Any:
 
 def randomized_response(utility: Any, eps: float) -> Any:
     """k-ary randomized response, Eq. (3.16)."""
-    from privacy.mechanisms import randomized_response as rr
+    from anonspread.privacy.mechanisms import randomized_response as rr
 
     return rr(utility.n_inputs, eps)
 
 
 def geometric(utility: Any, eps: float) -> Any:
     """Truncated geometric mechanism (the baseline of §3.3.2)."""
-    from privacy.mechanisms import geometric_mechanism
+    from anonspread.privacy.mechanisms import geometric_mechanism
 
     return geometric_mechanism(utility.n_inputs, eps)
 
 
 def staircase(utility: Any, eps: float) -> Any:
     """The optimal staircase mechanism (LP 3.11, Theorem 3.2.4)."""
-    from privacy.staircase import optimal_staircase
+    from anonspread.privacy.staircase import optimal_staircase
 
     return optimal_staircase(utility, eps)
 
 
 def binary_or_rr(utility: Any, eps: float) -> Any:
     """The better of binary and randomized response (§3.3.2, Fig. 3.4)."""
-    from privacy.mechanisms import binary_or_randomized_response
+    from anonspread.privacy.mechanisms import binary_or_randomized_response
 
     return binary_or_randomized_response(utility, eps)
 
 
 def random_kl(k: int, rng: np.random.Generator) -> Any:
     """``D_kl(M0 || M1)`` for ``P0, P1`` uniform on the simplex of size ``k``."""
-    from privacy.utility import KL
+    from anonspread.privacy.utility import KL
 
     return KL(rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k)))
 
 
 def random_tv(k: int, rng: np.random.Generator) -> Any:
     """Total variation for ``P0, P1`` uniform on the simplex."""
-    from privacy.utility import TotalVariation
+    from anonspread.privacy.utility import TotalVariation
 
     return TotalVariation(rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k)))
 
 
 def random_mi(k: int, rng: np.random.Generator) -> Any:
     """``I(X; Y)`` for ``X ~ P``, ``P`` uniform on the simplex."""
-    from privacy.utility import MutualInformation
+    from anonspread.privacy.utility import MutualInformation
 
     return MutualInformation(rng.dirichlet(np.ones(k)))
 
@@ -299,7 +298,7 @@ P1_EXAMPLE = (0.1, 0.2, 0.3, 0.4)
 
 def tv_exact(params: Mapping[str, Any]) -> dict[str, float]:
     """TV of the optimal staircase and of the binary mechanism for the example pair."""
-    from privacy.utility import TotalVariation
+    from anonspread.privacy.utility import TotalVariation
 
     utility = TotalVariation(P0_EXAMPLE, P1_EXAMPLE)
     eps = float(params["eps"])
@@ -309,7 +308,7 @@ def tv_exact(params: Mapping[str, Any]) -> dict[str, float]:
 
 def tv_closed_form(params: Mapping[str, Any]) -> float:
     """(e^eps - 1)/(e^eps + 1) ||P0 - P1||_TV (Cor. 3.3.7)."""
-    from privacy.bounds import tv_binary
+    from anonspread.privacy.bounds import tv_binary
 
     return float(tv_binary(P0_EXAMPLE, P1_EXAMPLE, float(params["eps"])))
 
@@ -345,8 +344,8 @@ def _lower_boundary(region: Any, p_fa: float) -> float:
 
 def quaternary_region(params: Mapping[str, Any]) -> dict[str, float]:
     """Lower boundary of the error region of the quaternary mechanism at P_FA = p_fa."""
-    from privacy.dominance import error_region
-    from privacy.mechanisms import quaternary_mechanism
+    from anonspread.privacy.dominance import error_region
+    from anonspread.privacy.mechanisms import quaternary_mechanism
 
     eps, delta, p_fa = float(params["eps"]), float(params["delta"]), float(params["p_fa"])
     return {"quaternary": _lower_boundary(error_region(quaternary_mechanism(eps, delta)), p_fa)}
@@ -467,21 +466,21 @@ def _four(utility: Any, eps: float) -> dict[str, float]:
 
 def kl_high_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """D_kl(M0 || M1) of the four mechanisms for one random pair with the given TV."""
-    from privacy.utility import KL
+    from anonspread.privacy.utility import KL
 
     return _four(KL(*pair_with_tv(int(params["k"]), float(params["tv"]), rng)), float(params["eps"]))
 
 
 def kl_low_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """D_kl(M0 || M1) of the four mechanisms for one random pair with the given D(P0||P1)."""
-    from privacy.utility import KL
+    from anonspread.privacy.utility import KL
 
     return _four(KL(*pair_with_kl(int(params["k"]), float(params["kl"]), rng)), float(params["eps"]))
 
 
 def mi_high_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """I(X; Y) of the four mechanisms for one random P with the given P(T)P(T^c)."""
-    from privacy.utility import MutualInformation
+    from anonspread.privacy.utility import MutualInformation
 
     P = dist_with_balance(int(params["k"]), float(params["balance"]), rng)
     return _four(MutualInformation(P), float(params["eps"]))
@@ -489,7 +488,7 @@ def mi_high_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict
 
 def mi_low_privacy(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """I(X; Y) of the four mechanisms for one random P with the given H(X)."""
-    from privacy.utility import MutualInformation
+    from anonspread.privacy.utility import MutualInformation
 
     P = dist_with_entropy(int(params["k"]), float(params["entropy"]), rng)
     return _four(MutualInformation(P), float(params["eps"]))
@@ -508,7 +507,7 @@ def eq_3_18(params: Mapping[str, Any]) -> float:
 
 def eq_3_23(params: Mapping[str, Any]) -> float:
     """Eq. (3.23) exactly: I(X; Y) of the binary mechanism depends on P only through P(T)."""
-    from privacy.bounds import mi_binary
+    from anonspread.privacy.bounds import mi_binary
 
     t = 0.5 * (1.0 - np.sqrt(max(0.0, 1.0 - 4.0 * float(params["balance"]))))
     return float(mi_binary([t, 1 - t], float(params["eps"])))

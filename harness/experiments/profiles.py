@@ -13,10 +13,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from harness.experiment import Experiment, Metric, PlotSpec, Theory
-from harness.grid import Grid
-from harness.registry import register_experiment
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
+from anonspread.harness.grid import Grid
+from anonspread.harness.registry import register_experiment
 
 __all__: list[str] = []
 
@@ -31,7 +30,7 @@ def couplet_parameters(diff: float) -> tuple[float, float]:
 
 def couplet_flip(params: Mapping[str, Any]) -> dict[str, float]:
     """Flip probabilities of Smooth One Bit (LP 5) and Algorithm 1 (LP 4) on a couplet."""
-    from privacy import profiles as pr
+    from anonspread.privacy import profiles as pr
 
     eps = float(params["eps"])
     p_a, p_b = couplet_parameters(float(params["diff"]))
@@ -48,7 +47,7 @@ def ldp_flip(params: Mapping[str, Any]) -> float:
 
 def observation_10(params: Mapping[str, Any]) -> float:
     """The closed-form bound (7) of Observation 10 on the flip probability of LP (4)."""
-    from privacy.profiles import observation10_bound
+    from anonspread.privacy.profiles import observation10_bound
 
     return observation10_bound(*couplet_parameters(float(params["diff"])), float(params["eps"]))
 
@@ -82,7 +81,7 @@ register_experiment(Experiment(
 
 @lru_cache(maxsize=64)
 def _categorical_costs(eps: float) -> tuple[float, ...]:
-    from privacy import profiles as pr
+    from anonspread.privacy import profiles as pr
 
     g = pr.categorical_chain_3()
     return tuple(pr.category_costs(g.profiles, pr.smooth_categorical(g.profiles, g.edges, eps)))
@@ -90,7 +89,7 @@ def _categorical_costs(eps: float) -> tuple[float, ...]:
 
 def krr_cost(params: Mapping[str, Any]) -> float:
     """Cost (8) of category ``category`` under K-ary randomized response (closed form)."""
-    from privacy import profiles as pr
+    from anonspread.privacy import profiles as pr
 
     g = pr.categorical_chain_3()
     P = np.asarray(g.profiles)
@@ -133,7 +132,7 @@ register_experiment(Experiment(
 
 @lru_cache(maxsize=256)
 def _chain_flips(n: int, eps: float) -> tuple[float, ...]:
-    from privacy import profiles as pr
+    from anonspread.privacy import profiles as pr
 
     g = pr.bernoulli_chain(n)
     return tuple(pr.smooth_one_bit(g.bernoulli_parameters, g.edges, eps))

@@ -30,11 +30,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from anonspread.harness.compose import SweepTemplate, register_template
+from anonspread.harness.experiment import Metric, PlotSpec, Theory
+from anonspread.harness.params import Param
 
 from anonspread.errors import GraphError, InvalidParameterError
-from harness.compose import SweepTemplate, register_template
-from harness.experiment import Metric, PlotSpec, Theory
-from harness.params import Param
 
 __all__: list[str] = []
 
@@ -54,9 +54,8 @@ DEFAULT_ATTACKS = (
 
 
 def _attack_names() -> tuple[str, ...]:
-    from adversaries.registry import ESTIMATORS, _load
+    from anonspread.adversaries import ESTIMATORS  # the package fills its registry
 
-    _load()
     return tuple(f"{p}/{e}" for p in PROTOCOLS for e in sorted(ESTIMATORS) if e != "exact")
 
 
@@ -64,14 +63,14 @@ def make_protocol(name: str, graph: Any, params: Mapping[str, Any]) -> Any:
     """The protocol object of ``name`` on ``graph`` (``q`` for the stems)."""
     q = float(params.get("q", 0.1))
     if name == "adaptive-diffusion":
-        from harness.experiments.spreading import adaptive_diffusion
+        from anonspread.harness.experiments.spreading import adaptive_diffusion
 
         return adaptive_diffusion(graph)
     if name == "diffusion":
-        from spread.events import ContinuousDiffusion
+        from anonspread.spread.events import ContinuousDiffusion
 
         return ContinuousDiffusion(1.0)
-    from spread.dandelion import Dandelion, DandelionPlusPlus
+    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
 
     return Dandelion(q) if name == "dandelion" else DandelionPlusPlus(q)
 
@@ -96,8 +95,9 @@ def _observation_of(spec: Any, snapshot: Any, spies: Any) -> tuple:
 def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
                   components: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """``n`` transactions of one protocol on the point's graph, scored by one adversary."""
-    import adversaries as A
-    from harness.experiments.spreading import make_graph
+    from anonspread.harness.experiments.spreading import make_graph
+
+    from anonspread import adversaries as A
 
     proto_name, adv = _split(params["attack"])
     g = make_graph(params, rng, components=components)
@@ -127,7 +127,7 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
     kw = spec.params(protocol, g)
     out = {"detection": np.zeros(n)}
     if stem:
-        from spread.dandelion import simulate_stems
+        from anonspread.spread.dandelion import simulate_stems
 
         batch = simulate_stems(g, protocol, n, spies=[[labels[j] for j in row] for row in spies]
                                if k else (), sources=[labels[s] for s in sources], rng=rng)
@@ -144,7 +144,7 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
         b = A.simulate_and_score(g, protocol, T, n, estimators=(adv,), rng=rng)
         out["detection"] = b[adv].detection_probability.astype(np.float64)
         return out
-    from spread.events import simulate_messages
+    from anonspread.spread.events import simulate_messages
 
     for i in range(n):
         run = simulate_messages(g, protocol, T, source=labels[sources[i]], rng=rng)
@@ -159,9 +159,7 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
 
 
 def _labels(g: Any, idx: np.ndarray) -> list:
-    from spread.simulate import _labels as labels_of
-
-    return list(labels_of(g, idx).tolist())
+    return g.labels_of(idx).tolist()
 
 
 def recall_bound(params: Mapping[str, Any]) -> float:

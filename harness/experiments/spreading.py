@@ -19,15 +19,15 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from anonspread.harness.components import component_info, register_component
+from anonspread.harness.compose import SweepTemplate, register_template
+from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
+from anonspread.harness.experiments.graphs import TREE_DEGREES
+from anonspread.harness.grid import Grid
+from anonspread.harness.params import Param
+from anonspread.harness.registry import register_experiment
 
 from anonspread.errors import InvalidParameterError
-from harness.components import component_info, register_component
-from harness.compose import SweepTemplate, register_template
-from harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
-from harness.experiments.graphs import TREE_DEGREES
-from harness.grid import Grid
-from harness.params import Param
-from harness.registry import register_experiment
 
 __all__: list[str] = []
 
@@ -52,7 +52,7 @@ def adaptive_diffusion(graph: Any, *, d0: float | None = None, cap: int | None =
     infections per node and step; on infinite trees d0 = the degree of a regular tree,
     else 3, and no cap.
     """
-    from spread.protocols import AdaptiveDiffusion
+    from anonspread.spread.protocols import AdaptiveDiffusion
 
     if graph.is_infinite:
         auto_d0 = graph.regular_degree() or 3
@@ -67,7 +67,7 @@ def adaptive_diffusion(graph: Any, *, d0: float | None = None, cap: int | None =
                     params={"p": Param("float", 0.5, low=0.0, high=1.0, doc="infection probability per step")})
 def random_diffusion(graph: Any, *, p: float = 0.5) -> Any:
     """Random diffusion: each infected node infects each uninfected neighbour w.p. p per step."""
-    from spread.protocols import RandomDiffusion
+    from anonspread.spread.protocols import RandomDiffusion
 
     return RandomDiffusion(p)
 
@@ -75,7 +75,7 @@ def random_diffusion(graph: Any, *, p: float = 0.5) -> Any:
 @register_component("protocol", "flooding")
 def flooding(graph: Any) -> Any:
     """Flooding: every neighbour at once."""
-    from spread.protocols import Flooding
+    from anonspread.spread.protocols import Flooding
 
     return Flooding()
 
@@ -83,7 +83,7 @@ def flooding(graph: Any) -> Any:
 @register_component("protocol", "line")
 def line_protocol(graph: Any) -> Any:
     """Protocol 1 (the line protocol)."""
-    from spread.protocols import LineProtocol
+    from anonspread.spread.protocols import LineProtocol
 
     return LineProtocol()
 
@@ -91,15 +91,15 @@ def line_protocol(graph: Any) -> Any:
 @register_component("protocol", "tree")
 def tree_protocol(graph: Any) -> Any:
     """Protocol 2 (the tree protocol of the thesis's prose and Fig. 2.4)."""
-    from spread.protocols import TreeProtocol
+    from anonspread.spread.protocols import TreeProtocol
 
     return TreeProtocol()
 
 
 def _register_estimators() -> None:
     """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name."""
-    from adversaries.batch import CODES
-    from adversaries.registry import get_estimator
+    from anonspread.adversaries.batch import CODES
+    from anonspread.adversaries.registry import get_estimator
 
     for name in CODES:
         register_component("estimator", name, functools.partial(str, name),
@@ -124,7 +124,7 @@ def make_graph(params: Mapping[str, Any], rng: np.random.Generator | None = None
 
     With ``fresh_graph`` true a random family is redrawn per call from ``rng``.
     """
-    from harness.graphs import graph_for
+    from anonspread.harness.graphs import graph_for
 
     return graph_for(_component("graph", params, components), params, rng=rng,
                      fresh=bool(params.get("fresh_graph", False)))
@@ -164,7 +164,7 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
     ]
     T = params["T"]
     if all(isinstance(e, str) for e in ests):
-        from adversaries import simulate_and_score
+        from anonspread.adversaries import simulate_and_score
 
         b = simulate_and_score(g, proto, T, n, estimators=tuple(ests), rng=rng)
         size = b.n_infected.astype(np.float64)
@@ -182,8 +182,7 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
 
 def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator) -> list[dict]:
     """Trial by trial: each spread simulated once and scored by every ``snapshot -> scores``."""
-    import adversaries
-    import spread
+    from anonspread import adversaries, spread
 
     out = [{k: np.empty(n) for k in ("detection", "hops", "n_infected", "rank")} for _ in funcs]
     for i in range(n):
@@ -216,7 +215,7 @@ DETECTION_AXES = {
 
 def detection_metadata(points: Any, seed: int, components: Any = None) -> dict:
     """The graphs of a detection run (family, parameters, seed, draw, summary)."""
-    from harness.graphs import graph_metadata
+    from anonspread.harness.graphs import graph_metadata
 
     return graph_metadata(points, seed, components=components)
 
@@ -249,7 +248,7 @@ def _degree(params: Mapping[str, Any]) -> int:
 def ad_detection_theory(params: Mapping[str, Any]) -> float:
     """Exact ML detection of adaptive diffusion: 1/(N_T - 1) at even T (Thm 2.3.1), and at
     odd T the value derived in :func:`adversaries.theory.adaptive_diffusion_detection`."""
-    from adversaries.theory import adaptive_diffusion_detection
+    from anonspread.adversaries.theory import adaptive_diffusion_detection
 
     return adaptive_diffusion_detection(_degree(params), int(params["T"]))
 
@@ -263,7 +262,7 @@ def ad_hops_theory(params: Mapping[str, Any]) -> float:
 def ad_size_theory(params: Mapping[str, Any]) -> float:
     """Eq. (2.14) corrected: the smallest N_T (the ball at even T; at odd T the nodes within
     (T-1)/2 hops of an edge, (2 (d-1)^((T+1)/2) - d)/(d-2) + 1)."""
-    from adversaries.theory import adaptive_diffusion_min_size
+    from anonspread.adversaries.theory import adaptive_diffusion_min_size
 
     return float(adaptive_diffusion_min_size(_degree(params), int(params["T"])))
 
@@ -340,7 +339,7 @@ def tree_protocol_size_bound(params: Mapping[str, Any]) -> float:
 
 def tree_protocol_detection_theory(params: Mapping[str, Any]) -> float:
     """Prop. 2.2.2(b), Eq. (2.8): (d-1)/(2 + (d-2) N_T), N_T of Protocol 2 (deterministic)."""
-    from adversaries.theory import tree_protocol_detection
+    from anonspread.adversaries.theory import tree_protocol_detection
 
     return tree_protocol_detection(_degree(params), int(params["T"]))
 
@@ -434,8 +433,8 @@ def facebook_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator,
     rounds, one virtual-source pass = two protocol steps (the thesis's time unit):
     ``T = 2 * rounds``.
     """
-    from adversaries import simulate_and_score
-    from spread.protocols import AdaptiveDiffusion
+    from anonspread.adversaries import simulate_and_score
+    from anonspread.spread.protocols import AdaptiveDiffusion
 
     g = make_graph(params, rng, components=components)
     proto = AdaptiveDiffusion(math.inf, 3, infectors=str(params["infectors"]))
@@ -596,7 +595,7 @@ def compare_theory(params: Mapping[str, Any]) -> float:
     if not str(params["graph"]).startswith("regular-"):
         return math.nan
     if params["protocol"] == "adaptive-diffusion" and params["estimator"] == "ml":
-        from adversaries.theory import adaptive_diffusion_detection
+        from anonspread.adversaries.theory import adaptive_diffusion_detection
 
         return float(adaptive_diffusion_detection(_degree(params), int(params["T"])))
     if params["protocol"] == "flooding":

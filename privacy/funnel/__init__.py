@@ -35,7 +35,7 @@ Every mechanism is returned as a :class:`privacy.Mechanism`. Logarithms are natu
 Examples
 --------
 >>> import numpy as np
->>> from privacy import funnel
+>>> from anonspread.privacy import funnel
 >>> p_sx = np.random.default_rng(7).dirichlet(np.ones(8)).reshape(2, 4)
 >>> lip, ldp = funnel.optimal_lip(p_sx, 1.0), funnel.optimal_ldp(p_sx, 1.0)
 >>> p_x = p_sx.sum(axis=0)
@@ -43,14 +43,19 @@ Examples
 True
 """
 
-from privacy.funnel.data import ADULT_DATA, ADULT_SECRETS, EmpiricalJoint, adult_joint
-from privacy.funnel.measures import ldp_epsilon, lip_epsilon, mutual_information, srlip_epsilon
-from privacy.funnel.optimal import (  # the paper's Theorem 2 kept as the reference
+from anonspread.privacy.funnel.data import ADULT_DATA, ADULT_SECRETS, EmpiricalJoint, adult_joint
+from anonspread.privacy.funnel.measures import (
+    ldp_epsilon,
+    lip_epsilon,
+    mutual_information,
+    srlip_epsilon,
+)
+from anonspread.privacy.funnel.optimal import (  # the paper's Theorem 2 kept as the reference
     _optimal_ldp_vertex_enumeration,  # noqa: F401
     optimal_ldp,
     optimal_lip,
 )
-from privacy.funnel.protocols import (
+from anonspread.privacy.funnel.protocols import (
     conditional_reporting,
     cr_alpha,
     cr_lip,
@@ -61,7 +66,7 @@ from privacy.funnel.protocols import (
     oue_alpha,
     oue_lip,
 )
-from privacy.funnel.srlip import product_mechanism, srlip_components, srlip_product
+from anonspread.privacy.funnel.srlip import product_mechanism, srlip_components, srlip_product
 
 __all__ = [
     "ADULT_DATA",

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_distribution, check_real
-from privacy.mechanism import Mechanism
 
 __all__ = ["check_eps", "check_joint", "check_mechanism_matrix"]
 

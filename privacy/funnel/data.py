@@ -120,7 +120,7 @@ def adult_joint(
     if missing not in ("keep", "drop"):
         raise InvalidParameterError(f"missing must be 'keep' or 'drop'; got {missing!r}")
     if records is None:
-        import datasets
+        from anonspread import datasets
 
         records = datasets.load_adult("train")
     s = _column(records, secret)

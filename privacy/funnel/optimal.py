@@ -9,13 +9,13 @@ from typing import Any
 
 import highspy
 import numpy as np
+from anonspread.privacy.funnel.checks import check_eps, check_joint
+from anonspread.privacy.funnel.colgen import colgen_optimum
+from anonspread.privacy.funnel.measures import ldp_epsilon, lip_epsilon
+from anonspread.privacy.funnel.polytope import cone_rays, polytope_vertices
+from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
-from privacy.funnel.checks import check_eps, check_joint
-from privacy.funnel.colgen import colgen_optimum
-from privacy.funnel.measures import ldp_epsilon, lip_epsilon
-from privacy.funnel.polytope import cone_rays, polytope_vertices
-from privacy.mechanism import Mechanism
 
 __all__ = [
     "_optimal_ldp_vertex_enumeration",
@@ -256,7 +256,7 @@ def optimal_ldp(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     --------
     >>> import numpy as np
     >>> p_sx = np.array([[0.3, 0.1, 0.1], [0.1, 0.1, 0.3]])
-    >>> from privacy.funnel import ldp_epsilon, optimal_ldp
+    >>> from anonspread.privacy.funnel import ldp_epsilon, optimal_ldp
     >>> Q = optimal_ldp(p_sx, 0.5)
     >>> bool(ldp_epsilon(Q, p_sx) <= 0.5 + 1e-9)
     True
@@ -340,7 +340,7 @@ def optimal_lip(p_sx: Any, eps: Any, *, method: str = "auto") -> Mechanism:
     --------
     >>> import numpy as np
     >>> p_sx = np.array([[0.3, 0.1, 0.1], [0.1, 0.1, 0.3]])
-    >>> from privacy.funnel import lip_epsilon, optimal_lip
+    >>> from anonspread.privacy.funnel import lip_epsilon, optimal_lip
     >>> Q = optimal_lip(p_sx, 0.5)
     >>> bool(lip_epsilon(Q, p_sx) <= 0.5 + 1e-9)
     True

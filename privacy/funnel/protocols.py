@@ -19,12 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.funnel.checks import check_eps, check_joint
+from anonspread.privacy.mechanism import Mechanism
 from scipy.optimize import brentq
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from privacy.funnel.checks import check_eps, check_joint
-from privacy.mechanism import Mechanism
 
 __all__ = [
     "conditional_reporting",
@@ -251,7 +251,7 @@ def grr(p_sx: Any, eps: Any) -> Mechanism:
     --------
     >>> import numpy as np
     >>> p_sx = np.array([[0.3, 0.1, 0.1], [0.1, 0.1, 0.3]])
-    >>> from privacy.funnel import lip_epsilon, grr
+    >>> from anonspread.privacy.funnel import lip_epsilon, grr
     >>> Q = grr(p_sx, 0.3)
     >>> round(lip_epsilon(Q, p_sx), 9)
     0.3
@@ -288,7 +288,7 @@ def oue(p_sx: Any, eps: Any) -> Mechanism:
     --------
     >>> import numpy as np
     >>> p_sx = np.array([[0.3, 0.1, 0.1], [0.1, 0.1, 0.3]])
-    >>> from privacy.funnel import lip_epsilon, oue
+    >>> from anonspread.privacy.funnel import lip_epsilon, oue
     >>> Q = oue(p_sx, 0.3)
     >>> Q.shape, round(lip_epsilon(Q, p_sx), 9)
     ((3, 8), 0.3)
@@ -336,7 +336,7 @@ def conditional_reporting(p_sx: Any, eps: Any) -> Mechanism:
     --------
     >>> import numpy as np
     >>> p_sx = np.array([[0.3, 0.1, 0.1], [0.1, 0.1, 0.3]])
-    >>> from privacy.funnel import lip_epsilon, conditional_reporting
+    >>> from anonspread.privacy.funnel import lip_epsilon, conditional_reporting
     >>> Q = conditional_reporting(p_sx, 0.3)
     >>> Q.shape, round(lip_epsilon(Q, p_sx), 9)
     ((6, 3), 0.3)

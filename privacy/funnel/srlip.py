@@ -11,13 +11,13 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.funnel.checks import check_eps, check_joint
+from anonspread.privacy.funnel.optimal import _embed, optimal_from_rays
+from anonspread.privacy.funnel.polytope import cone_rays
+from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from privacy.funnel.checks import check_eps, check_joint
-from privacy.funnel.optimal import _embed, optimal_from_rays
-from privacy.funnel.polytope import cone_rays
-from privacy.mechanism import Mechanism
 
 __all__ = ["product_mechanism", "srlip_components", "srlip_product"]
 
@@ -160,7 +160,7 @@ def srlip_product(p_sx: Any, eps: Any, *, split: Sequence[float] | None = None) 
     --------
     >>> import numpy as np
     >>> p = np.random.default_rng(0).random((2, 2, 3)); p /= p.sum()
-    >>> from privacy.funnel import srlip_epsilon
+    >>> from anonspread.privacy.funnel import srlip_epsilon
     >>> bool(srlip_epsilon(srlip_product(p, 1.0), p) <= 1.0 + 1e-9)
     True
     """

@@ -42,22 +42,22 @@ level), :mod:`~privacy.profiles.one_bit` (Algorithms 1-3, Observation 10),
 :mod:`~privacy.profiles.lp` and the argument checks in :mod:`~privacy.profiles.checks`.
 """
 
-from privacy.profiles.categorical import category_costs, smooth_categorical
-from privacy.profiles.composition import (
+from anonspread.privacy.profiles.categorical import category_costs, smooth_categorical
+from anonspread.privacy.profiles.composition import (
     independent_profiles_epsilon,
     independent_samples_epsilon,
     post_process,
     same_input,
 )
-from privacy.profiles.epsilon import EPS_ATOL, profile_epsilon
-from privacy.profiles.graph import (
+from anonspread.privacy.profiles.epsilon import EPS_ATOL, profile_epsilon
+from anonspread.privacy.profiles.graph import (
     ProfileGraph,
     bernoulli_chain,
     bernoulli_couplet,
     categorical_chain_3,
 )
-from privacy.profiles.mechanism import ProfileMechanism
-from privacy.profiles.one_bit import (
+from anonspread.privacy.profiles.mechanism import ProfileMechanism
+from anonspread.privacy.profiles.one_bit import (
     flip_matrices,
     ldp_baseline,
     ldp_flip_probability,

@@ -6,14 +6,19 @@ import math
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.profiles.checks import (
+    _check_edges,
+    _check_eps,
+    _check_matrices,
+    _check_profiles,
+)
+from anonspread.privacy.profiles.epsilon import EPS_ATOL, profile_epsilon  # noqa: F401  (examples)
+from anonspread.privacy.profiles.graph import categorical_chain_3  # noqa: F401  (used by the examples)
+from anonspread.privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
 from scipy import sparse
 
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
-from privacy.profiles.checks import _check_edges, _check_eps, _check_matrices, _check_profiles
-from privacy.profiles.epsilon import EPS_ATOL, profile_epsilon  # noqa: F401  (examples)
-from privacy.profiles.graph import categorical_chain_3  # noqa: F401  (used by the examples)
-from privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
 
 __all__ = ["category_costs", "smooth_categorical"]
 

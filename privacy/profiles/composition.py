@@ -26,10 +26,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.mechanism import Mechanism
+from anonspread.privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 from anonspread.errors import InvalidParameterError
-from privacy.mechanism import Mechanism
-from privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 __all__ = [
     "independent_profiles_epsilon",
@@ -71,7 +71,7 @@ def post_process(matrices: Any, F: Any) -> list[np.ndarray]:
 
     Examples
     --------
-    >>> from privacy.profiles import flip_matrices, profile_epsilon
+    >>> from anonspread.privacy.profiles import flip_matrices, profile_epsilon
     >>> A = flip_matrices([0.25, 0.25])
     >>> P = [[1.0, 0.0], [0.0, 1.0]]
     >>> round(profile_epsilon(P, [(0, 1)], post_process(A, flip_matrices([0.25])[0])), 6)
@@ -97,7 +97,7 @@ def same_input(matrices1: Any, matrices2: Any) -> list[np.ndarray]:
     Examples
     --------
     >>> import math
-    >>> from privacy.profiles import flip_matrices, profile_epsilon
+    >>> from anonspread.privacy.profiles import flip_matrices, profile_epsilon
     >>> A = flip_matrices([0.25, 0.25])
     >>> P = [[1.0, 0.0], [0.0, 1.0]]
     >>> round(profile_epsilon(P, [(0, 1)], same_input(A, A)) / math.log(3), 12)
@@ -129,7 +129,7 @@ def independent_samples_epsilon(P: Any, edges: Any, matrices1: Any, matrices2: A
     Examples
     --------
     >>> import math
-    >>> from privacy.profiles import flip_matrices
+    >>> from anonspread.privacy.profiles import flip_matrices
     >>> A = flip_matrices([0.25, 0.25])
     >>> P = [[0.9, 0.1], [0.1, 0.9]]
     >>> eps = independent_samples_epsilon(P, [(0, 1)], A, A)
@@ -155,12 +155,12 @@ def independent_profiles_epsilon(P: Any, edges: Any, matrices1: Any, matrices2: 
 
     Examples
     --------
-    >>> from privacy.profiles import flip_matrices
+    >>> from anonspread.privacy.profiles import flip_matrices
     >>> P = [[1.0, 0.0], [0.0, 1.0]]
     >>> a, b = flip_matrices([0.25, 0.25]), flip_matrices([0.4, 0.4])
     >>> round(independent_profiles_epsilon(P, [(0, 1)], a, b), 6)
     1.098612
     """
-    from privacy.profiles.epsilon import profile_epsilon
+    from anonspread.privacy.profiles.epsilon import profile_epsilon
 
     return max(profile_epsilon(P, edges, matrices1), profile_epsilon(P, edges, matrices2))

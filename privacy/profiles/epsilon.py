@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
-from privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
+from anonspread.privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 __all__ = ["EPS_ATOL", "profile_epsilon"]
 
@@ -60,7 +59,7 @@ def profile_epsilon(P: Any, edges: Any, matrices: Any) -> float:
 
     Examples
     --------
-    >>> from privacy.profiles import flip_matrices
+    >>> from anonspread.privacy.profiles import flip_matrices
     >>> P = [[1.0, 0.0], [0.0, 1.0]]              # p_i = 0, p_j = 1
     >>> rr = flip_matrices([0.25, 0.25])          # randomized response, flip 1/4
     >>> round(profile_epsilon(P, [(0, 1)], rr), 12) == round(math.log(3), 12)

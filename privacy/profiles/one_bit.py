@@ -7,13 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from anonspread.privacy.profiles.checks import (
+    _check_bernoulli,
+    _check_edges,
+    _check_eps,
+    _check_max_flip,
+)
+from anonspread.privacy.profiles.epsilon import profile_epsilon  # noqa: F401  (used by the examples)
+from anonspread.privacy.profiles.graph import _components
+from anonspread.privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.validation import check_int, check_probability
-from privacy.profiles.checks import _check_bernoulli, _check_edges, _check_eps, _check_max_flip
-from privacy.profiles.epsilon import profile_epsilon  # noqa: F401  (used by the examples)
-from privacy.profiles.graph import _components
-from privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
 
 __all__ = [
     "flip_matrices",

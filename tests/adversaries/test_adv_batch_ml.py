@@ -1,6 +1,6 @@
 """simulate_and_score's ML shortcuts on infinite trees against the general path.
 
-* Known centre (``adversaries._kernels.ml_ball``): the same scores as ``ml_tree``, bit for
+* Known centre (``anonspread.engine.scoring.ml_ball``): the same scores as ``ml_tree``, bit for
   bit, on every snapshot, and the same per-trial outcomes as the general path.
 * Symmetry on the d-regular tree (``adversaries._regular_ml``): the same N_T, rank and
   detection probability per trial; ``detected`` and ``hops`` with the same law.
@@ -11,15 +11,15 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.adversaries import _regular_ml as R
+from anonspread.adversaries import batch as B
+from anonspread.adversaries._tables import ad_tables
+from anonspread.adversaries.scores import TIE_RTOL
 from scipy import stats
 
-import adversaries as A
-import spread
-from adversaries import _kernels as K
-from adversaries import _regular_ml as R
-from adversaries import batch as B
-from adversaries._tables import ad_tables
-from adversaries.scores import TIE_RTOL
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.engine import scoring as K
 
 LAWS = [
     {3: 1.0},

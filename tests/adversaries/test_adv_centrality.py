@@ -6,8 +6,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import adversaries as A
-import spread
+from anonspread import adversaries as A
+from anonspread import spread
 
 
 def _nx_rumor(G, v):

@@ -17,16 +17,16 @@ from fractions import Fraction
 import networkx as nx
 import numpy as np
 import pytest
-
-import adversaries as A
-import spread
-from adversaries.theory import (
+from anonspread.adversaries.theory import (
     adaptive_diffusion_detection,
     adaptive_diffusion_min_size,
     tree_protocol_detection,
     tree_protocol_size,
 )
-from spread.protocols import alpha
+from anonspread.spread.protocols import alpha
+
+from anonspread import adversaries as A
+from anonspread import spread
 
 # ----------------------------------------------------------------- the enumeration
 

@@ -9,10 +9,10 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.adversaries.scores import top_set
 
-import adversaries as A
-from adversaries import _kernels as K
-from adversaries.scores import top_set
+from anonspread import adversaries as A
+from anonspread.engine import scoring as K
 from anonspread.errors import GraphError
 
 
@@ -129,7 +129,7 @@ def test_jordan_top_and_rank_on_a_cycle_and_a_theta_graph():
 
 
 def test_top_and_rank_passes_estimator_parameters_and_refuses_non_infected_sources():
-    import spread
+    from anonspread import spread
 
     sp = spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6, rng=3)
     snap = A.observe(sp)
@@ -371,7 +371,7 @@ def test_parallel_rumour_scan_equals_the_serial_one_and_the_all_scores_definitio
     # the large-core path (evaluations batched over numba's threads), forced on small graphs
     # with cycles, long subdivided chains and weighted pendant trees: same maximisers, rank
     # data, source score and evaluation count as the serial scan, and as every score
-    from adversaries._rumor_parallel import rumor_top
+    from anonspread.engine.rumor_threads import rumor_top
 
     rng = np.random.default_rng(20261124)
     cyclic = 0
@@ -399,7 +399,7 @@ def test_parallel_rumour_scan_equals_the_serial_one_and_the_all_scores_definitio
 
 
 def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer(monkeypatch):
-    from adversaries import _rumor_parallel as P
+    from anonspread.engine import rumor_threads as P
 
     monkeypatch.setattr(P, "MODE", "on")  # whatever the machine's load
 
@@ -458,7 +458,7 @@ def test_small_snapshots_never_load_the_parallel_rumour_scan():
 
     code = (
         "import networkx as nx, adversaries as A, spread\n"
-        "from adversaries import _rumor_parallel as P\n"
+        "from anonspread.engine import rumor_threads as P\n"
         "G = nx.random_regular_graph(4, 400, seed=1)\n"
         "A.simulate_and_score(G, spread.RandomDiffusion(0.5), 6, 3, estimators=('rumor',), rng=1)\n"
         "A.top_and_rank(A.Snapshot(G, list(nx.bfs_tree(G, 0))[:300], T=3), 'rumor', 0)\n"
@@ -477,7 +477,7 @@ def test_a_forked_child_of_a_process_that_ran_the_threaded_scan_still_scores():
 
     code = (
         "import os, multiprocessing as mp, numba, networkx as nx, adversaries as A\n"
-        "from adversaries import _rumor_parallel as P\n"
+        "from anonspread.engine import rumor_threads as P\n"
         "P.PARALLEL_MIN_CORE = 10\n"
         "P.MODE = 'on'\n"
         "G = nx.connected_watts_strogatz_graph(200, 4, 0.3, seed=1)\n"

@@ -7,8 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import adversaries as A
-import spread
+from anonspread import adversaries as A
+from anonspread import spread
 from anonspread.errors import GraphError
 
 CASES = [

@@ -3,10 +3,7 @@
 import networkx as nx
 import numpy as np
 import pytest
-
-import adversaries as A
-import spread
-from adversaries.spies import (
+from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     draw_spies,
     first_spy,
@@ -15,8 +12,11 @@ from adversaries.spies import (
     ml_spies_diffusion,
     observe_spies,
 )
+from anonspread.spread.events import simulate_messages
+
+from anonspread import adversaries as A
+from anonspread import spread
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from spread.events import simulate_messages
 
 
 def test_first_spy_on_a_line_with_every_node_a_spy_finds_the_source():
@@ -105,7 +105,7 @@ def test_ml_spies_never_rules_out_the_source_and_beats_first_spy():
 def test_ml_spies_likelihood_sums_to_one_over_observations_on_a_small_line():
     """On the path 0..6 with the source at 3 and spies {1, 5}, T = 3: the likelihoods of
     every possible observation (each spy: a time 1..3 or nothing) sum to one."""
-    from adversaries.spies import SpyObservation
+    from anonspread.adversaries.spies import SpyObservation
 
     g = spread.graphs.from_networkx(nx.path_graph(7))
     p, T = 0.4, 3

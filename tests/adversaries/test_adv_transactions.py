@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from anonspread.adversaries import transactions as tx
+from anonspread.adversaries import transactions_theory as th
 
-from adversaries import _transaction_kernels as K
-from adversaries import transactions as tx
-from adversaries import transactions_theory as th
+from anonspread.engine import transactions as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 CYCLE4 = (np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 0]))
@@ -320,13 +320,13 @@ def test_line_estimators_match_the_closed_forms_and_bounds_within_bands():
 
 
 def _one_epoch(G, protocol, k, seed):
-    from spread.dandelion import draw_anonymity_graph, simulate_stems
+    from anonspread.spread.dandelion import draw_anonymity_graph, simulate_stems
 
     rng = np.random.default_rng(seed)
     n = G.number_of_nodes()
     spies = np.sort(rng.choice(n, size=k, replace=False))
     honest = np.setdiff1d(np.arange(n), spies)
-    from spread.events import ContinuousDiffusion
+    from anonspread.spread.events import ContinuousDiffusion
 
     a = None if isinstance(protocol, ContinuousDiffusion) else draw_anonymity_graph(G, protocol, rng=rng)
     b = simulate_stems(G, protocol, honest.shape[0], spies=spies.tolist(), sources=honest.tolist(),
@@ -336,8 +336,7 @@ def _one_epoch(G, protocol, k, seed):
 
 def test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_line():
     import networkx as nx
-
-    from spread.dandelion import Dandelion
+    from anonspread.spread.dandelion import Dandelion
 
     G = nx.random_regular_graph(4, 40, seed=1)
     for seed in range(5):
@@ -355,9 +354,8 @@ def test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_
 
 def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
     import networkx as nx
-
-    from spread.dandelion import DandelionPlusPlus
-    from spread.events import ContinuousDiffusion
+    from anonspread.spread.dandelion import DandelionPlusPlus
+    from anonspread.spread.events import ContinuousDiffusion
 
     G = nx.random_regular_graph(6, 60, seed=2)
     b, _ = _one_epoch(G, DandelionPlusPlus(0.2, routing="per-transaction", coin="hop", peers="all"),
@@ -383,8 +381,7 @@ def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
 
 def test_transactions_from_stems_refuses_what_is_not_one_epoch():
     import networkx as nx
-
-    from spread.dandelion import Dandelion, simulate_stems
+    from anonspread.spread.dandelion import Dandelion, simulate_stems
 
     G = nx.random_regular_graph(4, 20, seed=3)
     b = simulate_stems(G, Dandelion(0.1), 18, spies=[0, 1], sources=list(range(2, 20)), rng=0)

@@ -17,10 +17,10 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.datasets import _edgelist, _integrity, _registry
 
-import datasets
+from anonspread import datasets
 from anonspread.errors import DatasetError, InvalidParameterError, InvalidTypeError
-from datasets import _edgelist, _integrity, _registry
 
 PACKAGE_DIR = Path(datasets.__file__).resolve().parent
 GRAPHS = ["ego-facebook", "email-eu-core", "ca-grqc", "soc-slashdot"]

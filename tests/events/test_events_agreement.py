@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
+from anonspread.spread.events import simulate_messages
 from scipy import stats
 
-import adversaries as A
-import spread
-from spread.events import simulate_messages
+from anonspread import adversaries as A
+from anonspread import spread
 
 N = 2000
 ALPHA = 1e-3
@@ -23,7 +23,7 @@ ALPHA = 1e-3
 
 @functools.lru_cache(maxsize=1)
 def facebook():
-    import datasets
+    from anonspread import datasets
 
     return spread.graphs.from_networkx(datasets.load_graph("ego-facebook", min_degree=3))
 

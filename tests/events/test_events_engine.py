@@ -5,10 +5,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-
-import spread
-from anonspread.errors import InvalidParameterError, InvalidTypeError
-from spread.events import (
+from anonspread.spread.events import (
     ContinuousDiffusion,
     ExponentialDelay,
     GeometricDelay,
@@ -16,7 +13,10 @@ from spread.events import (
     OneStep,
     simulate_messages,
 )
-from spread.protocols import alpha
+from anonspread.spread.protocols import alpha
+
+from anonspread import spread
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 PROTOCOLS = [spread.AdaptiveDiffusion(3), spread.LineProtocol(), spread.TreeProtocol(),
              spread.RandomDiffusion(0.4), spread.Flooding()]
@@ -198,7 +198,7 @@ def test_nodes_only_talk_through_their_port():
     refuses a receiver that is not a contact."""
     import inspect
 
-    from spread import events
+    from anonspread.spread import events
 
     params = list(inspect.signature(events._Node.__init__).parameters)
     assert params == ["self", "env", "me", "nbrs", "inbox", "port", "rng", "params"]
@@ -219,7 +219,7 @@ def test_rumor_centrality_in_the_model_it_was_built_for():
     """Shah & Zaman: on a 3-regular tree under continuous-time SI, the rumour centre finds
     the source with probability bounded away from 0 (about 0.25 for large spreads), far
     above 1 / N_T."""
-    import adversaries as A
+    from anonspread import adversaries as A
 
     rng = np.random.default_rng(9)
     det, inv_n = [], []

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-import harness
+from anonspread import harness
 
 __all__ = ["COIN", "COIN_BATCHED", "EXACT", "PAIRED", "SLOW"]
 

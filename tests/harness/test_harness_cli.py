@@ -6,8 +6,7 @@ import time
 
 import harness_testexp  # noqa: F401 - registers the test experiments
 import pytest
-
-from harness.cli import main, parse_assignment
+from anonspread.harness.cli import main, parse_assignment
 
 IMPORT = ["--import", "harness_testexp"]
 
@@ -93,7 +92,7 @@ def test_unreachable_scheduler_fails_fast(capsys, tmp_path):
 
 
 def test_trial_error_is_one_line(capsys, tmp_path):
-    import harness
+    from anonspread import harness
 
     def bad(params, rng):
         return {"wrong": 1.0}
@@ -143,7 +142,7 @@ def test_sweep_from_flags_and_toml(capsys, tmp_path):
                     "bias=0.1,0.9", "--trials", "500", "--rng", "4", "--workers", "1",
                     "--out", str(tmp_path), "--no-plot")
     assert rc == 0
-    from harness.results import read_table
+    from anonspread.harness.results import read_table
 
     table = read_table(tmp_path / "sweep-test-flip.csv")
     assert len(table.rows) == 4
@@ -181,7 +180,7 @@ def test_sweep_errors(capsys, tmp_path):
 
 
 def test_parse_assignment_keeps_text_for_the_axis_type():
-    from harness.params import CliText, Param
+    from anonspread.harness.params import CliText, Param
 
     key, values = parse_assignment("a=1,2.5,true,x")
     assert key == "a" and values == ["1", "2.5", "true", "x"]
@@ -194,7 +193,7 @@ def test_parse_assignment_keeps_text_for_the_axis_type():
 
 
 def test_experiment_validation_messages():
-    import harness
+    from anonspread import harness
 
     def f(params, rng):
         return {"m": 0.0}

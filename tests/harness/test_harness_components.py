@@ -15,15 +15,15 @@ import textwrap
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.harness.cli import main
+from anonspread.harness.components import component_info
+from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
+from anonspread.harness.graphs import graph_summary
+from anonspread.harness.params import CliText, Param
+from anonspread.spread.graphs import from_networkx
 
-import harness
+from anonspread import harness
 from anonspread.errors import AnonspreadError, InvalidParameterError, InvalidTypeError
-from harness.cli import main
-from harness.components import component_info
-from harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
-from harness.graphs import graph_summary
-from harness.params import CliText, Param
-from spread.graphs import from_networkx
 
 # ------------------------------------------------------------------ typed values
 
@@ -94,7 +94,7 @@ def test_python_run_refuses_mistyped_overrides(tmp_path):
 
 
 def test_every_family_builds_with_its_defaults():
-    from harness.graphs import graph_for
+    from anonspread.harness.graphs import graph_for
 
     for name in harness.list_components("graph")["graph"]:
         comp = component_info("graph", name)
@@ -106,7 +106,7 @@ def test_every_family_builds_with_its_defaults():
 
 
 def test_graph_parameters_reach_the_generator():
-    from harness.graphs import graph_for
+    from anonspread.harness.graphs import graph_for
 
     comp = component_info("graph", "random-regular")
     g = graph_for(comp, {"graph": "random-regular", "graph.n": 50, "graph.d": 6})
@@ -153,7 +153,7 @@ def test_clustering_matches_networkx(seed):
 
 
 def test_sampled_clustering_is_said_and_close(monkeypatch):
-    import harness.graphs as hg
+    import anonspread.harness.graphs as hg
 
     G = nx.powerlaw_cluster_graph(6000, 3, 0.6, seed=1)
     exact = nx.average_clustering(G)
@@ -170,7 +170,7 @@ USER_MODULE = '''
 import networkx as nx
 import numpy as np
 
-import harness
+from anonspread import harness
 
 
 @harness.register_component("graph", "test-ring-of-cliques")

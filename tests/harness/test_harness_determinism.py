@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import harness_testexp as tx
 import pytest
+from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
 
-import harness
-from harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
+from anonspread import harness
 
 
 def _csv(tmp_path, executor, name="x", exp=tx.COIN, **kw):
@@ -54,7 +54,7 @@ def test_estimates_cover_truth(tmp_path):
 
 
 def test_chunks_deal_units_round_robin():
-    from harness.work import Unit, chunk
+    from anonspread.harness.work import Unit, chunk
 
     units = [Unit(point=p, batch=b, n=10) for p in range(30) for b in range(2)]
     chunks = chunk(units, workers=2)

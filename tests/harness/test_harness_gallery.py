@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from anonspread.harness.cli import main
+from anonspread.harness.results import read_table
 
-import harness
-from harness.cli import main
-from harness.results import read_table
+from anonspread import harness
 
 NAMES = [e.name for e in harness.list_experiments()]
 
@@ -17,7 +17,7 @@ def test_gallery_is_registered():
     assert {"ldp-kl-mechanisms", "ldp-mi-mechanisms", "ldp-kl-mixed", "ldp-mi-mixed",
             "ldp-tv-binary-optimal", "krandom-epsilon"} <= set(NAMES)
     gallery = [e for e in harness.list_experiments()
-               if getattr(e, e.mode).__module__.startswith("harness.experiments")]
+               if getattr(e, e.mode).__module__.startswith("anonspread.harness.experiments")]
     assert len(gallery) >= 6
     for e in gallery:
         assert e.title and len(e.description.split()) > 15  # says what it computes and why
@@ -40,7 +40,7 @@ def test_every_experiment_runs_tiny(name, tmp_path, capsys):
 
 def test_binary_mechanism_is_tv_optimal_at_every_eps(tmp_path):
     res = harness.run("ldp-tv-binary-optimal", out=tmp_path, workers=1, plot=False)
-    from harness.experiments.privacy_ldp import tv_closed_form
+    from anonspread.harness.experiments.privacy_ldp import tv_closed_form
 
     for eps in res.experiment.grid.product["eps"]:
         rows = {r["metric"]: r["mean"] for r in res.table.where(eps=eps)}

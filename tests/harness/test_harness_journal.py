@@ -14,9 +14,9 @@ import stat
 
 import harness_testexp as tx
 import pytest
+from anonspread.harness.journal import Journal, _checksum
 
-import harness
-from harness.journal import Journal, _checksum
+from anonspread import harness
 
 UNITS = 8  # test-coin-batched: 2 points x 4 batches (1000 trials by 300)
 
@@ -143,7 +143,7 @@ def test_second_cli_run_while_the_first_runs(tmp_path, capsys):
     import time
     from pathlib import Path
 
-    from harness.cli import main
+    from anonspread.harness.cli import main
 
     here = Path(__file__).parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")]),

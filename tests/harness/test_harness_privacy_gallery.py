@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-import harness
+from anonspread import harness
 
 
 def _run(name, tmp_path, trials=None, **overrides):
@@ -25,7 +25,7 @@ def _means(table, metric, **where):
 
 
 def test_fig_3_5_binary_optimal_at_small_eps_and_eq_3_17(tmp_path):
-    from harness.experiments.privacy_ldp import eq_3_17
+    from anonspread.harness.experiments.privacy_ldp import eq_3_17
 
     t = _run("ldp-kl-scaling-high", tmp_path, trials=5, tv=[0.1, 0.5])
     for tv in (0.1, 0.5):
@@ -37,7 +37,7 @@ def test_fig_3_5_binary_optimal_at_small_eps_and_eq_3_17(tmp_path):
 
 
 def test_fig_3_8_binary_is_eq_3_23_and_rr_tracks_eq_3_24(tmp_path):
-    from harness.experiments.privacy_ldp import eq_3_23, eq_3_24
+    from anonspread.harness.experiments.privacy_ldp import eq_3_23, eq_3_24
 
     t = _run("ldp-mi-scaling-high", tmp_path, trials=4, balance=[0.05, 0.25])
     for bal in (0.05, 0.25):
@@ -56,7 +56,7 @@ def test_fig_3_8_binary_is_eq_3_23_and_rr_tracks_eq_3_24(tmp_path):
 
 
 def test_fig_2a_profile_flip_below_ldp_and_observation_10(tmp_path):
-    from harness.experiments.profiles import ldp_flip, observation_10
+    from anonspread.harness.experiments.profiles import ldp_flip, observation_10
 
     t = _run("profiles-couplet", tmp_path)
     for r in t.where(metric="smooth_one_bit"):
@@ -118,8 +118,8 @@ def test_fig_4_lip_beats_srlip_product(tmp_path):
 
 
 def test_fig_5_opt_lip_on_top_and_oue_capped(tmp_path):
-    from harness.experiments.funnel import adult
-    from privacy.funnel import ADULT_DATA
+    from anonspread.harness.experiments.funnel import adult
+    from anonspread.privacy.funnel import ADULT_DATA
 
     t = _run("funnel-adult-marital", tmp_path, eps=[1.0, 4.0])
     for x in ADULT_DATA:

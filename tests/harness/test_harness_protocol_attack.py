@@ -6,12 +6,12 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.adversaries import transactions as tx
+from anonspread.harness.cli import main
+from anonspread.harness.experiments.protocol_attack import DEFAULT_ATTACKS, attack_trials
 
-import harness
-from adversaries import transactions as tx
+from anonspread import harness
 from anonspread.errors import InvalidParameterError
-from harness.cli import main
-from harness.experiments.protocol_attack import DEFAULT_ATTACKS, attack_trials
 
 
 def test_default_sweep_runs_tiny_on_a_chosen_family(tmp_path):
@@ -56,8 +56,8 @@ def test_stem_engine_and_transaction_model_agree_on_first_spy_recall():
     P(the first spy's sender is the source). Dandelion with q = 0 is compared with the line's
     exact value k/(n-1).
     """
-    from spread.dandelion import Dandelion, simulate_stems
-    from spread.events import ContinuousDiffusion
+    from anonspread.spread.dandelion import Dandelion, simulate_stems
+    from anonspread.spread.events import ContinuousDiffusion
 
     n, k, trials = 60, 6, 3000
     G = nx.random_regular_graph(4, n, seed=3)

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import harness_testexp as tx
+from anonspread.harness.journal import Journal
 
-import harness
-from harness.journal import Journal
+from anonspread import harness
 
 HERE = Path(__file__).parent
 

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from anonspread.harness.stats import Moments, normal_interval, summarize, wilson_interval
 from scipy import stats
-
-from harness.stats import Moments, normal_interval, summarize, wilson_interval
 
 
 def test_wilson_matches_hand_computation():
@@ -87,7 +86,7 @@ def test_mean_interval_is_cut_at_the_metric_low():
 def test_run_cuts_rank_interval_and_refuses_bad_low(tmp_path):
     import json
 
-    import harness
+    from anonspread import harness
     from anonspread.errors import InvalidParameterError
 
     def ranks(params, rng):

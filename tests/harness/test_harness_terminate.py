@@ -13,7 +13,7 @@ from pathlib import Path
 import harness_testexp as tx
 import pytest
 
-import harness
+from anonspread import harness
 
 HERE = Path(__file__).parent
 

@@ -2,9 +2,7 @@
 
 import numpy as np
 import pytest
-
-import datasets
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
     adult_joint,
@@ -16,6 +14,8 @@ from privacy.funnel import (
     optimal_lip,
     oue,
 )
+
+from anonspread import datasets
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,7 @@
 
 import numpy as np
 import pytest
-
-import datasets
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     adult_joint,
     ldp_epsilon,
     lip_epsilon,
@@ -12,6 +10,8 @@ from privacy.funnel import (
     optimal_ldp,
     optimal_lip,
 )
+
+from anonspread import datasets
 
 
 def dirichlet_joint(seed, c, a):

@@ -4,9 +4,8 @@ from itertools import product
 
 import numpy as np
 import pytest
-
-from privacy import Mechanism
-from privacy.funnel import (
+from anonspread.privacy import Mechanism
+from anonspread.privacy.funnel import (
     ldp_epsilon,
     lip_epsilon,
     mutual_information,

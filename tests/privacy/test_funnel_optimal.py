@@ -4,9 +4,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
-
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     conditional_reporting,
     grr,
     ldp_epsilon,
@@ -16,7 +14,8 @@ from privacy.funnel import (
     optimal_lip,
     oue,
 )
-from privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
+from anonspread.privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
+from scipy.optimize import linprog
 
 
 def random_joint(seed, c, a):

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     conditional_reporting,
     cr_alpha,
     cr_lip,

@@ -2,9 +2,7 @@
 
 import numpy as np
 import pytest
-
-from anonspread.errors import InvalidParameterError
-from privacy.funnel import (
+from anonspread.privacy.funnel import (
     lip_epsilon,
     mutual_information,
     optimal_lip,
@@ -13,6 +11,8 @@ from privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
+
+from anonspread.errors import InvalidParameterError
 
 
 def random_joint(seed, shape):

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from anonspread.privacy import funnel
+from anonspread.privacy.funnel.polytope import cone_rays, polytope_vertices
 
 from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
-from privacy import funnel
-from privacy.funnel.polytope import cone_rays, polytope_vertices
 
 P = np.array([[0.3, 0.2], [0.1, 0.4]])
 MAKERS = [
@@ -91,7 +91,7 @@ def test_infeasible_and_unbounded_are_reported():
 
 def test_lp_failure_is_reported(monkeypatch):
     """A solver failure surfaces as InfeasibleError, never as a silently wrong mechanism."""
-    import privacy.funnel.optimal as opt
+    import anonspread.privacy.funnel.optimal as opt
 
     monkeypatch.setattr(
         opt, "_highs_eq_lp", lambda c, A, b: (False, np.zeros(A.shape[1]), "Infeasible")

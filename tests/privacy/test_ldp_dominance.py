@@ -2,15 +2,25 @@
 
 import numpy as np
 import pytest
+from anonspread.privacy import bounds
+from anonspread.privacy.dominance import (
+    dominates,
+    dp_error_region,
+    error_region,
+    garbling,
+    is_approx_dp,
+)
+from anonspread.privacy.mechanism import Mechanism
+from anonspread.privacy.mechanisms import (
+    binary_mechanism,
+    quaternary_mechanism,
+    randomized_response,
+)
+from anonspread.privacy.utility import KL, MutualInformation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
-from privacy import bounds
-from privacy.dominance import dominates, dp_error_region, error_region, garbling, is_approx_dp
-from privacy.mechanism import Mechanism
-from privacy.mechanisms import binary_mechanism, quaternary_mechanism, randomized_response
-from privacy.utility import KL, MutualInformation
 
 
 def _random(rng, k, m):

@@ -7,17 +7,16 @@ grid from 0.1 to 10 (the regimes its figures discuss).
 
 import numpy as np
 import pytest
-
-from privacy import bounds
-from privacy.mechanisms import (
+from anonspread.privacy import bounds
+from anonspread.privacy.mechanisms import (
     binary_mechanism,
     binary_mechanism_mi,
     binary_or_randomized_response,
     geometric_mechanism,
     randomized_response,
 )
-from privacy.staircase import solve_staircase_lp
-from privacy.utility import KL, MutualInformation
+from anonspread.privacy.staircase import solve_staircase_lp
+from anonspread.privacy.utility import KL, MutualInformation
 
 EPS = np.array([0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0, 10.0])
 N_INSTANCES = 100

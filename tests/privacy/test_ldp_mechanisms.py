@@ -4,12 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
-from privacy import bounds
-from privacy.mechanisms import (
+from anonspread.privacy import bounds
+from anonspread.privacy.mechanisms import (
     balanced_partition,
     binary_mechanism,
     binary_mechanism_mi,
@@ -18,7 +14,11 @@ from privacy.mechanisms import (
     quaternary_mechanism,
     randomized_response,
 )
-from privacy.utility import KL, MutualInformation, TotalVariation, chi_square
+from anonspread.privacy.utility import KL, MutualInformation, TotalVariation, chi_square
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 
 @st.composite

@@ -4,19 +4,14 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.optimize import linprog
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
-from privacy.mechanisms import (
+from anonspread.privacy.mechanisms import (
     binary_mechanism,
     binary_mechanism_mi,
     geometric_mechanism,
     randomized_response,
 )
-from privacy.staircase import optimal_staircase, pattern_matrix, solve_staircase_lp
-from privacy.utility import (
+from anonspread.privacy.staircase import optimal_staircase, pattern_matrix, solve_staircase_lp
+from anonspread.privacy.utility import (
     KL,
     FDivergence,
     MutualInformation,
@@ -25,6 +20,11 @@ from privacy.utility import (
     chi_square,
     squared_hellinger,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 EPS_GRID = [0.05, 0.3, 1.0, 2.5, 6.0]
 

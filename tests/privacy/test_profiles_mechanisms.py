@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
-from privacy import profiles as pr
-from privacy.profiles.lp import _repair
+from anonspread.privacy import profiles as pr
+from anonspread.privacy.profiles.lp import _repair
 
 EPS_GRID = [0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 5.0]
 P_GRID = np.linspace(0.0, 1.0, 11)

@@ -8,12 +8,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from scipy import stats
-
-import adversaries as A
-import spread
-from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
-from spread.dandelion import (
+from anonspread.spread.dandelion import (
     STEM_PROTOCOLS,
     AnonymityGraph,
     Dandelion,
@@ -21,7 +16,12 @@ from spread.dandelion import (
     draw_anonymity_graph,
     simulate_stems,
 )
-from spread.events import ContinuousDiffusion, simulate_messages
+from anonspread.spread.events import ContinuousDiffusion, simulate_messages
+from scipy import stats
+
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
 
 ALPHA = 1e-3
 
@@ -481,7 +481,7 @@ def test_dandelion_line_first_spy_matches_the_exact_finite_n_expectations():
     # Dandelion 2017 with q = 0 (the papers' figures): each honest node sends one
     # transaction in one epoch; first-spy precision and recall average to the exact sums of
     # adversaries.transactions_theory.line_first_spy (runs of honest nodes before a spy).
-    from adversaries.transactions_theory import line_first_spy
+    from anonspread.adversaries.transactions_theory import line_first_spy
 
     n, k, epochs = 30, 6, 1500
     g = rr(4, n, seed=8)

@@ -4,10 +4,10 @@ round-trips through the harness (its component factory and the ``detection`` swe
 import networkx as nx
 import numpy as np
 import pytest
+from anonspread.spread.protocols import PROTOCOLS, AdaptiveDiffusion
 
-import spread
+from anonspread import spread
 from anonspread.errors import InvalidParameterError
-from spread.protocols import PROTOCOLS, AdaptiveDiffusion
 
 
 def instance(cls):
@@ -35,8 +35,8 @@ def test_registered_protocol_conforms(name):
 
 @pytest.mark.parametrize("name", ["adaptive-diffusion", "random-diffusion", "flooding", "line", "tree"])
 def test_protocol_round_trips_through_the_harness(name, tmp_path):
-    from harness.compose import compose, get_template
-    from harness.runner import run
+    from anonspread.harness.compose import compose, get_template
+    from anonspread.harness.runner import run
 
     exp = compose(get_template("detection"), product={"protocol": [name], "graph": ["regular-3"],
                                                       "estimator": ["jordan"], "T": [3]})

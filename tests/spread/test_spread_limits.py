@@ -7,19 +7,24 @@ import math
 
 import numpy as np
 import pytest
-
-import adversaries
-import spread
-from anonspread import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
-from spread.graphs import from_edgelist, line, random_tree, regular_tree
-from spread.limits import expected_reach
-from spread.protocols import (
+from anonspread.spread.graphs import from_edgelist, line, random_tree, regular_tree
+from anonspread.spread.limits import expected_reach
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
     RandomDiffusion,
     TreeProtocol,
     TreeProtocolPseudocode,
+)
+
+from anonspread import (
+    AnonspreadError,
+    GraphError,
+    InvalidParameterError,
+    InvalidTypeError,
+    adversaries,
+    spread,
 )
 
 
@@ -133,7 +138,7 @@ def test_pick_refuses_all_minus_inf_like_posterior():
 
 def test_every_registered_protocol_has_a_reach():
     # a protocol without one is guarded by its step and trial counts only
-    from spread.protocols import PROTOCOLS
+    from anonspread.spread.protocols import PROTOCOLS
 
     for name, cls in PROTOCOLS.items():
         assert expected_reach(cls(), 3.0, 2.0, 6) is not None, name
@@ -141,7 +146,7 @@ def test_every_registered_protocol_has_a_reach():
 
 @pytest.mark.timeout(20)
 def test_message_level_engine_is_guarded_too():
-    from spread.events import simulate_messages
+    from anonspread.spread.events import simulate_messages
 
     with pytest.raises(InvalidParameterError, match=r"^T must be small enough.*nodes"):
         simulate_messages(regular_tree(3), Flooding(), 60)

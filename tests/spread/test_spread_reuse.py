@@ -5,15 +5,15 @@ import pickle
 
 import networkx as nx
 import numpy as np
-
-import spread
-from spread.protocols import (
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
     RandomDiffusion,
     TreeProtocol,
 )
+
+from anonspread import spread
 
 PROTOCOLS = [AdaptiveDiffusion(math.inf, 3), AdaptiveDiffusion(math.inf, 2, relay="graph"),
              RandomDiffusion(0.5), Flooding(), LineProtocol(), TreeProtocol()]

@@ -6,17 +6,16 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
-
-import datasets
-import spread
-from spread.graphs import line, random_tree, regular_tree
-from spread.protocols import (
+from anonspread.spread.graphs import line, random_tree, regular_tree
+from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
     LineProtocol,
     RandomDiffusion,
     TreeProtocol,
 )
+
+from anonspread import datasets, spread
 
 ALL_PROTOCOLS = [
     Flooding(),

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from anonspread.spread.graphs import line, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion, LineProtocol, TreeProtocol
 from scipy import stats
 
-import spread
-from spread.graphs import line, random_tree, regular_tree
-from spread.protocols import AdaptiveDiffusion, LineProtocol, TreeProtocol
+from anonspread import spread
 
 
 def ball_size(d, r):

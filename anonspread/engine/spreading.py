@@ -28,8 +28,8 @@ import numpy as np
 from numba.core import errors, types
 from numba.extending import overload
 
-from anonspread._numba_cache import install as _install_numba_cache
-from spread._store import (
+from anonspread.engine._numba_cache import install as _install_numba_cache
+from anonspread.engine.store import (
     _GOLDEN,
     AUX,
     CHILD,
@@ -873,7 +873,7 @@ def _run_protocol_compiled(code, store, source, T, params, rng, vs_out, sizes_ou
     if not isinstance(code, types.IntegerLiteral):
         raise errors.TypingError(
             "run_protocol needs a compile-time constant kernel code: compile the driver per "
-            "protocol (see spread._kernels.run_batch_for)"
+            "protocol (see anonspread.engine.spreading.run_batch_for)"
         )
     if code.literal_value == ADAPTIVE_DIFFUSION:
         # run_adaptive_diffusion's choice, inlined: one call that takes and returns the

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from anonspread._numba_cache import install as _install_numba_cache
+from anonspread.engine._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
 

@@ -13,8 +13,8 @@ import math
 import numba as nb
 import numpy as np
 
-from adversaries._kernels import _logaddexp
-from anonspread._numba_cache import install as _install_numba_cache
+from anonspread.engine._numba_cache import install as _install_numba_cache
+from anonspread.engine.scoring import _logaddexp
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
 

@@ -15,11 +15,15 @@ import math
 import numba as nb
 import numpy as np
 
-from anonspread._numba_cache import install as _install_numba_cache
+from anonspread.engine._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
 
+#: Scores within this relative tolerance of the maximum (in log space) are ties.
+TIE_RTOL = 1e-9
+
 __all__ = [
+    "TIE_RTOL",
     "bfs",
     "bitparallel_eccentricity",
     "core_csr",
@@ -1058,7 +1062,7 @@ def rumor_setup(indptr, indices, s):
     order of their bound, and whether the core is sparse (mean degree below 7, evaluated
     by :func:`core_log_sizes`; dense ones by :func:`core_log_sizes_dense`). The exact
     scores then come from :func:`graph_rumor_top` (one core node at a time) or
-    :func:`adversaries._rumor_parallel.rumor_scan_parallel` (several at once, on every
+    :func:`anonspread.engine.rumor_threads.rumor_scan_parallel` (several at once, on every
     thread; large cores only).
     """
     n = indptr.shape[0] - 1
@@ -1202,7 +1206,7 @@ def graph_rumor_top(indptr, indices, s, rtol, top):
     bridges, where the bound is exact, so ``score(v) = ub(v) - (ub(a) - score(a))``. ``top[v]`` is True iff v is a
     maximiser; returns ``(best, s0, greater, tied, n_core_bfs)`` with ``greater``,
     ``tied`` as in :func:`adversaries.metrics.source_rank`. Serial; the same answer on
-    every thread for large cores: :func:`adversaries._rumor_parallel.rumor_top`.
+    every thread for large cores: :func:`anonspread.engine.rumor_threads.rumor_top`.
     """
     ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = rumor_setup(
         indptr, indices, s)

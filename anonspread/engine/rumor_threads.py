@@ -1,13 +1,13 @@
-"""Rumour centrality on large 2-cores: :func:`adversaries._kernels.graph_rumor_top` with its
+"""Rumour centrality on large 2-cores: :func:`anonspread.engine.scoring.graph_rumor_top` with its
 exact core evaluations spread over numba's threads.
 
-Kept apart from :mod:`adversaries._kernels` so that nothing compiles it (a ``parallel=True``
+Kept apart from :mod:`anonspread.engine.scoring` so that nothing compiles it (a ``parallel=True``
 function takes seconds to compile) unless a snapshot's 2-core reaches
 :data:`PARALLEL_MIN_CORE` nodes: the Monte Carlo path (``simulate_and_score``, whose trials
 the harness already spreads over processes) and small snapshots never load it.
 
 The answer is the serial one: the scan takes the nodes in the same order with the same
-stopping rule (:func:`adversaries._kernels.rumor_advance`); only the evaluations it needs
+stopping rule (:func:`anonspread.engine.scoring.rumor_advance`); only the evaluations it needs
 next are computed ahead, a batch at a time, one work row per thread. A batch may hold
 evaluations the scan then does not need (at most one batch, discarded); the evaluation
 count returned is the scan's, as in the serial path.
@@ -21,8 +21,8 @@ import os
 import numba as nb
 import numpy as np
 
-from adversaries import _kernels as K
-from anonspread._numba_cache import install as _install_numba_cache
+from anonspread.engine import scoring as K
+from anonspread.engine._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()
 
@@ -77,7 +77,7 @@ def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mar
 
 @nb.njit(cache=True, parallel=True)
 def rumor_scan_parallel(s, rtol, top, setup, nthr):
-    """:func:`adversaries._kernels.graph_rumor_top` from its ``rumor_setup``, with the core
+    """:func:`anonspread.engine.scoring.graph_rumor_top` from its ``rumor_setup``, with the core
     evaluations on ``nthr`` threads
     (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
     this function).
@@ -143,7 +143,7 @@ def idle_cores() -> float:
 
 
 def rumor_top(indptr, indices, s, rtol, top, parallel=None):
-    """:func:`adversaries._kernels.graph_rumor_top`, on every thread when the 2-core is large.
+    """:func:`anonspread.engine.scoring.graph_rumor_top`, on every thread when the 2-core is large.
 
     ``parallel=None`` follows :data:`MODE`: with ``"auto"`` it evaluates on every thread
     iff the 2-core has at least :data:`PARALLEL_MIN_CORE` nodes and another core looks
@@ -158,7 +158,7 @@ def rumor_top(indptr, indices, s, rtol, top, parallel=None):
     """
     if parallel is None:
         if MODE not in ("auto", "on", "off"):
-            raise ValueError(f"adversaries._rumor_parallel.MODE must be 'auto', 'on' or 'off', "
+            raise ValueError(f"anonspread.engine.rumor_threads.MODE must be 'auto', 'on' or 'off', "
                              f"not {MODE!r}")
         parallel = (MODE != "off" and indptr.shape[0] - 1 >= PARALLEL_MIN_CORE
                     and nb.config.NUMBA_NUM_THREADS > 1

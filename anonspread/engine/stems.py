@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from anonspread._numba_cache import install as _install_numba_cache
+from anonspread.engine._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()
 

@@ -1,8 +1,8 @@
 """numba's on-disk cache, keyed on every source file a compiled kernel can contain.
 
 numba stamps each cached function with the content of its *own* file only. A compiled
-driver such as ``adversaries.batch._simulate_entry`` contains the spread kernels it calls
-(numba links their code into it), so after an edit of ``spread/_kernels.py`` its cache
+driver such as ``anonspread.engine.fused._simulate_entry`` contains the spread kernels it calls
+(numba links their code into it), so after an edit of ``engine/spreading.py`` its cache
 entry would still load, with the old kernels inside, or with a changed parameter layout.
 :func:`install` puts cache locators in front of numba's that stamp a kernel file of this
 project with a hash of all the files of its package and of the packages it calls into
@@ -40,14 +40,32 @@ except ImportError:  # pragma: no cover - not POSIX: compile without the file lo
 
 __all__ = ["DEPENDS", "compile_lock_path", "install", "source_stamp"]
 
-_ROOT = Path(__file__).resolve().parent.parent
 
-#: The packages whose code a compiled function of each package may contain.
+def _find_package_dirs() -> dict[str, Path]:
+    """Where each subpackage's sources are (the repository folders in an editable install,
+    ``site-packages/anonspread/<name>`` in a regular one), found without importing them."""
+    import importlib.util
+
+    dirs = {}
+    for name in DEPENDS:
+        spec = importlib.util.find_spec(f"anonspread.{name}")
+        dirs[name] = Path(next(iter(spec.submodule_search_locations))).resolve()
+    return dirs
+
+
+#: The source folder of each subpackage (filled on first use; tests may set it).
+_DIRS: dict[str, Path] = {}
+
+
+def _package_dirs() -> dict[str, Path]:
+    if not _DIRS:
+        _DIRS.update(_find_package_dirs())
+    return _DIRS
+
+#: The packages whose code a compiled function of each package may contain (every
+#: compiled function lives in the engine; its kernels call one another across modules).
 DEPENDS = {
-    "spread": ("spread",),
-    "adversaries": ("spread", "adversaries"),
-    "privacy": ("privacy",),
-    "harness": ("spread", "adversaries", "harness"),
+    "engine": ("engine",),
 }
 
 
@@ -56,7 +74,7 @@ def source_stamp(package: str) -> str:
     """A hash of the content of every ``.py`` file of ``package`` and its dependencies."""
     h = hashlib.sha256()
     for dep in DEPENDS[package]:
-        for path in sorted((_ROOT / dep).glob("*.py")):
+        for path in sorted((_package_dirs()[dep]).glob("*.py")):
             h.update(path.name.encode())
             h.update(path.read_bytes())
     return h.hexdigest()
@@ -64,11 +82,12 @@ def source_stamp(package: str) -> str:
 
 def _package_of(py_file: str) -> str | None:
     try:
-        rel = Path(py_file).resolve().relative_to(_ROOT)
-    except (ValueError, OSError):
+        folder = Path(py_file).resolve().parent
+    except OSError:
         return None
-    if len(rel.parts) == 2 and rel.parts[0] in DEPENDS:
-        return rel.parts[0]
+    for name, path in _package_dirs().items():
+        if folder == path:
+            return name
     return None
 
 

@@ -1,0 +1,21 @@
+"""The compiled engine: every Monte Carlo kernel, over flat arrays, beneath the packages.
+
+``spread``, ``adversaries`` and ``privacy`` are Python layers above it that validate
+arguments, describe runs and return result objects; the engine holds what runs per node
+and per trial:
+
+* :mod:`~anonspread.engine.store`: the flat node store of a finite graph or a lazily
+  grown infinite tree;
+* :mod:`~anonspread.engine.spreading`: one kernel per spreading protocol;
+* :mod:`~anonspread.engine.stems`: Dandelion and Dandelion++ in continuous time;
+* :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan,
+  rumour centrality, BFS, tie-aware summaries);
+* :mod:`~anonspread.engine.rumor_threads`: the threaded rumour scan of large 2-cores;
+* :mod:`~anonspread.engine.literature`: NETSLEUTH, LISN and the sensor estimators;
+* :mod:`~anonspread.engine.transactions`: the abstract transaction model;
+* :mod:`~anonspread.engine.fused`: the fused simulate -> score loop;
+* :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);
+* :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.
+
+The engine imports no other package of anonspread but the shared error classes.
+"""

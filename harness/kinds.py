@@ -1,0 +1,22 @@
+"""The registry of sweep components by kind (``graph``, ``protocol``, ``estimator``, ...).
+
+:func:`harness.register_component` fills it; a :class:`harness.Param` whose values name
+a component of a kind looks the names up here. It sits below both, so neither imports
+the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonspread.registry import Registry
+
+__all__ = ["KINDS", "lookup"]
+
+#: kind -> Registry of :class:`harness.Component` records.
+KINDS: Registry[Registry[Any]] = Registry("component kind")
+
+
+def lookup(kind: str, name: str) -> Any:
+    """The component ``name`` of ``kind`` (unknown kinds and names suggest close ones)."""
+    return KINDS.get(kind).get(name)
