@@ -1,21 +1,132 @@
-"""The distribution lists every package of the source tree, so a non-editable install works."""
+"""One import package, ``anonspread``, that installs beside a researcher's own environment.
 
+* the build configuration lists every package of the source tree and maps the
+  repository's top-level folders into the namespace;
+* a built wheel holds nothing but ``anonspread`` (and its dist-info) at its top level;
+* with packages named ``datasets`` (Hugging Face's), ``spread``, ``harness``, ``privacy``
+  and ``adversaries`` first on ``sys.path``, the CLI, a small sweep and the README's
+  Python example run, and none of those packages is imported.
+"""
+
+from __future__ import annotations
+
+import os
 import pathlib
+import re
+import subprocess
+import sys
+import zipfile
 
 import pytest
 
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11; the CI runs 3.11
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHADOWED = ("datasets", "spread", "harness", "privacy", "adversaries")
 
 
-def test_every_subpackage_is_listed_in_pyproject():
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    top = {name.split(".")[0] for name in listed}
-    found = {
-        ".".join(init.parent.relative_to(ROOT).parts)
-        for name in top
-        for init in (ROOT / name).rglob("__init__.py")
-    }
+def _setuptools_config() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def _source_dir(package: str, mapping: dict[str, str]) -> pathlib.Path:
+    """Where ``package``'s files are, by the longest mapped prefix (setuptools' rule)."""
+    parts = package.split(".")
+    for k in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:k])
+        if prefix in mapping:
+            return ROOT / mapping[prefix] / pathlib.Path(*parts[k:])
+    return ROOT / pathlib.Path(*parts)
+
+
+def test_every_subpackage_is_listed_and_mapped():
+    cfg = _setuptools_config()
+    listed, mapping = set(cfg["packages"]), cfg["package-dir"]
+    assert all(name == "anonspread" or name.startswith("anonspread.") for name in listed)
+    assert set(mapping) == {"anonspread"} | {f"anonspread.{p}" for p in SHADOWED}
+    found = set()
+    for root_pkg, folder in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            name = ".".join((root_pkg, *rel))
+            # a folder of anonspread/ that another mapping owns is not anonspread's
+            if root_pkg == "anonspread" and rel and f"anonspread.{rel[0]}" in mapping:
+                continue
+            found.add(name)
     assert found - listed == set(), f"packages missing from pyproject.toml: {sorted(found - listed)}"
     assert listed - found == set(), f"pyproject.toml lists packages with no __init__.py: {sorted(listed - found)}"
+    for name in listed:
+        assert (_source_dir(name, mapping) / "__init__.py").is_file(), name
+
+
+@pytest.mark.slow
+def test_the_wheel_has_one_top_level_package(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                           "-w", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = tmp_path.glob("anonspread-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/", 1)[0] for n in names}
+    assert top == {"anonspread", wheel.name.split("-py3")[0] + ".dist-info"}, sorted(top)
+    for expected in ("anonspread/spread/__init__.py", "anonspread/adversaries/batch.py",
+                     "anonspread/privacy/funnel/optimal.py", "anonspread/harness/experiments/__init__.py",
+                     "anonspread/engine/spreading.py", "anonspread/datasets/facebook_combined.txt.gz",
+                     "anonspread/datasets/README.md", "anonspread/py.typed"):
+        assert expected in names, expected
+    entry = zipfile.ZipFile(wheel).read(wheel.name.split("-py3")[0] + ".dist-info/entry_points.txt")
+    assert b"anonspread = anonspread.harness.cli:main" in entry
+
+
+def _shadow_env(tmp_path: pathlib.Path) -> dict[str, str]:
+    """An environment whose first sys.path entry holds foreign packages with our old names.
+
+    Each one fails loudly when imported, so a test passes only if anonspread never
+    imports a top-level package of those names.
+    """
+    shadow = tmp_path / "shadow"
+    for name in SHADOWED:
+        (shadow / name).mkdir(parents=True)
+        (shadow / name / "__init__.py").write_text(
+            f"raise ImportError('the foreign top-level package {name!r} was imported')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shadow), os.environ.get("PYTHONPATH", "")]),
+               MPLBACKEND="Agg")
+    return env
+
+
+def _cli(tmp_path: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
+    exe = pathlib.Path(sys.executable).parent / "anonspread"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "anonspread"]
+    return subprocess.run([*cmd, *args], cwd=tmp_path, env=_shadow_env(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_shadow_packages_fail_when_imported(tmp_path):
+    """The premise: the foreign packages are really first on the path."""
+    proc = subprocess.run([sys.executable, "-c", "import datasets"], cwd=tmp_path,
+                          env=_shadow_env(tmp_path), capture_output=True, text=True)
+    assert proc.returncode != 0 and "foreign top-level package 'datasets'" in proc.stderr
+
+
+def test_cli_lives_beside_foreign_packages_of_the_old_names(tmp_path):
+    proc = _cli(tmp_path, "list")
+    assert proc.returncode == 0, proc.stderr
+    assert "compare-detection" in proc.stdout
+    proc = _cli(tmp_path, "--version")
+    assert proc.returncode == 0 and re.fullmatch(r"anonspread \S+\n", proc.stdout), proc.stdout
+
+
+@pytest.mark.slow
+def test_a_sweep_and_the_readme_example_run_beside_foreign_packages(tmp_path):
+    proc = _cli(tmp_path, "sweep", "detection", "--set", "graph=regular-3", "--set",
+                "protocol=adaptive-diffusion", "--set", "estimator=jordan", "--set", "T=2,4",
+                "--trials", "50", "--rng", "1", "--workers", "1", "--out", "out", "--no-plot",
+                "--quiet")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "out" / "sweep-detection.csv").is_file()
+    text = (ROOT / "README.md").read_text()
+    example = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    proc = subprocess.run([sys.executable, "-c", example + "\nprint('README example ran')\n"],
+                          cwd=tmp_path, env=_shadow_env(tmp_path), capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "README example ran" in proc.stdout

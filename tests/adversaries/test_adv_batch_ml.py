@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from anonspread.adversaries import _regular_ml as R
 from anonspread.adversaries import batch as B
+from anonspread.engine import fused
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.scores import TIE_RTOL
 from scipy import stats
@@ -51,7 +52,7 @@ def _snapshot_arrays(sp):
     gdeg = snap.contact_degrees().astype(np.int64)
     n = par.shape[0]
     cnt = np.empty(n + 1, np.int64)
-    tptr, tind = B._local_tree(par, n, cnt, np.empty(n, np.int64), np.empty(2 * n, np.int32))
+    tptr, tind = fused._local_tree(par, n, cnt, np.empty(n, np.int64), np.empty(2 * n, np.int32))
     c = list(sp.infected.tolist()).index(sp.virtual_source)
     return par, gdeg, tptr.copy(), tind.copy(), c
 
