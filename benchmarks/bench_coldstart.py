@@ -72,7 +72,7 @@ def run_snippet(code: str, cache: str) -> dict:
 
 def job_command(out: str, extra: list[str]) -> list[str]:
     exe = shutil.which("anonspread", path=os.path.dirname(sys.executable)) or shutil.which("anonspread")
-    cmd = [exe] if exe else [sys.executable, "-m", "harness"]
+    cmd = [exe] if exe else [sys.executable, "-m", "anonspread"]
     return [*cmd, "run", "compare-detection", "--rng", "1", "--out", out, *extra]
 
 

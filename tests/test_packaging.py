@@ -85,7 +85,7 @@ def _shadow_env(tmp_path: pathlib.Path) -> dict[str, str]:
     """
     shadow = tmp_path / "shadow"
     for name in SHADOWED:
-        (shadow / name).mkdir(parents=True)
+        (shadow / name).mkdir(parents=True, exist_ok=True)
         (shadow / name / "__init__.py").write_text(
             f"raise ImportError('the foreign top-level package {name!r} was imported')\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shadow), os.environ.get("PYTHONPATH", "")]),

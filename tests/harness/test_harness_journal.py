@@ -151,7 +151,7 @@ def test_second_cli_run_while_the_first_runs(tmp_path, capsys):
     # (2000 trials: long enough that the first run is still going whatever the load)
     argv = ["run", "test-slow", "--import", "harness_testexp", "--rng", "5", "--out", str(tmp_path),
             "--trials", "2000"]
-    first = subprocess.Popen([sys.executable, "-m", "harness", *argv, "--workers", "2"], env=env,
+    first = subprocess.Popen([sys.executable, "-m", "anonspread", *argv, "--workers", "2"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     journal = tmp_path / "test-slow.journal.jsonl"
     try:

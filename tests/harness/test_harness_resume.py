@@ -31,7 +31,7 @@ def test_sigint_then_resume_matches_uninterrupted(tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
            "CI": "1"}
-    cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
+    cmd = [sys.executable, "-m", "anonspread", "run", "test-slow", "--import", "harness_testexp",
            "--rng", "11", "--out", str(out), "--workers", "2"]
     # Ctrl-C as a terminal delivers it: the run starts with SIGINT's default action even when
     # this test process inherited it ignored (a shell's background job, `nohup`).

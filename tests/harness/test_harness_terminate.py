@@ -44,7 +44,7 @@ def _command(out: Path) -> tuple[list[str], dict[str, str]]:
     """``anonspread run test-slow`` into ``out`` on 2 workers (a 4 x 10 batch run, seed 5), and its env."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
            "CI": "1"}
-    cmd = [sys.executable, "-m", "harness", "run", "test-slow", "--import", "harness_testexp",
+    cmd = [sys.executable, "-m", "anonspread", "run", "test-slow", "--import", "harness_testexp",
            "--rng", "5", "--out", str(out), "--workers", "2"]
     return cmd, env
 
