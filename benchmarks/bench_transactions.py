@@ -18,7 +18,6 @@ import sys
 import time
 
 import numpy as np
-
 from anonspread.adversaries import transactions as tx
 
 

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from anonspread.errors import InvalidParameterError
 from anonspread.harness.experiment import PlotSpec
 from anonspread.harness.results import Table, atomic_write
+
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["draw", "plot_table"]
 

@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
 from anonspread.harness.grid import Grid
 from anonspread.harness.registry import register_experiment
@@ -156,8 +155,9 @@ METHODS = ("opt_lip", "grr", "cr", "oue")
 @lru_cache(maxsize=16)
 def adult(secret: str, data: str) -> np.ndarray:
     """Empirical joint p_sx of an Adult secret and data attribute (training split, '?' kept)."""
-    from anonspread import datasets
     from anonspread.privacy.funnel import adult_joint
+
+    from anonspread import datasets
 
     return adult_joint(datasets.load_adult("train"), secret, data).p_sx
 

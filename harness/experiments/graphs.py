@@ -38,10 +38,10 @@ import math
 from typing import Any
 
 import numpy as np
-
-from anonspread.errors import InvalidParameterError
 from anonspread.harness.components import register_component
 from anonspread.harness.params import Param
+
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["TREE_DEGREES", "parse_degree_law"]
 

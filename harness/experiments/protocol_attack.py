@@ -30,11 +30,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-
-from anonspread.errors import GraphError, InvalidParameterError
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Metric, PlotSpec, Theory
 from anonspread.harness.params import Param
+
+from anonspread.errors import GraphError, InvalidParameterError
 
 __all__: list[str] = []
 
@@ -95,8 +95,9 @@ def _observation_of(spec: Any, snapshot: Any, spies: Any) -> tuple:
 def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
                   components: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """``n`` transactions of one protocol on the point's graph, scored by one adversary."""
-    from anonspread import adversaries as A
     from anonspread.harness.experiments.spreading import make_graph
+
+    from anonspread import adversaries as A
 
     proto_name, adv = _split(params["attack"])
     g = make_graph(params, rng, components=components)

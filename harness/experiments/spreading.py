@@ -19,8 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-
-from anonspread.errors import InvalidParameterError
 from anonspread.harness.components import component_info, register_component
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
@@ -28,6 +26,8 @@ from anonspread.harness.experiments.graphs import TREE_DEGREES
 from anonspread.harness.grid import Grid
 from anonspread.harness.params import Param
 from anonspread.harness.registry import register_experiment
+
+from anonspread.errors import InvalidParameterError
 
 __all__: list[str] = []
 

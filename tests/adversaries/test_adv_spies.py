@@ -3,9 +3,6 @@
 import networkx as nx
 import numpy as np
 import pytest
-
-from anonspread import adversaries as A
-from anonspread import spread
 from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     draw_spies,
@@ -15,8 +12,11 @@ from anonspread.adversaries.spies import (
     ml_spies_diffusion,
     observe_spies,
 )
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.events import simulate_messages
+
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 
 def test_first_spy_on_a_line_with_every_node_a_spy_finds_the_source():

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from anonspread.harness.stats import Moments, normal_interval, summarize, wilson_interval
+from scipy import stats
 
 
 def test_wilson_matches_hand_computation():

@@ -2,8 +2,6 @@
 
 import numpy as np
 import pytest
-
-from anonspread import datasets
 from anonspread.privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
@@ -16,6 +14,8 @@ from anonspread.privacy.funnel import (
     optimal_lip,
     oue,
 )
+
+from anonspread import datasets
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
-
 from anonspread.privacy.funnel import (
     conditional_reporting,
     grr,
@@ -17,6 +15,7 @@ from anonspread.privacy.funnel import (
     oue,
 )
 from anonspread.privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
+from scipy.optimize import linprog
 
 
 def random_joint(seed, c, a):

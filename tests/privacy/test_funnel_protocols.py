@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from anonspread.privacy.funnel import (
     conditional_reporting,
     cr_alpha,

@@ -2,8 +2,6 @@
 
 import numpy as np
 import pytest
-
-from anonspread.errors import InvalidParameterError
 from anonspread.privacy.funnel import (
     lip_epsilon,
     mutual_information,
@@ -13,6 +11,8 @@ from anonspread.privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
+
+from anonspread.errors import InvalidParameterError
 
 
 def random_joint(seed, shape):

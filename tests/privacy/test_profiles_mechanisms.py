@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from anonspread.privacy import profiles as pr
 from anonspread.privacy.profiles.lp import _repair
 

@@ -5,8 +5,6 @@ import pickle
 
 import networkx as nx
 import numpy as np
-
-from anonspread import spread
 from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -14,6 +12,8 @@ from anonspread.spread.protocols import (
     RandomDiffusion,
     TreeProtocol,
 )
+
+from anonspread import spread
 
 PROTOCOLS = [AdaptiveDiffusion(math.inf, 3), AdaptiveDiffusion(math.inf, 2, relay="graph"),
              RandomDiffusion(0.5), Flooding(), LineProtocol(), TreeProtocol()]
