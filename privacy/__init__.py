@@ -3,7 +3,7 @@
 The topic modules (``privacy.utility``, ``privacy.mechanisms``, ``privacy.staircase``,
 ``privacy.dominance``, ``privacy.bounds``, ``privacy.profiles``, ``privacy.funnel``,
 ``privacy.krandom``) and the public names re-exported from them are imported on first
-attribute access, so ``import privacy`` stays light.
+attribute access, so ``from anonspread import privacy`` stays light.
 """
 
 import importlib
