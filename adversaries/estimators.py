@@ -20,7 +20,7 @@ from anonspread.adversaries.scores import Scores
 
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
-from anonspread.validation import check_real
+from anonspread.validation import check_int, check_real
 
 __all__ = [
     "TopRank",
@@ -323,6 +323,8 @@ class TopRank:
     exact_scores : int
         How many exact per-node evaluations (BFS runs) it took; ``n`` when every score
         was computed.
+    threads : int
+        How many threads evaluated them (1: serially).
     """
 
     maximisers: np.ndarray
@@ -330,9 +332,11 @@ class TopRank:
     rank: float
     detection_probability: float
     exact_scores: int
+    threads: int = 1
 
 
-def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any) -> TopRank:
+def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, *, threads: int = 1,
+                 **params: Any) -> TopRank:
     """The maximisers of an estimator and the rank of ``source``, without every score.
 
     Identical to computing every score (``get_estimator(estimator).func``) and then
@@ -345,7 +349,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
       below, at or above ``ecc(source)`` and in or out of the minimum;
     * ``"rumor"``: a cut-vertex upper bound on every node's score, then exact
       scores in decreasing order of the bound until no node left can reach the
-      maximum or the source's score (on every numba thread once the 2-core has
+      maximum or the source's score (on ``threads`` threads once the 2-core has
       ``anonspread.engine.rumor_threads.PARALLEL_MIN_CORE`` nodes; same answer).
 
     Other estimators (and trees) compute every score, which is linear there.
@@ -357,6 +361,10 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
         A snapshot estimator's registry name (``"jordan"``, ``"rumor"``, ``"ml"``, ...).
     source : node
         An infected node (usually the true source).
+    threads : int >= 1
+        Threads for the exact evaluations of rumour centrality on a 2-core of at least
+        ``PARALLEL_MIN_CORE`` (3,000) nodes; 1 (the default) scans serially. Same answer
+        either way; the result's ``threads`` says how many ran.
     **params
         Keyword arguments of the estimator (e.g. ``d0`` for ``"ml"``).
 
@@ -375,11 +383,13 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
     from anonspread.adversaries.scores import TIE_RTOL
 
     snapshot = _check_snapshot(snapshot)
+    threads = check_int(threads, "threads", low=1)
     spec = get_estimator(estimator)
     s = snapshot.position(source)
     n = snapshot.n
     top = np.zeros(n, np.bool_)
     cyclic = not snapshot.subgraph_is_tree()
+    used = 1
     if spec.name == "jordan" and cyclic and not params:
         indptr, indices = snapshot.subgraph()
         t, _, greater, tied, nexact = _kernels.graph_jordan_top(indptr, indices, s, top)
@@ -388,7 +398,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
         indptr, indices = snapshot.subgraph()
         from anonspread.engine.rumor_threads import rumor_top
 
-        _, s0, greater, tied, nexact = rumor_top(indptr, indices, s, TIE_RTOL, top)
+        _, s0, greater, tied, nexact, used = rumor_top(indptr, indices, s, TIE_RTOL, top, threads)
     else:
         sc = spec.func(snapshot, **params)
         values = np.ascontiguousarray(sc.array, dtype=np.float64)
@@ -402,4 +412,5 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, **params: Any)
         rank=1.0 + greater + (tied - 1) / 2.0,
         detection_probability=1.0 / nt if top[s] else 0.0,
         exact_scores=int(nexact),
+        threads=int(used),
     )

@@ -122,6 +122,10 @@ def fmt(t):
     return "—" if t is None else (f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s")
 
 
+#: Threads given to top_and_rank (--threads).
+THREADS = [1]
+
+
 def warm_up() -> None:
     G = nx.connected_watts_strogatz_graph(60, 4, 0.3, seed=1)
     snap = A.Snapshot(G, range(60), T=3)
@@ -159,10 +163,8 @@ def snapshot_table(title: str, g, sizes, timeout: float, names=("jordan", "rumor
                 cells += ["not run"] * 3
                 continue
             def run(name=name, snap=snap, src=src):
-                from anonspread.engine.rumor_threads import LAST_PATH
-
-                LAST_PATH[0] = ""
-                return A.top_and_rank(snap, name, src).exact_scores, LAST_PATH[0]
+                r = A.top_and_rank(snap, name, src, threads=THREADS[0])
+                return r.exact_scores, ("serial" if r.threads == 1 else f"threads ({r.threads})")
 
             t, r = timed(run, timeout)
             series[name].append((snap.n, t))
@@ -292,17 +294,15 @@ def main() -> None:
     ap.add_argument("--estimators", nargs="+", choices=("jordan", "rumor"), default=("jordan", "rumor"))
     ap.add_argument("--sizes", type=int, nargs="+", default=(10**3, 10**4, 10**5, 3 * 10**5, 10**6),
                     help="infected-set sizes of table A")
-    ap.add_argument("--threads", choices=("auto", "on", "off"), default="auto",
-                    help="anonspread.engine.rumor_threads.MODE: the rumour scan of 2-cores >= 3,000 "
-                         "nodes on every numba thread (auto: if another core looks free)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="top_and_rank(threads=N): the rumour scan of 2-cores >= 3,000 nodes on N "
+                         "threads (default 1: serial)")
     ap.add_argument("--wall", action="store_true",
                     help="top+rank cells also give the child's wall-clock time (the rumour kernel "
                          "evaluates large 2-cores on every numba thread: CPU time then exceeds wall)")
     args = ap.parse_args()
     only = set(args.only or ("A", "B", "ml", "C"))
-    from anonspread.engine import rumor_threads as _rumor_parallel
-
-    _rumor_parallel.MODE = args.threads
+    THREADS[0] = args.threads
     names = tuple(args.estimators)
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores); rumour threads: {args.threads}")
     warm_up()

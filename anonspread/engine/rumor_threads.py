@@ -26,18 +26,11 @@ from anonspread.engine._numba_cache import install as _install_numba_cache
 
 _install_numba_cache()
 
-__all__ = ["LAST_PATH", "MODE", "PARALLEL_MIN_CORE", "idle_cores", "rumor_scan_parallel", "rumor_top",
-           "threads_usable"]
+__all__ = ["PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top", "threads_usable"]
 
-#: 2-core size (nodes) from which :func:`rumor_top` evaluates on every thread.
+#: 2-core size (nodes) from which :func:`rumor_top` evaluates on threads when it is given
+#: more than one (smaller cores: the serial scan is as fast).
 PARALLEL_MIN_CORE = 3000
-
-#: When ``rumor_top(parallel=None)`` uses threads on a large core: ``"auto"`` (if another
-#: core looks free), ``"on"`` (always), ``"off"`` (never).
-MODE = "auto"
-
-#: Which scan the last :func:`rumor_top` call ran: ``"serial"`` or ``"threads (k)"``.
-LAST_PATH = [""]
 
 #: The largest batch gives each thread about this many adjacency entries to scan (~50 ms):
 #: few joins, so threads seldom wait for each other (and spin while waiting); a scan that
@@ -136,41 +129,27 @@ def threads_usable() -> bool:
     return layer != "omp" or _LAUNCH_PID[0] == os.getpid()
 
 
-def idle_cores() -> float:
-    """CPUs minus the 1-minute load average (this process included): about how many cores
-    are free."""
-    return (os.cpu_count() or 1) - os.getloadavg()[0]
+def rumor_top(indptr, indices, s, rtol, top, threads=1, min_core=PARALLEL_MIN_CORE):
+    """:func:`anonspread.engine.scoring.graph_rumor_top`, on ``threads`` threads when the
+    2-core is large.
 
-
-def rumor_top(indptr, indices, s, rtol, top, parallel=None):
-    """:func:`anonspread.engine.scoring.graph_rumor_top`, on every thread when the 2-core is large.
-
-    ``parallel=None`` follows :data:`MODE`: with ``"auto"`` it evaluates on every thread
-    iff the 2-core has at least :data:`PARALLEL_MIN_CORE` nodes and another core looks
-    free (:func:`idle_cores` >= 0.5: on a machine whose other cores are busy the threads
-    measured slower than the serial scan), ``"on"`` drops the second condition, ``"off"``
-    scans serially. Threads also need numba to allow more than one
-    (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``) and :func:`threads_usable`.
-    ``True`` forces the threaded scan (still only where :func:`threads_usable`; on one
-    thread if that is all numba has), ``False`` the serial one. Same answer either way;
-    :data:`LAST_PATH` says which ran. Returns ``(best, s0, greater, tied, n_core_bfs)``
-    as ``graph_rumor_top``.
+    ``threads`` (an int >= 1, the caller's choice; never read from the machine's load): with
+    more than one, a snapshot whose 2-core has at least ``min_core`` nodes is evaluated on
+    ``min(threads, NUMBA_NUM_THREADS)`` threads, if :func:`threads_usable`; anything else
+    scans serially. Same answer either way. Returns ``(best, s0, greater, tied,
+    n_core_bfs, threads_used)``: the first five as ``graph_rumor_top``, then 1 for the
+    serial scan or the number of threads that ran.
     """
-    if parallel is None:
-        if MODE not in ("auto", "on", "off"):
-            raise ValueError(f"anonspread.engine.rumor_threads.MODE must be 'auto', 'on' or 'off', "
-                             f"not {MODE!r}")
-        parallel = (MODE != "off" and indptr.shape[0] - 1 >= PARALLEL_MIN_CORE
-                    and nb.config.NUMBA_NUM_THREADS > 1
-                    and (MODE == "on" or idle_cores() >= 0.5)
-                    and int(K.two_core(indptr, indices)[0].sum()) >= PARALLEL_MIN_CORE)
-    if parallel and threads_usable():
-        nthr = nb.get_num_threads()  # starts numba's threads (numba.set_num_threads(1): serial)
-        if _LAUNCH_PID[0] is None:
-            _LAUNCH_PID[0] = os.getpid()
-        if nthr > 1 or parallel is True:
-            LAST_PATH[0] = f"threads ({nthr})"
-            setup = K.rumor_setup(indptr, indices, s)
-            return rumor_scan_parallel(s, rtol, top, setup, nthr)[:5]
-    LAST_PATH[0] = "serial"
-    return K.graph_rumor_top(indptr, indices, s, rtol, top)
+    if threads > 1 and indptr.shape[0] - 1 >= min_core and threads_usable():
+        nthr = min(int(threads), nb.config.NUMBA_NUM_THREADS)
+        if nthr > 1 and int(K.two_core(indptr, indices)[0].sum()) >= min_core:
+            if _LAUNCH_PID[0] is None:
+                _LAUNCH_PID[0] = os.getpid()
+            before = nb.get_num_threads()
+            nb.set_num_threads(nthr)
+            try:
+                setup = K.rumor_setup(indptr, indices, s)
+                return (*rumor_scan_parallel(s, rtol, top, setup, nthr)[:5], nthr)
+            finally:
+                nb.set_num_threads(before)
+    return (*K.graph_rumor_top(indptr, indices, s, rtol, top), 1)

@@ -398,11 +398,13 @@ def test_parallel_rumour_scan_equals_the_serial_one_and_the_all_scores_definitio
     assert cyclic > 200
 
 
-def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer(monkeypatch):
+def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer():
+    import numba
+
     from anonspread.engine import rumor_threads as P
 
-    monkeypatch.setattr(P, "MODE", "on")  # whatever the machine's load
-
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here (NUMBA_NUM_THREADS=1): no threaded scan to test")
     rng = np.random.default_rng(3)
     sparse = _with_pendant_trees(_subdivided(nx.random_regular_graph(3, 1400, seed=4), rng, 2), 300, 5)
     dense = nx.gnm_random_graph(3100, 4 * 3100, seed=6)  # mean degree 8: the dense kernel
@@ -414,54 +416,49 @@ def test_rumour_top_goes_parallel_on_large_cores_only_with_the_same_answer(monke
         ref = A.rumor_centrality(snap).array
         for s in (0, snap.n - 1):
             top = np.zeros(snap.n, np.bool_)
-            got = P.rumor_top(indptr, indices, s, 1e-9, top)  # default: parallel on this core
-            assert P.LAST_PATH[0].startswith("threads")
+            got = P.rumor_top(indptr, indices, s, 1e-9, top, 2)
+            assert got[5] == 2  # the threads ran
             serial = np.zeros(snap.n, np.bool_)
             want = K.graph_rumor_top(indptr, indices, s, 1e-9, serial)
             assert np.flatnonzero(top).tolist() == np.flatnonzero(serial).tolist()
             assert np.flatnonzero(top).tolist() == sorted(np.asarray(top_set(ref)).tolist())
-            assert got == want and got[1] == pytest.approx(ref[s], rel=1e-12)
+            assert got[:5] == want and got[1] == pytest.approx(ref[s], rel=1e-12)
+        # the public entry: threads=2 runs them, the default scans serially, same answer
+        two = A.top_and_rank(snap, "rumor", 0, threads=2)
+        one = A.top_and_rank(snap, "rumor", 0)
+        assert (two.threads, one.threads) == (2, 1)
+        assert (two.rank, two.maximisers.tolist()) == (one.rank, one.maximisers.tolist())
     assert P.rumor_scan_parallel.signatures  # the parallel scan ran
-    # "auto" scans serially when no other core looks free, "off" always
-    monkeypatch.setattr(P, "MODE", "auto")
-    monkeypatch.setattr(P, "idle_cores", lambda: 0.2)
-    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
-    assert P.LAST_PATH[0] == "serial"
-    monkeypatch.setattr(P, "idle_cores", lambda: 1.5)
-    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
-    assert P.LAST_PATH[0].startswith("threads")
-    monkeypatch.setattr(P, "MODE", "off")
-    P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
-    assert P.LAST_PATH[0] == "serial"
+    # threads=1 always scans serially
+    assert P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_), 1)[5] == 1
     # many nodes but a small 2-core (a 10-cycle with a 3,000-node path): serial, same answer
-    monkeypatch.setattr(P, "MODE", "on")
     G = nx.cycle_graph(10)
     nx.add_path(G, range(9, 3010))
     snap = A.Snapshot(G, list(G.nodes()), T=3)
     indptr, indices = snap.subgraph()
     top = np.zeros(snap.n, np.bool_)
-    got = P.rumor_top(indptr, indices, 5, 1e-9, top)
-    assert P.LAST_PATH[0] == "serial"
+    got = P.rumor_top(indptr, indices, 5, 1e-9, top, 2)
+    assert got[5] == 1
     ref = A.rumor_centrality(snap).array
     assert np.flatnonzero(top).tolist() == sorted(np.asarray(top_set(ref)).tolist())
     assert got[1] == pytest.approx(ref[5], rel=1e-12)
-    monkeypatch.setattr(P, "MODE", "sometimes")
-    with pytest.raises(ValueError, match="MODE"):
-        P.rumor_top(indptr, indices, 0, 1e-9, np.zeros(snap.n, np.bool_))
+    with pytest.raises(ValueError, match="threads"):
+        A.top_and_rank(snap, "rumor", 5, threads=0)
 
 
 def test_small_snapshots_never_load_the_parallel_rumour_scan():
     # the Monte Carlo path and small snapshots must not compile (or load) the parallel
-    # kernel: checked in a fresh interpreter
+    # kernel, even when threads are offered: checked in a fresh interpreter
     import subprocess
     import sys
 
     code = (
-        "import networkx as nx, adversaries as A, spread\n"
+        "import networkx as nx\n"
+        "from anonspread import adversaries as A, spread\n"
         "from anonspread.engine import rumor_threads as P\n"
         "G = nx.random_regular_graph(4, 400, seed=1)\n"
         "A.simulate_and_score(G, spread.RandomDiffusion(0.5), 6, 3, estimators=('rumor',), rng=1)\n"
-        "A.top_and_rank(A.Snapshot(G, list(nx.bfs_tree(G, 0))[:300], T=3), 'rumor', 0)\n"
+        "A.top_and_rank(A.Snapshot(G, list(nx.bfs_tree(G, 0))[:300], T=3), 'rumor', 0, threads=2)\n"
         "assert not P.rumor_scan_parallel.signatures, P.rumor_scan_parallel.signatures\n"
         "print('ok')\n"
     )
@@ -476,25 +473,26 @@ def test_a_forked_child_of_a_process_that_ran_the_threaded_scan_still_scores():
     import sys
 
     code = (
-        "import os, multiprocessing as mp, numba, networkx as nx, adversaries as A\n"
+        "import os, multiprocessing as mp, numba, networkx as nx, numpy as np\n"
+        "from anonspread import adversaries as A\n"
         "from anonspread.engine import rumor_threads as P\n"
-        "P.PARALLEL_MIN_CORE = 10\n"
-        "P.MODE = 'on'\n"
         "G = nx.connected_watts_strogatz_graph(200, 4, 0.3, seed=1)\n"
         "snap = A.Snapshot(G, range(200), T=3)\n"
-        "want = A.top_and_rank(snap, 'rumor', 0)\n"
+        "ip, ix = snap.subgraph()\n"
+        "want = P.rumor_top(ip, ix, 0, 1e-9, np.zeros(200, np.bool_), 2, 10)\n"
         "assert P._LAUNCH_PID[0] == os.getpid()  # the threaded scan ran here\n"
         "def child(q):\n"
-        "    r = A.top_and_rank(snap, 'rumor', 0)\n"
-        "    q.put((r.rank, r.maximisers.tolist(), P.threads_usable()))\n"
+        "    top = np.zeros(200, np.bool_)\n"
+        "    r = P.rumor_top(ip, ix, 0, 1e-9, top, 2, 10)\n"
+        "    q.put((r[:5], top.tolist(), P.threads_usable()))\n"
         "ctx = mp.get_context('fork')\n"
         "q = ctx.Queue()\n"
         "p = ctx.Process(target=child, args=(q,))\n"
         "p.start()\n"
         "p.join(300)\n"
         "assert p.exitcode == 0, p.exitcode\n"
-        "rank, top, usable = q.get()\n"
-        "assert (rank, top) == (want.rank, want.maximisers.tolist())\n"
+        "got, top, usable = q.get()\n"
+        "assert got == want[:5]\n"
         "assert usable == (numba.threading_layer() != 'omp')\n"
         "print('ok')\n"
     )
