@@ -46,18 +46,6 @@ __all__ = ["BatchScores", "CompilePhaseDone", "EstimatorTrials", "compile_phase"
 CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
 
 
-#: Score ML from the virtual source the simulation hands over where that is exact
-#: (:func:`_centre_known`); False runs :func:`anonspread.engine.scoring.ml_tree` everywhere (the
-#: tests compare both).
-KNOWN_CENTRE = True
-
-#: With only ML estimators asked for on the d-regular tree (and :func:`_centre_known`),
-#: count the ball instead of creating it and score by symmetry (``adversaries._regular_ml``:
-#: the same N_T, rank and detection probability per trial; ``detected`` and ``hops`` drawn
-#: with the same law from another function of the tie-breaking stream). False creates the
-#: ball there too.
-REGULAR_SYMMETRY = True
-
 #: The compile-only phase of this process (see :func:`compile_phase`): None, "score" or
 #: "simulate".
 _PHASE: list[str | None] = [None]
@@ -112,7 +100,7 @@ def _centre_known(g, protocol: Protocol, params: np.ndarray, T: int) -> bool:
 
 def _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, log_b, tie_u):
     """The trials of :func:`simulate_and_score` with ML estimators only on the d-regular
-    tree (``REGULAR_SYMMETRY``): ``spread.simulate_many``'s compiled loop counts each ball
+    tree (``regular_symmetry=True``): ``spread.simulate_many``'s compiled loop counts each ball
     and reports the token's hop count H (the same random numbers, the same spreads), then
     ``adversaries._regular_ml`` scores every trial from (d, T, H). Returns N_T per trial
     and (detected, detection_probability, hops, rank) per estimator row of ``tie_u``."""
@@ -194,6 +182,8 @@ def simulate_and_score(
     estimators: tuple[str, ...] | None = None,
     source: Any = None,
     rng: Any = None,
+    known_centre: bool = True,
+    regular_symmetry: bool = True,
 ) -> BatchScores:
     """Run ``trials`` spreads and score every estimator on each, in one compiled loop.
 
@@ -220,6 +210,16 @@ def simulate_and_score(
     source : node, optional
         Fixed source on finite graphs (default: uniform per trial).
     rng : None, int or numpy.random.Generator
+    known_centre : bool
+        Score ML from the virtual source the simulation hands over where that is exact
+        (adaptive diffusion at even T on an infinite tree without dead ends: the snapshot
+        is the ball around it); False runs the general message passing everywhere. Same
+        results either way (the tests compare both); True is faster.
+    regular_symmetry : bool
+        With only ML estimators on the d-regular tree (and a known centre), count the ball
+        instead of creating it and score by symmetry: the same N_T, rank and detection
+        probability per trial, ``detected`` and ``hops`` drawn with the same law from
+        another function of the tie-breaking stream. False creates the ball there too.
 
     Returns
     -------
@@ -240,6 +240,9 @@ def simulate_and_score(
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
+    for flag, value in (("known_centre", known_centre), ("regular_symmetry", regular_symmetry)):
+        if not isinstance(value, bool):
+            raise InvalidTypeError(f"{flag} must be True or False; got {value!r}")
     g = as_contact_graph(graph)
     check_run_size(g, protocol, T, trials, per_trial_steps=True)
     if estimators is None:
@@ -277,8 +280,8 @@ def simulate_and_score(
     if "lisn" in names:
         lisn_rate = get_estimator("lisn").params(protocol, g)["rate"]
         lisn_rate = np.nan if lisn_rate is None else float(lisn_rate)
-    centre_known = KNOWN_CENTRE and _centre_known(g, protocol, params, T)
-    if centre_known and REGULAR_SYMMETRY and g.regular_degree() is not None and not codes.any():
+    centre_known = known_centre and _centre_known(g, protocol, params, T)
+    if centre_known and regular_symmetry and g.regular_degree() is not None and not codes.any():
         n_out, outcomes = _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, alive, tie_u)
         return BatchScores(
             T=T,

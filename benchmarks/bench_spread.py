@@ -10,7 +10,7 @@ plain-Python exact ML estimate, Prop. 2.4.1 at even T); and adaptive diffusion w
 d0 = inf, cap 3, on ego-Facebook (degree >= 3) at T = 8 (simulation alone). On the
 3-regular tree ``simulate_and_score`` with ML alone scores by symmetry without creating
 the ball (``adversaries._regular_ml``); the "(ball created)" cases time the general path
-there (``adversaries.batch.REGULAR_SYMMETRY = False``: the ball is created and ML scored
+there (``simulate_and_score(..., regular_symmetry=False)``: the ball is created and ML scored
 from the known centre), against the same Python trial, which creates the ball and scores
 every node in both cases.
 
@@ -37,7 +37,7 @@ import time
 from collections import deque
 
 import numpy as np
-from anonspread.adversaries import batch, simulate_and_score
+from anonspread.adversaries import simulate_and_score
 from anonspread.adversaries._tables import ad_tables
 from anonspread.spread.graphs import ContactGraph, random_tree, regular_tree
 from anonspread.spread.protocols import AdaptiveDiffusion, alpha
@@ -198,12 +198,9 @@ def tree_case(name, degrees, T, with_ml, n_fast, n_py, materialise=False):
     def fast(trials, seed):
         if with_ml:
             # materialise: the ball is created and scored (known centre) even where the
-            # regular tree's symmetry would serve ML alone (adversaries.batch.REGULAR_SYMMETRY)
-            batch.REGULAR_SYMMETRY = not materialise
-            try:
-                b = simulate_and_score(g, proto, T, trials, estimators=("ml",), rng=seed)
-            finally:
-                batch.REGULAR_SYMMETRY = True
+            # regular tree's symmetry would serve ML alone (regular_symmetry=False)
+            b = simulate_and_score(g, proto, T, trials, estimators=("ml",), rng=seed,
+                                   regular_symmetry=not materialise)
             return int(b.n_infected.sum())
         return int(spread.simulate_many(g, proto, T, trials, rng=seed).n_infected.sum())
 
@@ -268,7 +265,7 @@ def interleaved(fast, python, n_fast, n_py, rounds):
 BYTES_PER_NODE = 160
 
 #: The same with the ML estimator when the ball is created (``simulate_and_score(...,
-#: ("ml",))`` on a random tree, or on a regular one with ``REGULAR_SYMMETRY`` off): the 160
+#: ("ml",))`` on a random tree, or on a regular one with ``regular_symmetry=False``): the 160
 #: above, the snapshot copy (``loc`` set/read/reset 24, order/parent/degree buffers 20
 #: written, parent/degree 16 read back), ``ml_ball`` from the known centre (distance reset
 #: 8; per node its parent's distance and accumulator 16 read, its own 16 written, the

@@ -89,15 +89,12 @@ def _all_fields_equal(a, b):
             assert np.array_equal(getattr(a[name], f), getattr(b[name], f)), (name, f)
 
 
-def _general(monkeypatch, *args, **kw):
-    with monkeypatch.context() as m:
-        m.setattr(B, "KNOWN_CENTRE", False)
-        return A.simulate_and_score(*args, **kw)
+def _general(*args, **kw):
+    return A.simulate_and_score(*args, known_centre=False, **kw)
 
 
 @pytest.mark.parametrize("law", LAWS, ids=str)
-def test_known_centre_batches_equal_the_general_path(law, monkeypatch):
-    monkeypatch.setattr(B, "REGULAR_SYMMETRY", False)
+def test_known_centre_batches_equal_the_general_path(law):
     g = _tree(law, 7)
     for proto, T, ests in [
         (spread.AdaptiveDiffusion(3), 8, ("ml",)),
@@ -110,8 +107,9 @@ def test_known_centre_batches_equal_the_general_path(law, monkeypatch):
             T = min(T, 6)  # heavy tail: balls of tens of thousands of nodes beyond
         assert B._centre_known(g, proto, proto.kernel_params(g, T), T)
         for seed in (1, 2, 3):
-            fast = A.simulate_and_score(g, proto, T, 60, estimators=ests, rng=seed)
-            slow = _general(monkeypatch, g, proto, T, 60, estimators=ests, rng=seed)
+            fast = A.simulate_and_score(g, proto, T, 60, estimators=ests, rng=seed,
+                                        regular_symmetry=False)
+            slow = _general(g, proto, T, 60, estimators=ests, rng=seed, regular_symmetry=False)
             _all_fields_equal(fast, slow)
 
 
@@ -132,26 +130,24 @@ def test_known_centre_is_used_only_where_it_is_exact():
     assert not known(tree, spread.RandomDiffusion(0.5), 4)
 
 
-def test_trees_with_leaves_keep_the_general_path_and_its_results(monkeypatch):
+def test_trees_with_leaves_keep_the_general_path_and_its_results():
     g = spread.graphs.random_tree({1: 0.3, 3: 0.4, 4: 0.3}, rng=3)
     ad = spread.AdaptiveDiffusion(3)
     assert not B._centre_known(g, ad, ad.kernel_params(g, 8), 8)  # leaves: the general path
     a = A.simulate_and_score(g, ad, 8, 80, estimators=("ml",), rng=5)
-    b = _general(monkeypatch, g, ad, 8, 80, estimators=("ml",), rng=5)
+    b = _general(g, ad, 8, 80, estimators=("ml",), rng=5)
     _all_fields_equal(a, b)
 
 
 # ----------------------------------------------------------------- symmetry on regular trees
 
 
-def _materialised(monkeypatch, *args, **kw):
-    with monkeypatch.context() as m:
-        m.setattr(B, "REGULAR_SYMMETRY", False)
-        return A.simulate_and_score(*args, **kw)
+def _materialised(*args, **kw):
+    return A.simulate_and_score(*args, regular_symmetry=False, **kw)
 
 
 @pytest.mark.parametrize("d", [2, 3, 4])
-def test_symmetry_gives_the_same_size_rank_and_detection_probability(d, monkeypatch):
+def test_symmetry_gives_the_same_size_rank_and_detection_probability(d):
     tree = spread.graphs.regular_tree(d)
     for proto in (spread.AdaptiveDiffusion(d), spread.AdaptiveDiffusion(2.5),
                   spread.AdaptiveDiffusion(math.inf), spread.TreeProtocol()):
@@ -160,7 +156,7 @@ def test_symmetry_gives_the_same_size_rank_and_detection_probability(d, monkeypa
             if d == 4 and T > 10:
                 continue
             sym = A.simulate_and_score(tree, proto, T, 200, estimators=(name,), rng=T)
-            mat = _materialised(monkeypatch, tree, proto, T, 200, estimators=(name,), rng=T)
+            mat = _materialised(tree, proto, T, 200, estimators=(name,), rng=T)
             assert np.array_equal(sym.n_infected, mat.n_infected)
             assert np.array_equal(sym.sources, mat.sources)
             for f in ("detection_probability", "rank"):
@@ -209,12 +205,12 @@ def test_sphere_classes_count_the_maximisers_of_real_balls(d):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("d, T", [(3, 8), (4, 6)])
-def test_symmetry_draws_detected_and_hops_with_the_materialised_law(d, T, monkeypatch):
+def test_symmetry_draws_detected_and_hops_with_the_materialised_law(d, T):
     tree = spread.graphs.regular_tree(d)
     proto = spread.AdaptiveDiffusion(d)
     n = 20_000
     sym = A.simulate_and_score(tree, proto, T, n, estimators=("ml",), rng=11)["ml"]
-    mat = _materialised(monkeypatch, tree, proto, T, n, estimators=("ml",), rng=12)["ml"]
+    mat = _materialised(tree, proto, T, n, estimators=("ml",), rng=12)["ml"]
     # hops: chi-square test of homogeneity (independent seeds), sparse cells pooled
     k = max(sym.hops.max(), mat.hops.max()) + 1
     a, b = np.bincount(sym.hops, minlength=k), np.bincount(mat.hops, minlength=k)
