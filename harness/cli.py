@@ -191,7 +191,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     for key in ("x", "series"):
         if getattr(args, key):
             plot[key] = getattr(args, key)
-    plot.update({k: True for k in ("logx", "logy") if getattr(args, k)})
+    plot.update({k: getattr(args, k) for k in ("logx", "logy") if getattr(args, k) is not None})
     exp = compose(tpl, product=product, zip=zipped, name=args.name or config.get("name"),
                   title=config.get("title"), plot=plot)
     opts = _run_options(args)
@@ -202,6 +202,35 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     _report(run(exp, **opts))
     return 0
+
+
+def _plot_overrides(args: argparse.Namespace, spec: Any, params: Sequence[str], metrics: Sequence[str]) -> Any:
+    """``spec`` with the figure options given on the command line, each checked."""
+    import dataclasses
+
+    changes: dict[str, Any] = {}
+    for key in ("x", "series"):
+        value = getattr(args, key)
+        if value is None:
+            continue
+        if value not in params:
+            raise InvalidParameterError(f"--{key} must be one of the table's parameters {list(params)}; got {value!r}")
+        changes[key] = value
+    if "x" in changes and changes["x"] != spec.x:
+        changes["xlabel"] = ""  # the recorded label named the old axis
+        if spec.facet == changes["x"]:
+            changes["facet"] = None
+    if args.metric:
+        chosen = [m.strip() for item in args.metric for m in item.split(",") if m.strip()]
+        for m in chosen:
+            if m not in metrics:
+                raise InvalidParameterError(f"--metric must be among the table's metrics {list(metrics)}; got {m!r}")
+        changes["y"] = tuple(dict.fromkeys(chosen))
+        changes["panels"] = ()
+    for key in ("logx", "logy"):
+        if getattr(args, key) is not None:
+            changes[key] = getattr(args, key)
+    return dataclasses.replace(spec, **changes) if changes else spec
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -221,9 +250,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         if registered.x == spec.x and set(registered.y) <= {m["name"] for m in side["metrics"]}:
             spec = dataclasses.replace(spec, theory=registered.theory, references=registered.references,
                                        xlabel=spec.xlabel or registered.xlabel)
+    metrics = list(dict.fromkeys(r["metric"] for r in table.rows))
+    spec = _plot_overrides(args, spec, table.params, metrics)
     target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
     labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
-    for p in plot_table(table, spec, target, title=side.get("title", ""), labels=labels, pdf=args.pdf):
+    for p in plot_table(table, spec, target, title=args.title or "", labels=labels, pdf=args.pdf, info=side):
         print(f"wrote {p}")
     return 0
 
@@ -255,7 +286,13 @@ TOML file keys: template, name, title, trials, rng, batch_size, and the tables
 [product] (axes crossed), [zip] (axes in lock-step), [plot] (x, xlabel, series, y, logx, logy).""",
     "plot": """examples:
   anonspread plot results/NAME.csv
-  anonspread plot results/NAME.csv --pdf --output fig/name.png""",
+  anonspread plot results/NAME.csv --x T --series protocol --metric detection --logy
+  anonspread plot results/NAME.csv --no-logy --title "Flooding on my graph" --output fig/a.png
+  anonspread plot results/NAME.csv --pdf --output fig/name.png
+
+Without --logy/--no-logy a panel gets a log y axis when its values span two decades or more;
+a value 0 on a log axis is drawn at 0 (the axis is linear from 0 to its smallest positive
+value, and a note under the figure says so).""",
 }
 
 
@@ -324,8 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="output name (default: sweep-TEMPLATE)")
     p.add_argument("--x", help="plot x parameter")
     p.add_argument("--series", help="plot series parameter")
-    p.add_argument("--logx", action="store_true")
-    p.add_argument("--logy", action="store_true")
+    p.add_argument("--logx", action=argparse.BooleanOptionalAction, default=None, help="logarithmic x axis")
+    p.add_argument("--logy", action=argparse.BooleanOptionalAction, default=None,
+                   help="logarithmic y axes (default: log when a panel's values span decades)")
     _add_run_options(p)
     p.set_defaults(func=_cmd_sweep)
 
@@ -334,6 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("csv", metavar="CSV")
     p.add_argument("--output", metavar="PNG", help="figure path (default: next to the CSV)")
     p.add_argument("--pdf", action="store_true", help="also write a PDF")
+    p.add_argument("--x", metavar="PARAM", help="parameter on the x axis")
+    p.add_argument("--series", metavar="PARAM", help="parameter telling the lines apart")
+    p.add_argument("--metric", action="append", metavar="NAME[,NAME...]",
+                   help="metrics to draw, one panel each (repeatable; default: the recorded ones)")
+    p.add_argument("--logx", action=argparse.BooleanOptionalAction, default=None,
+                   help="logarithmic x axis (default: as recorded)")
+    p.add_argument("--logy", action=argparse.BooleanOptionalAction, default=None,
+                   help="logarithmic y axes (default: as recorded, else log when values span decades)")
+    p.add_argument("--title", help="first line of the title (default: the run's title and name)")
     p.set_defaults(func=_cmd_plot)
     return parser
 

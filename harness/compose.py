@@ -258,7 +258,7 @@ def compose(
     spec = _plot_spec(tpl, grid, plot)
     exp = Experiment(
         name=name or f"sweep-{tpl.name}",
-        title=title or f"Sweep: {tpl.name}",
+        title=title or f"{tpl.name} sweep",
         description=tpl.description,
         grid=grid,
         metrics=tpl.metrics,
@@ -289,11 +289,15 @@ def _plot_spec(tpl: SweepTemplate, grid: Grid, plot: Mapping[str, Any] | PlotSpe
         y=tuple(plot.get("y", base.y if base else ())),
         series=plot.get("series", series_default),
         logx=bool(plot.get("logx", base.logx if base else False)),
-        logy=bool(plot.get("logy", base.logy if base else False)),
+        logy=_tristate(plot.get("logy", base.logy if base else None)),
         theory=base.theory if base else (),
         # the template's axis label, while x is still the template's axis
         xlabel=str(plot.get("xlabel", base.xlabel if base and base.x == x else "")),
     )
+
+
+def _tristate(value: Any) -> bool | None:
+    return None if value is None else bool(value)
 
 
 _SWEEP_KEYS = {"template", "name", "title", "product", "zip", "plot", "trials", "rng", "batch_size"}

@@ -229,7 +229,9 @@ class DaskExecutor(Executor):
                 n_workers=self.workers,
                 threads_per_worker=1,
                 processes=self.processes,
-                dashboard_address=None,
+                # None means dask's default :8787, which warns when another cluster holds
+                # it; ":0" takes any free port (no dashboard is advertised either way)
+                dashboard_address=":0",
                 silence_logs=logging.ERROR,
             )
             self._client = Client(self._cluster)

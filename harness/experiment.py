@@ -67,18 +67,28 @@ class Metric:
     kind : {"proportion", "mean"}
         Decides the confidence interval (Wilson or normal).
     label : str
-        Axis label in plots (defaults to ``name``).
+        Axis label in plots, in words (defaults to ``name``): what a reader of the figure
+        needs, e.g. ``"P(detect source)"`` rather than ``detection``.
     low : float
         The smallest value one trial can report (e.g. 1 for a rank, 0 for a distance).
         The mean cannot lie below it, so a normal interval that reaches below ``low``
         is cut there (``ci_low = max(ci_low, low)``: the cut interval covers the mean
         at least as often); ``-inf`` (the default) leaves the interval as it is.
+    description : str
+        One sentence on what the metric measures (shown by ``anonspread show``, in the
+        result JSON and in the HTML report); defaults to the label.
     """
 
     name: str
     kind: str = "mean"
     label: str = ""
     low: float = -math.inf
+    description: str = ""
+
+    @property
+    def words(self) -> str:
+        """The axis label: ``label``, else ``description``, else ``name``."""
+        return self.label or self.description or self.name
 
 
 @dataclass(frozen=True)
@@ -122,8 +132,13 @@ class PlotSpec:
     series : str or None
         Grid parameter distinguishing lines; other varying parameters are folded
         into the series label.
-    logx, logy : bool
-        Logarithmic axes.
+    logx : bool
+        Logarithmic x axis (a grid value 0 is kept: the axis is linear from 0 to the
+        smallest positive value, and the figure says so).
+    logy : bool or None
+        Logarithmic y axes; ``None`` (the default) chooses per panel: log when the values
+        are >= 0 and the positive ones span a factor of 100 or more. Values of 0 are
+        drawn at 0 (linear from 0 to the smallest positive value), never dropped.
     theory : tuple of Theory
         Closed-form curves drawn dashed over the estimates.
     panels : tuple of (ylabel, metrics) pairs
@@ -149,7 +164,7 @@ class PlotSpec:
     y: tuple[str, ...] = ()
     series: str | None = None
     logx: bool = False
-    logy: bool = False
+    logy: bool | None = None
     theory: tuple[Theory, ...] = ()
     panels: tuple[tuple[str, tuple[str, ...]], ...] = ()
     facet: str | None = None
@@ -181,7 +196,7 @@ class PlotSpec:
             y=tuple(data.get("y", ())),
             series=data.get("series"),
             logx=bool(data.get("logx", False)),
-            logy=bool(data.get("logy", False)),
+            logy=None if data.get("logy") is None else bool(data["logy"]),
             panels=tuple((str(p[0]), tuple(p[1])) for p in data.get("panels", ())),
             facet=data.get("facet"),
             annotate=tuple(data.get("annotate", ())),

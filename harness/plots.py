@@ -3,23 +3,35 @@
 matplotlib is imported lazily and used through its object API
 (:class:`matplotlib.figure.Figure` with the Agg canvas), so plotting neither
 needs a display nor leaves figures registered in ``pyplot``.
+
+Every figure carries its set-up: the title names the run and what it holds fixed (graph
+with n and m, protocol, estimator, utility, trials per point, from the run's JSON), axis
+labels are the metrics' and parameters' words, one legend sits outside the panels, a
+detection panel shows what a uniform guess among the infected nodes achieves (1/E[N_T]),
+and points where a spread covered its whole component (a ``saturated`` metric above 0)
+are ringed. Log axes (asked for, or chosen when a panel's values span two decades or
+more) never drop a point: when a value is 0 (an estimate of 0, a grid value 0, an
+interval reaching 0) the axis is logarithmic above its smallest positive value and
+linear from 0 up to it, so a 0 is drawn at 0 with its interval, and a note under the
+figure says so.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from anonspread.harness.experiment import PlotSpec
+from anonspread.harness.experiment import PlotSpec, Reference
 from anonspread.harness.results import Table, atomic_write
 
 from anonspread.errors import InvalidParameterError
 
-__all__ = ["draw", "plot_table"]
+__all__ = ["draw", "figure_title", "plot_table"]
 
 #: Marker shapes of the lines sharing a panel (all can be drawn hollow).
 _MARKERS = "osD^v<>p"
@@ -91,6 +103,204 @@ def _readable_log(ax: Any, which: str, values: Sequence[float] = ()) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+#: Metric whose panel gets the uniform-guess reference, and the metric it is computed from.
+_GUESS = ("detection", "n_infected")
+_GUESS_LABEL = "1/E[N_T]: uniform guess among the infected"
+#: The per-point metric flagging spreads that covered their whole connected component.
+SATURATED = "saturated"
+_SATURATED_LABEL = "saturated: a trial's spread covered its whole component"
+_SYMLOG_NOTE = ("log axes holding a 0 are linear from 0 to their lowest positive tick, so every 0 "
+                "(an estimate, a bound or a grid value) is drawn at 0; no point is dropped")
+#: Positive values spanning at least this ratio get a log axis when none is asked for.
+_AUTO_LOG_SPAN = 100.0
+
+
+def _inverse_size(params: Mapping[str, Any], means: Mapping[str, float]) -> float:
+    size = means.get(_GUESS[1], math.nan)
+    return 1.0 / size if size and size == size and size > 0 else math.nan
+
+
+def _references(table: Table, spec: PlotSpec) -> tuple[Reference, ...]:
+    """The spec's references, plus 1/E[N_T] on a detection panel when the table has E[N_T]."""
+    refs = tuple(spec.references)
+    metrics = {r["metric"] for r in table.rows}
+    if set(_GUESS) <= metrics and not any(r.metric == _GUESS[0] for r in refs):
+        refs += (Reference(_GUESS[0], _inverse_size, _GUESS_LABEL),)
+    return refs
+
+
+def _means(table: Table) -> dict[tuple, dict[str, float]]:
+    out: dict[tuple, dict[str, float]] = {}
+    for r in table.rows:
+        out.setdefault(tuple(r[p] for p in table.params), {})[r["metric"]] = r["mean"]
+    return out
+
+
+# --------------------------------------------------------------------------- scales
+
+
+def _finite(values: Iterable[Any]) -> list[float]:
+    return [float(v) for v in values
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
+
+
+def choose_scale(values: Iterable[Any], log: bool | None) -> tuple[str, float | None]:
+    """``("linear", None)``, ``("log", None)`` or ``("symlog", linthresh)`` for an axis.
+
+    ``log`` True asks for a log axis, False for a linear one, None decides: a log axis
+    when the values are >= 0 and the positive ones span a factor of 100 or more. A log
+    axis over values that include 0 (or below) is a symlog axis: logarithmic above
+    ``linthresh`` (the power of ten at or below the smallest positive value), linear from
+    0 to it, so no point is dropped.
+    """
+    vals = _finite(values)
+    pos = [v for v in vals if v > 0]
+    if log is False or not pos:
+        return "linear", None
+    if log is None and (min(vals) < 0 or max(pos) / min(pos) < _AUTO_LOG_SPAN):
+        return "linear", None
+    if min(vals) > 0:
+        return "log", None
+    return "symlog", 10.0 ** math.floor(math.log10(min(pos)))
+
+
+def _apply_scale(ax: Any, which: str, scale: tuple[str, float | None], values: Sequence[float] = ()) -> str:
+    """Set an axis's scale (with readable ticks); returns the note a symlog axis needs."""
+    kind, linthresh = scale
+    setter = ax.set_xscale if which == "x" else ax.set_yscale
+    if kind == "linear":
+        return ""
+    if kind == "log":
+        setter("log")
+        _readable_log(ax, which, values)
+        return ""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    setter("symlog", linthresh=linthresh, linscale=0.4)
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
+    lo = min(lo, 0.0)
+    top = max(hi, linthresh)
+    decades = max(1, math.ceil(math.log10(top / linthresh)))
+    step = 1 if decades <= 6 else 2
+    ticks = [0.0] + [linthresh * 10.0 ** k for k in range(0, decades + 1, step) if linthresh * 10.0 ** k <= top]
+    grid = sorted({float(v) for v in values})
+    if which == "x" and 2 <= len(grid) <= 8:
+        ticks = grid
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+    if which == "x":
+        ax.set_xlim(lo - 0.15 * linthresh, hi)
+    else:
+        ax.set_ylim(lo - 0.15 * linthresh, hi)
+    return _SYMLOG_NOTE
+
+
+# --------------------------------------------------------------------------- words
+
+
+def _thousands(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else str(n)
+
+
+def _graph_words(name: Any, params: Mapping[str, Any], info: Mapping[str, Any]) -> str:
+    """``erdos-renyi(n=1000, mean_degree=5.0): 1,000 nodes, 2,512 edges`` from the run's JSON."""
+    shown = {k: (os.path.basename(v) if k == "path" and isinstance(v, str) else v) for k, v in params.items()}
+    text = str(name) + (f"({', '.join(f'{k}={v}' for k, v in shown.items())})" if shown else "")
+    graphs = (info.get("components") or {}).get("graphs") or []
+    for g in graphs:
+        if not isinstance(g, Mapping) or g.get("family") != name:
+            continue
+        given = g.get("parameters") or {}
+        if any(k in given and given[k] != v for k, v in params.items()):
+            continue
+        summary = g.get("summary") or {}
+        if summary.get("n") == "infinite":
+            return f"{text}: infinite tree"
+        if "n" in summary and "m" in summary:
+            parts = [f"n = {_thousands(summary['n'])}", f"m = {_thousands(summary['m'])}"]
+            comps = summary.get("components")
+            if isinstance(comps, int) and comps > 1:
+                parts.append(f"{comps} components")
+            return f"{text}: {', '.join(parts)}"
+    return text
+
+
+def held_fixed(table: Table, info: Mapping[str, Any] | None = None) -> list[str]:
+    """What the run holds fixed, in words: one entry per component (with its parameters) or
+    parameter that has one value in the whole table (a False flag is left out)."""
+    info = info or {}
+    values = {p: list(dict.fromkeys(r[p] for r in table.rows)) for p in table.params}
+    fixed = {p: v[0] for p, v in values.items() if len(v) == 1}
+    parts = []
+    used: set[str] = set()
+    for p in table.params:
+        if p not in fixed or "." in p:
+            continue
+        sub = {k.partition(".")[2]: fixed[k] for k in table.params if k.startswith(p + ".") and k in fixed}
+        if any(k.startswith(p + ".") for k in table.params):  # a component with its parameters
+            used.update(f"{p}.{k}" for k in sub)
+            if p == "graph":
+                parts.append(f"graph {_graph_words(fixed[p], sub, info)}")
+            else:
+                args = f"({', '.join(f'{k}={v}' for k, v in sub.items())})" if sub else ""
+                parts.append(f"{p} {fixed[p]}{args}")
+        elif fixed[p] is False:
+            continue
+        elif p == "graph":
+            parts.append(f"graph {_graph_words(fixed[p], {}, info)}")
+        elif isinstance(fixed[p], str) and p in _COMPONENT_WORDS:
+            parts.append(f"{p} {fixed[p]}")
+        else:
+            parts.append(f"{p} = {fixed[p]}")
+    parts += [f"{k} = {fixed[k]}" for k in table.params if k in fixed and "." in k and k not in used]
+    return parts
+
+
+#: Parameters whose value names a component, written "protocol flooding" rather than "=".
+_COMPONENT_WORDS = ("graph", "protocol", "estimator", "mechanism", "utility", "attack")
+
+
+def trials_words(table: Table, info: Mapping[str, Any] | None = None) -> str:
+    """``2,000 trials per point`` (a range when points differ; ``exact values`` for exact runs)."""
+    if (info or {}).get("mode") == "evaluate":
+        return "exact values (no sampling)"
+    ns = sorted({int(r["n"]) for r in table.rows if isinstance(r.get("n"), int | float)})
+    if not ns:
+        return ""
+    if len(ns) == 1:
+        return f"{ns[0]:,} trials per point"
+    return f"{ns[0]:,} to {ns[-1]:,} trials per point"
+
+
+def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str = "") -> str:
+    """The figure's title: ``title`` (else the run's title or name), then what is held fixed
+    and the trials per point (from the table and the run's JSON ``info``)."""
+    info = info or {}
+    head = title or str(info.get("title") or info.get("experiment") or "")
+    name = str(info.get("experiment") or "")
+    if name and head and name not in head and not title:
+        head = f"{name}: {head}"
+    setup = [*held_fixed(table, info), trials_words(table, info)]
+    setup_text = "; ".join(s for s in setup if s)
+    return "\n".join(t for t in (head, setup_text) if t)
+
+
+def axis_words(param: str, info: Mapping[str, Any] | None = None) -> str:
+    """A parameter's axis label: its documented meaning and its key (``steps of the spread, T``)."""
+    doc = ((info or {}).get("parameter_docs") or {}).get(param, "")
+    return f"{doc} ({param})" if doc and doc != param else param
+
+
+def _wrap(text: str, width_in: float) -> str:
+    # about 11 characters per inch at the title's size: wrapped, never cut off
+    return "\n".join(textwrap.fill(line, width=max(30, int(width_in * 11))) for line in text.splitlines())
+
+
+# --------------------------------------------------------------------------- line figures
+
+
 def _series(table: Table, spec: PlotSpec, metric: str) -> dict[tuple, list[dict[str, Any]]]:
     rows = [r for r in table.rows if r["metric"] == metric]
     others = [p for p in table.params if p != spec.x and len({r[p] for r in rows}) > 1]
@@ -107,37 +317,99 @@ def _categorical(table: Table, x: str) -> bool:
     return any(isinstance(r[x], str | bool) for r in table.rows)
 
 
-def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None) -> Any:
+def _saturated(table: Table) -> dict[tuple, float]:
+    """Point -> its ``saturated`` estimate (empty when the table has no such metric)."""
+    return {tuple(r[p] for p in table.params): r["mean"] for r in table.rows if r["metric"] == SATURATED}
+
+
+def _ring(ax: Any, xs: Sequence[Any], ys: Sequence[float]) -> None:
+    ax.scatter(xs, ys, s=120, facecolors="none", edgecolors="red", linewidths=1.3, zorder=5)
+
+
+def _saturated_handle() -> Any:
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], marker="o", ms=10, mfc="none", mec="red", mew=1.3, ls="none")
+
+
+def _legend_below(fig: Any, handles: Mapping[str, Any], notes: Sequence[str], title: str = "") -> None:
+    """One legend under the panels (never on the data), the axis notes as its last lines."""
+    from matplotlib.lines import Line2D
+
+    said = list(dict.fromkeys(n for n in notes if n))
+    entries = dict(handles) if len(handles) > 1 or said else {}
+    width = fig.get_figwidth()
+    for note in said:
+        entries[textwrap.fill(f"note: {note}", width=max(40, int(width * 11)))] = Line2D([], [], ls="none")
+    if not entries:
+        return
+    longest = max(len(line) for k in handles for line in str(k).splitlines()) if handles else 20
+    ncols = max(1, min(len(handles) or 1, 4, int(width * 12 // (longest + 6))))
+    if said:
+        ncols = 1 if len(handles) <= 1 else ncols
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=ncols,
+               fontsize="small", title=title or None, title_fontsize="small")
+
+
+def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None,
+         info: Mapping[str, Any] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
 
+    Parameters
+    ----------
+    table : Table
+    spec : PlotSpec
+    title : str
+        The title's first line (default: the run's title or name from ``info``); the
+        second line is always what the run holds fixed and its trials per point.
+    labels : mapping, optional
+        Metric -> axis label (default: the labels recorded in ``info``, else the names).
+    info : mapping, optional
+        The run's JSON sidecar (:attr:`RunResult.metadata`): name, graphs with n and m,
+        parameter descriptions for axis labels, mode.
+
     With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
-    columns: facet values) drawn by :func:`draw_grid`.
+    columns: facet values) drawn by :func:`draw_grid`. One legend, outside the panels.
     """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
-    labels = dict(labels or {})
-    metrics = list(spec.y) or list(dict.fromkeys(r["metric"] for r in table.rows))
+    info = dict(info or {})
+    labels = {**{m["name"]: m.get("label") or m["name"] for m in info.get("metrics", ())
+                 if isinstance(m, Mapping) and "name" in m}, **(labels or {})}
+    metrics = list(spec.y) or [m for m in dict.fromkeys(r["metric"] for r in table.rows) if m != SATURATED]
     if spec.x not in table.params:
         raise InvalidParameterError(f"plot x must be one of {list(table.params)}; got {spec.x!r}")
+    known = {r["metric"] for r in table.rows}
+    for m in metrics:
+        if m not in known:
+            raise InvalidParameterError(f"plot metric must be one of {sorted(known)}; got {m!r}")
     if spec.facet is not None or _categorical(table, spec.x):
-        return draw_grid(table, spec, metrics, title=title, labels=labels)
+        return draw_grid(table, spec, metrics, title=title, labels=labels, info=info)
     # (y label, metrics overlaid on that axis); one metric per panel unless spec.panels
     panels = list(spec.panels) or [(labels.get(m, m), (m,)) for m in metrics]
-    # overlaid panels, and panels with many series, carry their legend beside the axes
     n_series = [sum(len(_series(table, spec, m)) for m in ms) for _, ms in panels]
-    beside = [len(ms) > 1 or n > 4 for (_, ms), n in zip(panels, n_series)]
-    columns = [1 + (n - 1) // 14 for n in n_series]  # at most 14 entries per legend column
-    width = max(sum(4.8 + (2.8 * c if b else 0.0) for b, c in zip(beside, columns)), 6.4)
-    fig = Figure(figsize=(width, 3.8), layout="constrained")
+    width = max(4.8 * len(panels), 6.4)
+    fig = Figure(figsize=(width, 4.6), layout="constrained")
     cmap = colormaps["viridis"]
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    for ax, (ylabel, panel), legend_beside, ncol, n_panel in zip(
-        axes, panels, beside, columns, n_series
-    ):
+    refs = _references(table, spec)
+    means = _means(table)
+    saturated = _saturated(table)
+    handles: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    notes: list[str] = []
+    # one legend title naming the parameters when every series is keyed by the same ones
+    keyed = {tuple(p for p, _ in key) for _, ms in panels for m in ms for key in _series(table, spec, m)}
+    uniform = len(keyed) == 1
+    key_title = " / ".join(next(iter(keyed))) if uniform else ""
+    xs_all = [r[spec.x] for r in table.rows]
+    x_scale = choose_scale(xs_all, True) if spec.logx else ("linear", None)
+    for ax, (ylabel, panel), n_panel in zip(axes, panels, n_series):
         overlay = len(panel) > 1
-        n_lines = 0
         i_line = 0
+        yvals: list[float] = []
         for i_metric, metric in enumerate(panel):
             groups = _series(table, spec, metric)
             theories = [t for t in spec.theory if t.metric == metric]
@@ -150,8 +422,9 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 }
                 if len(groups) > 1 and len(curves) == 1:
                     xs, ys = zip(*next(iter(curves)))
-                    ax.plot(xs, ys, ls="--", color="black", alpha=0.8, label=t.label)
-                    n_lines += 1
+                    (h,) = ax.plot(xs, ys, ls="--", color="black", alpha=0.8)
+                    extra.setdefault(t.label, h)
+                    yvals += _finite(ys)
                     shared.append(t)
             for i_group, (key, rows) in enumerate(groups.items()):
                 # overlaid metrics, or else the series, get distinct markers and lines, so
@@ -160,44 +433,61 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                          else _line_style(i_group, len(groups)))
                 rows = sorted(rows, key=lambda r: r[spec.x])
                 xs = [r[spec.x] for r in rows]
-                label = ", ".join(f"{p}={v}" for p, v in key) or None
-                if overlay:
-                    name = labels.get(metric, metric)
-                    label = f"{name}, {label}" if label else name
+                if uniform:
+                    label = " / ".join(str(v) for _, v in key) or labels.get(metric, metric)
+                else:
+                    label = ", ".join(f"{p}={v}" for p, v in key) or labels.get(metric, metric)
+                if overlay and key:
+                    label = f"{labels.get(metric, metric)}, {label}"
                 # beyond the 10 cycle colours, a sequential colour map keeps series apart
-                color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else None
+                color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else f"C{i_line % 10}"
                 i_line += 1
-                (line,) = ax.plot(xs, [r["mean"] for r in rows], label=label, color=color, **style)
-                n_lines += 1
+                ys = [r["mean"] for r in rows]
+                (line,) = ax.plot(xs, ys, color=color, label=label, **style)
+                handles.setdefault(label, line)
                 lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
+                yvals += _finite(ys) + _finite(lo) + _finite(hi)
                 if any(a != b for a, b in zip(lo, hi)):
                     ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+                points = [{p: r[p] for p in table.params} for r in rows]
                 for t in theories:
                     if t not in shared:
-                        ys = [t.fn({p: r[p] for p in table.params}) for r in rows]
-                        if all(y != y for y in ys):
+                        tys = [t.fn(pp) for pp in points]
+                        if all(y != y for y in tys):
                             continue  # NaN everywhere: the curve does not apply to this series
-                        group = ", ".join(f"{p}={v}" for p, v in key)
-                        tlabel = f"{t.label} ({group})" if group else t.label
-                        ax.plot(xs, ys, ls="--", color=line.get_color(), alpha=0.9, label=tlabel)
-                        n_lines += 1
-        ax.set_xlabel(spec.xlabel or spec.x)
+                        ax.plot(xs, tys, ls="--", color=line.get_color(), alpha=0.9)
+                        extra.setdefault(f"{t.label} (dashed)", Line2D(
+                            [], [], ls="--", color="0.3"))
+                        yvals += _finite(tys)
+                for ref in refs:
+                    if ref.metric == metric:
+                        rys = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in points]
+                        if all(y != y for y in rys):
+                            continue
+                        ax.plot(xs, rys, ls=(0, (1, 2.5)), lw=1.1, color=line.get_color(), alpha=0.85)
+                        extra.setdefault(f"{ref.label} (sparse dots)", Line2D(
+                            [], [], ls=(0, (1, 2.5)), lw=1.1, color="0.3"))
+                        yvals += _finite(rys)
+                flagged = [k for k, pp in enumerate(points)
+                           if saturated.get(tuple(pp[p] for p in table.params), 0.0) > 0]
+                if flagged:
+                    _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
+                    extra.setdefault(_SATURATED_LABEL, _saturated_handle())
+        ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
-        if spec.logx:
-            ax.set_xscale("log")
-            _readable_log(ax, "x", [r[spec.x] for r in table.rows if r["metric"] in panel])
-        if spec.logy:
-            ax.set_yscale("log")
-            _readable_log(ax, "y")
-        if n_lines > 1 and legend_beside:  # beside the axes: it must not hide any curve
-            ax.legend(fontsize="small" if n_lines <= 8 else "x-small", loc="upper left",
-                      bbox_to_anchor=(1.02, 1.0), ncol=ncol)
-        elif n_lines > 1:
-            ax.legend(fontsize="x-small" if n_lines > 6 else "small")
+        notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
+        notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy)))
         ax.grid(True, alpha=0.3)
-    if title:  # wrapped to the figure's width (about 11 characters per inch), never cut off
-        fig.suptitle(textwrap.fill(title, width=int(width * 11)))
+    _legend_below(fig, {**handles, **extra}, notes, key_title)
+    _finish(fig, table, info, title, width)
     return fig
+
+
+def _finish(fig: Any, table: Table, info: Mapping[str, Any], title: str, width: float) -> None:
+    """The title on top: the run's title and name, then its set-up."""
+    text = figure_title(table, info, title)
+    if text:
+        fig.suptitle(_wrap(text, width), fontsize="medium")
 
 
 def _groups(rows: list[dict[str, Any]], params: Sequence[str], spec: PlotSpec) -> dict[tuple, list[dict[str, Any]]]:
@@ -217,67 +507,61 @@ def _groups(rows: list[dict[str, Any]], params: Sequence[str], spec: PlotSpec) -
 
 
 def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: str = "",
-              labels: Mapping[str, str] | None = None) -> Any:
+              labels: Mapping[str, str] | None = None, info: Mapping[str, Any] | None = None) -> Any:
     """Panels in a grid: one row per metric, one column per value of ``spec.facet``.
 
     Panels of a row share their y axis; a series keeps its colour in every panel, and one
     legend below the panels names them (it never covers data). ``spec.annotate`` lists
     parameters whose values (in series order) go under each facet title. A categorical x is
     drawn as markers with 95% error bars, series side by side in each category, never
-    joined by lines; theory values are black bars, references (``spec.references``) grey
-    crosses at the same positions. On a log axis an estimate of 0 is drawn as a
-    downward triangle at the upper end of its interval.
+    joined by lines; theory values are black bars, references (``spec.references``, and
+    1/E[N_T] on a detection row) grey crosses at the same positions. An estimate of 0 is
+    drawn at 0 with its interval (on a log axis, linear from 0 to its smallest positive
+    value; a note under the figure says so).
     """
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
+    info = dict(info or {})
     labels = dict(labels or {})
     facets: list[Any] = [None]
     if spec.facet is not None:
         facets = list(dict.fromkeys(r[spec.facet] for r in table.rows))
     categorical = _categorical(table, spec.x)
-    fig = Figure(figsize=(1.5 + 3.6 * len(facets), 0.6 + 2.8 * len(metrics)), layout="constrained")
+    width = 1.5 + 3.6 * len(facets)
+    fig = Figure(figsize=(width, 1.2 + 2.8 * len(metrics)), layout="constrained")
     axes = fig.subplots(len(metrics), len(facets), squeeze=False, sharey="row")
     colours: dict[str, str] = {}
     handles: dict[str, Any] = {}
     extra: dict[str, Any] = {}  # theory and references, listed after the series
+    refs = _references(table, spec)
+    means = _means(table)
+    saturated = _saturated(table)
+    notes: list[str] = []
     for i, metric in enumerate(metrics):
         mrows = [r for r in table.rows if r["metric"] == metric]
-        means = {}
-        for r in table.rows:
-            means.setdefault(tuple(r[p] for p in table.params), {})[r["metric"]] = r["mean"]
+        yvals: list[float] = []
         for j, fv in enumerate(facets):
             ax = axes[i][j]
             rows = [r for r in mrows if spec.facet is None or r[spec.facet] == fv]
             cats = list(dict.fromkeys(r[spec.x] for r in rows))
             pos = {c: k for k, c in enumerate(cats)}
             groups = _groups(rows, table.params, spec)
-            width = 0.7
+            width_cat = 0.7
             for g, (key, grows) in enumerate(groups.items()):
-                label = ", ".join(f"{v}" if p == spec.series else f"{p}={v}" for p, v in key) or metric
+                label = ", ".join(f"{v}" if p == spec.series else f"{p}={v}" for p, v in key) or labels.get(metric, metric)
                 colour = colours.setdefault(label, f"C{len(colours) % 10}")
                 grows = grows if categorical else sorted(grows, key=lambda r: r[spec.x])
                 if categorical:
-                    shift = (g - (len(groups) - 1) / 2) * width / max(1, len(groups))
+                    shift = (g - (len(groups) - 1) / 2) * width_cat / max(1, len(groups))
                     xs = [pos[r[spec.x]] + shift for r in grows]
                 else:
                     xs = [r[spec.x] for r in grows]
                 ys = [r["mean"] for r in grows]
                 lo = [max(0.0, m - r["ci_low"]) for m, r in zip(ys, grows)]
                 hi = [max(0.0, r["ci_high"] - m) for m, r in zip(ys, grows)]
-                if spec.logy:
-                    zero = [k for k, m in enumerate(ys) if m <= 0]
-                    if zero:
-                        ax.scatter([xs[k] for k in zero], [grows[k]["ci_high"] for k in zero], marker="v",
-                                   color=colour, s=22, zorder=3)
-                        extra.setdefault("estimate 0 (drawn at its upper 95% bound)", Line2D(
-                            [], [], color="0.35", marker="v", ms=5, ls="none"))
-                    keep = [k for k in range(len(ys)) if ys[k] > 0]
-                    xs_k, ys_k = [xs[k] for k in keep], [ys[k] for k in keep]
-                    lo, hi = [min(lo[k], ys[k] * 0.999) for k in keep], [hi[k] for k in keep]
-                else:
-                    xs_k, ys_k = xs, ys
-                h = ax.errorbar(xs_k, ys_k, yerr=[lo, hi], fmt="o" if categorical else "o-", ms=4,
+                yvals += _finite(ys) + _finite(r["ci_low"] for r in grows) + _finite(r["ci_high"] for r in grows)
+                h = ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o" if categorical else "o-", ms=4,
                                 capsize=2, color=colour, lw=1.2)
                 handles.setdefault(label, h)
                 point = [{p: r[p] for p in table.params} for r in grows]
@@ -290,7 +574,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                                        color="black", linewidths=2, zorder=4)
                             extra.setdefault(f"theory: {t.label}", Line2D(
                                 [], [], color="black", marker="_", ms=14, mew=2, ls="none"))
-                for ref in spec.references:
+                            yvals += _finite(tv[k] for k in ok)
+                for ref in refs:
                     if ref.metric == metric:
                         rv = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in point]
                         ok = [k for k, v in enumerate(rv) if v == v]
@@ -299,32 +584,35 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                                        color="0.35", linewidths=1.2, zorder=4)
                             extra.setdefault(ref.label, Line2D(
                                 [], [], color="0.35", marker="x", ms=6, mew=1.2, ls="none"))
+                            yvals += _finite(rv[k] for k in ok)
+                flagged = [k for k, pp in enumerate(point)
+                           if saturated.get(tuple(pp[p] for p in table.params), 0.0) > 0]
+                if flagged:
+                    _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
+                    extra.setdefault(_SATURATED_LABEL, _saturated_handle())
             if categorical:
                 ax.set_xticks(range(len(cats)), [str(c) for c in cats])
                 ax.set_xlim(-0.6, len(cats) - 0.4)
                 ax.tick_params(axis="x", labelsize="small")
-            if spec.logy:
-                ax.set_yscale("log")
+            elif spec.logx:
+                notes.append(_apply_scale(ax, "x", choose_scale([r[spec.x] for r in rows], True),
+                                          [r[spec.x] for r in rows]))
             if i == len(metrics) - 1:
-                ax.set_xlabel(spec.xlabel or spec.x)
+                ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
             if j == 0:
                 ax.set_ylabel(labels.get(metric, metric))
             if i == 0 and spec.facet is not None:
-                notes = []
+                notes_facet = []
                 for p in spec.annotate:
                     per = list(dict.fromkeys(r[p] for r in rows))
-                    notes.append(f"{p} = {' / '.join(map(str, per))}")
-                ax.set_title("\n".join([str(fv), *notes]), fontsize="medium")
+                    notes_facet.append(f"{p} = {' / '.join(map(str, per))}")
+                ax.set_title("\n".join([str(fv), *notes_facet]), fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
-    if spec.logy:  # once every panel of a row is drawn (they share the y axis)
-        for row in axes:
-            _readable_log(row[0], "y")
+        # once every panel of the row is drawn (they share the y axis)
+        notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy)))
     handles.update(extra)
-    if len(handles) > 1:
-        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
-                   ncols=min(len(handles), 4), fontsize="small")
-    if title:
-        fig.suptitle(title)
+    _legend_below(fig, handles, notes)
+    _finish(fig, table, info, title, width)
     return fig
 
 
@@ -336,9 +624,10 @@ def plot_table(
     title: str = "",
     labels: Mapping[str, str] | None = None,
     pdf: bool = False,
+    info: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Draw and write ``path`` (PNG), plus the same stem as PDF when ``pdf``; atomic writes."""
-    fig = draw(table, spec, title=title, labels=labels)
+    fig = draw(table, spec, title=title, labels=labels, info=info)
     path = Path(path)
     written = []
     formats: Sequence[tuple[str, str]] = [("png", ".png")] + ([("pdf", ".pdf")] if pdf else [])
@@ -348,3 +637,9 @@ def plot_table(
         written.append(atomic_write(path.with_suffix(suffix), buf.getvalue()))
     return written
 
+
+def figure_png(fig: Any, *, dpi: int = 110) -> bytes:
+    """The PNG bytes of a figure (for HTML pages and notebooks)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()

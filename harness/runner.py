@@ -30,7 +30,7 @@ import numpy as np
 from anonspread.adversaries.batch import CompilePhaseDone, compile_phase
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
-from anonspread.harness.experiment import Experiment, check_experiment, with_overrides
+from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
 from anonspread.harness.grid import Scalar, expand
 from anonspread.harness.journal import Journal, check_units
 from anonspread.harness.progress import Progress
@@ -95,8 +95,8 @@ class RunResult:
         """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
         from anonspread.harness.plots import draw
 
-        labels = {m.name: m.label or m.name for m in self.experiment.metrics}
-        return draw(self.table, self.experiment.plot_spec(), title=self.experiment.title, labels=labels)
+        labels = {m.name: m.words for m in self.experiment.metrics}
+        return draw(self.table, self.experiment.plot_spec(), labels=labels, info=self.metadata)
 
 
 def resolve_seed(rng: Any) -> int:
@@ -563,8 +563,10 @@ def _write_outputs(
         "parameter_types": dict(table.param_types),
         "grid": exp.grid.to_dict(),
         "points": len(expand(exp.grid)),
-        "metrics": [{"name": m.name, "kind": m.kind, "label": m.label or m.name,
+        "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
+                     "description": m.description or m.words,
                      "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],
+        "parameter_docs": {k: p.doc for k, p in axis_params(exp).items() if p.doc},
         "seed": seed,
         "trials": None if exp.is_exact else trials,
         "batch_size": batch_size,
@@ -583,8 +585,8 @@ def _write_outputs(
     if plot:
         from anonspread.harness.plots import plot_table
 
-        labels = {m.name: m.label or m.name for m in exp.metrics}
-        for p in plot_table(table, spec, paths["png"], title=exp.title, labels=labels, pdf=pdf):
+        labels = {m.name: m.words for m in exp.metrics}
+        for p in plot_table(table, spec, paths["png"], labels=labels, pdf=pdf, info=sidecar):
             written[p.suffix[1:]] = p
             sidecar["files"][p.suffix[1:]] = p.name
     atomic_write(paths["json"], dumps_sidecar(sidecar))

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anonspread.privacy._highs import quiet_highs
 from anonspread.privacy.mechanism import Mechanism
 from anonspread.privacy.utility import FDivergence, MutualInformation, SublinearUtility
 
@@ -242,7 +243,7 @@ class _Master:
         import highspy
 
         self.k, self.scale = k, scale
-        h = highspy.Highs()
+        h = quiet_highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")  # keep the basis between rounds (warm start)
         # Primal simplex: added columns leave the basis primal feasible, and with k rows and

@@ -21,6 +21,7 @@ from anonspread.harness.components import register_component
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
 from anonspread.harness.grid import Grid
+from anonspread.harness.params import Param
 from anonspread.harness.registry import register_experiment
 
 __all__: list[str] = []
@@ -323,7 +324,7 @@ register_experiment(Experiment(
     Corollary 3.3.7 (overlaid). No figure of the thesis; a check that the LP and the
     closed form agree at every eps.""",
     grid=Grid(product={"eps": [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0]}),
-    metrics=(Metric("staircase"), Metric("binary")),
+    metrics=(Metric("staircase", "mean", "TV, optimal staircase"), Metric("binary", "mean", "TV, binary mechanism")),
     evaluate=tv_exact,
     plot=PlotSpec(x="eps", logx=True, y=("staircase", "binary"),
                   theory=(Theory("staircase", tv_closed_form, "Cor. 3.3.7"),
@@ -643,7 +644,13 @@ register_template(SweepTemplate(
     components={"mechanism": "mechanism", "utility": "utility"},
     defaults={"utility": "kl", "k": 4, "eps": 1.0},
     required=("mechanism",),
-    metrics=(Metric("normalised", "mean"), Metric("vs_optimal", "mean")),
+    metrics=(Metric("normalised", "mean", "utility / utility without privacy",
+                    description="the mechanism's utility divided by that of releasing the data as is"),
+             Metric("vs_optimal", "mean", "utility / optimal utility at eps",
+                    description="the mechanism's utility divided by that of the optimal staircase "
+                    "mechanism at the same eps (1: optimal)")),
+    types={"eps": Param("float", 1.0, low=0.0, doc="privacy level eps"),
+           "k": Param("int", 4, low=2, doc="alphabet size k")},
     trial=utility_trial,
     default_trials=100,
     plot=PlotSpec(x="eps", series="mechanism", logx=True),

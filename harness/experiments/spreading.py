@@ -198,10 +198,14 @@ def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.rand
 
 
 DETECTION_METRICS = (
-    Metric("detection", "proportion", "P(detect)"),
-    Metric("hops", "mean", "E[hop distance]", low=0.0),
-    Metric("n_infected", "mean", "E[N_T]", low=1.0),
-    Metric("rank", "mean", "E[rank of source]", low=1.0),
+    Metric("detection", "proportion", "P(detect)",
+           description="probability that the estimator names the true source"),
+    Metric("hops", "mean", "E[hop distance]", low=0.0,
+           description="mean hop distance from the estimate to the true source"),
+    Metric("n_infected", "mean", "E[N_T]", low=1.0,
+           description="mean number of infected nodes at time T"),
+    Metric("rank", "mean", "E[rank of source]", low=1.0,
+           description="mean rank of the true source among the infected nodes by score (1: found)"),
 )
 
 #: Declared axes of the detection experiments (component names and T).

@@ -26,6 +26,7 @@ import heapq
 
 import highspy
 import numpy as np
+from anonspread.privacy._highs import quiet_highs
 from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError
@@ -59,7 +60,7 @@ class _Pricing:
         lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.count_nonzero(M, axis=1))])
         lp.a_matrix_.index_ = nz[1].astype(np.int32)
         lp.a_matrix_.value_ = M[nz]
-        self.h = highspy.Highs()
+        self.h = quiet_highs()
         self.h.setOptionValue("output_flag", False)
         self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)

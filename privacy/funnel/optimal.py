@@ -9,6 +9,7 @@ from typing import Any
 
 import highspy
 import numpy as np
+from anonspread.privacy._highs import quiet_highs
 from anonspread.privacy.funnel.checks import check_eps, check_joint
 from anonspread.privacy.funnel.colgen import colgen_optimum
 from anonspread.privacy.funnel.measures import ldp_epsilon, lip_epsilon
@@ -82,7 +83,7 @@ def _highs_eq_lp(
     lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.count_nonzero(A_eq, axis=0))])
     lp.a_matrix_.index_ = nz[1].astype(np.int32)
     lp.a_matrix_.value_ = A_eq.T[nz]
-    h = highspy.Highs()
+    h = quiet_highs()
     h.setOptionValue("output_flag", False)
     for key, value in _LP_OPTIONS.items():
         h.setOptionValue(key, value)

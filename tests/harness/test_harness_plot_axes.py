@@ -61,7 +61,7 @@ def test_many_grid_values_get_1_2_5_ticks_and_the_axis_name_by_default(tmp_path)
 def test_coinciding_series_stay_visible(tmp_path):
     ax = _draw(tmp_path, FEW)
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
-    a, b = lines["who=a"], lines["who=b"]
+    a, b = lines["a"], lines["b"]  # the legend's title names the parameter: who
     assert list(a.get_ydata()) == list(b.get_ydata())  # they coincide exactly
     # drawn first: hollow and larger, with another shape and line style than the later one
     assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
