@@ -144,6 +144,12 @@ def _report(res: Any) -> None:
     files = ", ".join(str(p) for k, p in res.paths.items() if k != "journal")
     reused = f", {res.reused} reused from the journal" if res.reused else ""
     print(res.table.format_text())
+    for g in ((res.metadata or {}).get("components") or {}).get("graphs", ()):
+        if isinstance(g, dict) and g.get("notes"):  # once per graph and run
+            given = g.get("parameters") or {}
+            what = os.path.basename(str(given["path"])) if "path" in given else \
+                ", ".join(f"{k}={v}" for k, v in given.items())
+            print(f"note: graph {g.get('family')}({what}): {g['notes']}")
     print(f"{res.experiment.name}: {res.computed} batches computed{reused} in {res.elapsed:.1f} s; wrote {files}")
 
 

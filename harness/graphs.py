@@ -29,7 +29,8 @@ from anonspread.harness.components import Component, component_info
 
 from anonspread.engine.graphs import triangles
 
-__all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_summary"]
+__all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_notes",
+           "graph_summary"]
 
 #: Above this many neighbour-of-neighbour steps (sum of squared degrees) the average
 #: clustering is estimated on a sample of nodes instead of computed exactly.
@@ -92,8 +93,45 @@ def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
 
 
 
+def _components(graph: Any) -> tuple[int, int]:
+    """Number of connected components and the size of the largest (O(n + m))."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = int(graph.indptr.shape[0] - 1)
+    if n == 0:
+        return 0, 0
+    adj = csr_matrix((np.ones(graph.indices.shape[0], dtype=np.int8), graph.indices, graph.indptr), shape=(n, n))
+    k, labels = connected_components(adj, directed=False)
+    return int(k), int(np.bincount(labels).max())
+
+
+def graph_notes(entry: Mapping[str, Any]) -> str:
+    """What a reader should know about a graph of the run, in one line ("" when nothing):
+    dropped self-loops and duplicates, symmetrised arcs, ignored columns, components."""
+    notes = []
+    dropped = entry.get("dropped") or {}
+    if dropped.get("self_loops"):
+        notes.append(f"dropped {dropped['self_loops']:,} self-loops")
+    if dropped.get("duplicate_edges"):
+        notes.append(f"dropped {dropped['duplicate_edges']:,} duplicate edges")
+    if dropped.get("reciprocal_arcs"):
+        notes.append(f"symmetrised a directed file ({dropped['reciprocal_arcs']:,} reciprocal arc pairs merged)")
+    read = entry.get("read") or {}
+    if read.get("ignored_columns"):
+        notes.append(f"ignored {read['ignored_columns']} column(s) after the first two "
+                     f"on {read.get('lines_with_ignored_columns', 0):,} lines")
+    summary = entry.get("summary") or {}
+    if isinstance(summary.get("components"), int) and summary["components"] > 1:
+        notes.append(f"{summary['components']:,} connected components (largest: "
+                     f"{summary['largest_component']:,} of {summary['n']:,} nodes); a spread stays in "
+                     "its source's component")
+    return "; ".join(notes)
+
+
 def graph_summary(graph: Any) -> dict[str, Any]:
-    """n, m, mean degree and average clustering of a contact graph (JSON-ready).
+    """n, m, mean degree, average clustering and connected components of a contact graph
+    (JSON-ready).
 
     The clustering is networkx's ``average_clustering`` (nodes of degree < 2 count
     as 0): exact when the sum of squared degrees is at most
@@ -106,8 +144,8 @@ def graph_summary(graph: Any) -> dict[str, Any]:
     >>> import networkx as nx
     >>> from anonspread.spread.graphs import from_networkx
     >>> s = graph_summary(from_networkx(nx.complete_graph(4)))
-    >>> s["n"], s["m"], s["mean_degree"], s["clustering"], s["clustering_method"]
-    (4, 6, 3.0, 1.0, 'exact')
+    >>> s["n"], s["m"], s["mean_degree"], s["clustering"], s["clustering_method"], s["components"]
+    (4, 6, 3.0, 1.0, 'exact', 1)
     """
     if graph.is_infinite:
         law = {int(d): float(p) for d, p in sorted(graph.degrees.items()) if p > 0}
@@ -132,6 +170,7 @@ def graph_summary(graph: Any) -> dict[str, Any]:
     d = deg[nodes].astype(np.float64)
     pairs = d * (d - 1) / 2
     local = np.divide(tri, pairs, out=np.zeros_like(tri), where=pairs > 0)
+    n_comp, largest = _components(graph)
     out = {
         "n": n,
         "m": int(graph.number_of_edges()),
@@ -139,6 +178,8 @@ def graph_summary(graph: Any) -> dict[str, Any]:
         "max_degree": int(deg.max()) if n else 0,
         "clustering": float(local.mean()) if n else 0.0,
         "clustering_method": method,
+        "components": n_comp,
+        "largest_component": largest,
     }
     if method != "exact":
         out["clustering_stderr"] = float(local.std(ddof=1) / math.sqrt(local.shape[0]))
@@ -188,5 +229,12 @@ def graph_metadata(points: Sequence[Mapping[str, Any]], seed: int, *, axis: str 
                 entry["seed"] = values.get("seed", 0)
             graph = graph_for(comp, point, axis=axis)
         entry["summary"] = graph_summary(graph)
+        if getattr(graph, "dropped", None):
+            entry["dropped"] = dict(graph.dropped)
+        if getattr(graph, "read_info", None):
+            entry["read"] = dict(graph.read_info)
+        note = graph_notes(entry)
+        if note:
+            entry["notes"] = note
         entries.append(entry)
     return {"graphs": entries}

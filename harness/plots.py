@@ -206,8 +206,10 @@ def _thousands(n: Any) -> str:
 
 def _graph_words(name: Any, params: Mapping[str, Any], info: Mapping[str, Any]) -> str:
     """``erdos-renyi(n=1000, mean_degree=5.0): 1,000 nodes, 2,512 edges`` from the run's JSON."""
-    shown = {k: (os.path.basename(v) if k == "path" and isinstance(v, str) else v) for k, v in params.items()}
-    text = str(name) + (f"({', '.join(f'{k}={v}' for k, v in shown.items())})" if shown else "")
+    if isinstance(params.get("path"), str):  # a user's file: its name says it all
+        text = f"{name}({os.path.basename(params['path'])})"
+    else:
+        text = str(name) + (f"({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
     graphs = (info.get("components") or {}).get("graphs") or []
     for g in graphs:
         if not isinstance(g, Mapping) or g.get("family") != name:
@@ -476,6 +478,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
         notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
+        if x_scale[0] == "linear" and all(isinstance(v, int) for v in xs_all):
+            from matplotlib.ticker import MaxNLocator
+
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # T = 1, 2, 3: no 1.25
         notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy)))
         ax.grid(True, alpha=0.3)
     _legend_below(fig, {**handles, **extra}, notes, key_title)
@@ -611,7 +617,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
         # once every panel of the row is drawn (they share the y axis)
         notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy)))
     handles.update(extra)
-    _legend_below(fig, handles, notes)
+    _legend_below(fig, handles, notes, spec.series or "")
     _finish(fig, table, info, title, width)
     return fig
 

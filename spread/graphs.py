@@ -14,6 +14,7 @@ import io
 import math
 import numbers
 import os
+import re
 import zlib
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
@@ -26,6 +27,7 @@ from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeErro
 from anonspread.validation import check_int, check_rng
 
 __all__ = [
+    "EDGELIST_DELIMITERS",
     "ContactGraph",
     "LazyTree",
     "as_contact_graph",
@@ -50,16 +52,22 @@ class ContactGraph:
     indptr : numpy.ndarray of int64, shape (n + 1,)
     indices : numpy.ndarray of int32, shape (2 m,)
     dropped : dict
-        What the conversion dropped: ``{"self_loops": k, "duplicate_edges": k}``.
+        What the conversion dropped: ``{"self_loops": k, "duplicate_edges": k}`` (and
+        ``"reciprocal_arcs"``: pairs merged when a directed file was symmetrised).
+    read_info : dict
+        How :func:`from_edgelist` read the file (path, delimiter, comment characters,
+        header line, node type, ignored columns, ``directed``: False or "symmetrised");
+        empty for other graphs.
     """
 
     is_infinite = False
 
-    def __init__(self, labels, indptr, indices, *, dropped=None) -> None:
+    def __init__(self, labels, indptr, indices, *, dropped=None, read_info=None) -> None:
         self.labels = list(labels)
         self.indptr = indptr
         self.indices = indices
         self.dropped = dict(dropped or {})
+        self.read_info = dict(read_info or {})
         self._index: dict | None = None
         # derived once per graph (per-trial work must not scale with the graph)
         self._degrees: np.ndarray | None = None
@@ -307,12 +315,64 @@ def _node_label(nodetype: Any, tok: str, where: str) -> Hashable:
     return lab
 
 
-def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGraph:
-    """Read a whitespace-separated edge list (plain or ``.gz``) into a :class:`ContactGraph`.
+#: Accepted ``delimiter`` names of :func:`from_edgelist` and the character each splits on
+#: (``None``: runs of spaces and tabs). ``"auto"`` picks comma, semicolon or whitespace from
+#: the first edge line.
+EDGELIST_DELIMITERS = {"whitespace": None, "comma": ",", "tab": "\t", "semicolon": ";"}
+_DELIMITER_ALIASES = {None: "whitespace", ",": "comma", "\t": "tab", ";": "semicolon"}
+_NODETYPES = {"int": int, "str": str}
+# SNAP and similar files say "# Directed graph ..." in their header ("Undirected" does not match)
+_DIRECTED_NOTE = re.compile(r"(?<![a-z])directed\b", re.IGNORECASE)
 
-    Lines starting with ``#`` (and blank lines) are skipped, CRLF line ends are accepted,
-    extra columns after the first two are ignored. Self-loops and duplicate edges
-    (either orientation) are dropped; how many is recorded in ``ContactGraph.dropped``.
+
+def _edgelist_options(nodetype: Any, delimiter: Any, comments: Any, header: Any,
+                      symmetrize: Any) -> tuple[Any, str, str]:
+    """Check the reader's options; returns (nodetype callable, delimiter name, comment chars)."""
+    if isinstance(nodetype, str):
+        if nodetype not in _NODETYPES:
+            raise InvalidParameterError(f"nodetype must be 'int', 'str' or a callable such as int; got {nodetype!r}")
+        nodetype = _NODETYPES[nodetype]
+    if not callable(nodetype):
+        raise InvalidTypeError(f"nodetype must be a callable such as int or str; got {nodetype!r}")
+    name = _DELIMITER_ALIASES.get(delimiter, delimiter) if not isinstance(delimiter, bool) else delimiter
+    if name != "auto" and name not in EDGELIST_DELIMITERS:
+        accepted = ", ".join(repr(k) for k in ("auto", *EDGELIST_DELIMITERS))
+        raise InvalidParameterError(
+            f"delimiter must be one of {accepted} (or ',', '\\t', ';', None); got {delimiter!r}")
+    if not isinstance(comments, str) or any(c.isspace() or c.isalnum() for c in comments):
+        raise InvalidParameterError(
+            f"comments must be a string of comment characters such as '#%' (no letters, digits "
+            f"or spaces; '' for none); got {comments!r}")
+    for flag, value in (("header", header), ("symmetrize", symmetrize)):
+        if not isinstance(value, bool | np.bool_):
+            raise InvalidTypeError(f"{flag} must be True or False; got {value!r}")
+    return nodetype, name, comments
+
+
+def _sniff_delimiter(line: str) -> str:
+    for name in ("comma", "semicolon"):
+        if EDGELIST_DELIMITERS[name] in line:
+            return name
+    return "whitespace"
+
+
+def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: str | None = "auto",
+                  comments: str = "#%", header: bool = False, symmetrize: bool = False) -> ContactGraph:
+    """Read an edge list (plain or ``.gz``) into an undirected :class:`ContactGraph`.
+
+    One edge per line: two node tokens, then any further columns (a weight, a time), which
+    are ignored and counted. Lines starting with a comment character and blank lines are
+    skipped; CRLF line ends are accepted. Self-loops and duplicate edges are dropped and
+    counted in ``ContactGraph.dropped``; how the file was read (delimiter, header, ignored
+    columns, symmetrised arcs) is in ``ContactGraph.read_info``.
+
+    A directed file is refused unless ``symmetrize=True``: a file is taken as directed
+    when a comment line says "directed" (as SNAP's "# Directed graph" headers do) or
+    when some node pairs appear in both orientations and others in one only (a list of
+    arcs; a file listing every edge both ways is an undirected graph written twice).
+    With ``symmetrize=True`` every arc becomes an undirected edge and the pairs merged
+    are counted (``dropped["reciprocal_arcs"]``).
+
     A file that is not UTF-8 text, a ``.gz`` that is not a complete gzip stream, a
     directory, or a token that ``nodetype`` rejects (or turns into NaN) is a
     :class:`~anonspread.errors.GraphError` naming the file and line.
@@ -320,35 +380,75 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGr
     Parameters
     ----------
     path : str or os.PathLike
-    nodetype : callable
-        Converts each node token (default ``int``; use ``str`` to keep tokens).
+    nodetype : {int, str, "int", "str"} or callable
+        Converts each node token (default ``int``; ``str`` keeps names such as ``user0``).
+    delimiter : {"auto", "whitespace", "comma", "tab", "semicolon"}
+        What separates the columns (also ``None``, ``","``, ``"\t"``, ``";"``); ``"auto"``
+        (default) takes comma or semicolon when the first edge line holds one, else runs of
+        spaces and tabs.
+    comments : str
+        Characters that start a comment line (default ``"#%"``; ``""``: none).
+    header : bool
+        The first line that is not a comment names the columns (skipped).
+    symmetrize : bool
+        Read a directed file as undirected (each arc an edge), instead of refusing it.
 
     Examples
     --------
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = os.path.join(d, "g.txt")
-    >>> _ = open(p, "w").write("# a comment\\n0 1\\r\\n1 0\\n1 1\\n1 2\\n")
+    >>> _ = open(p, "w").write("# a comment\\n0 1\\r\\n0 1\\n1 1\\n1 2\\n")
     >>> g = from_edgelist(p)
     >>> g.number_of_edges(), g.dropped
     (2, {'self_loops': 1, 'duplicate_edges': 1})
+    >>> _ = open(p, "w").write("% users\\nsrc,dst,weight\\nuser0,user1,3\\nuser1,user2,1\\n")
+    >>> g = from_edgelist(p, nodetype=str, header=True)
+    >>> g.labels, g.read_info["delimiter"], g.read_info["ignored_columns"]
+    (['user0', 'user1', 'user2'], 'comma', 1)
     """
     text = _check_path(path)
-    if not callable(nodetype):
-        raise InvalidTypeError(f"nodetype must be a callable such as int or str; got {nodetype!r}")
+    nodetype, delim, comment_chars = _edgelist_options(nodetype, delimiter, comments, header, symmetrize)
     index: dict = {}
     labels: list = []
     a: list[int] = []
     b: list[int] = []
+    header_line: str | None = None
+    said_directed = False
+    extra_columns = 0
+    lines_with_extra = 0
     for lineno, raw in enumerate(_lines(text), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line:
             continue
-        parts = line.split()
-        if len(parts) < 2:
-            raise GraphError(f"path {text!r} line {lineno} must hold two node tokens; got {line!r}")
+        if comment_chars and line[0] in comment_chars:
+            said_directed = said_directed or bool(_DIRECTED_NOTE.search(line))
+            continue
+        if header and header_line is None:
+            header_line = line
+            continue
+        if delim == "auto":
+            delim = _sniff_delimiter(line)
+        sep = EDGELIST_DELIMITERS[delim]
+        parts = [t.strip() for t in line.split(sep)]
+        if len(parts) < 2 or not parts[0] or not parts[1]:
+            hint = ""
+            others = [n for n, c in EDGELIST_DELIMITERS.items() if c is not None and c in line and n != delim]
+            if others:
+                hint = f"; the line holds '{EDGELIST_DELIMITERS[others[0]]}': pass delimiter={others[0]!r}"
+            raise GraphError(
+                f"path {text!r} line {lineno} must hold two node tokens separated by "
+                f"{delim} (delimiter={delim!r}); got {line!r}{hint}")
+        if len(parts) > 2:
+            extra_columns = max(extra_columns, len(parts) - 2)
+            lines_with_extra += 1
         ends = []
         for tok in parts[:2]:
-            lab = _node_label(nodetype, tok, f"path {text!r} line {lineno}")
+            try:
+                lab = _node_label(nodetype, tok, f"path {text!r} line {lineno}")
+            except GraphError as exc:
+                if not a and not header:
+                    raise GraphError(f"{exc}; if this line names the columns, pass header=True") from None
+                raise
             i = index.get(lab)
             if i is None:
                 i = index[lab] = len(labels)
@@ -358,8 +458,46 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: type = int) -> ContactGr
         b.append(ends[1])
     if not labels:
         raise GraphError(f"path {text!r} must hold at least one edge; got none")
-    indptr, indices, dropped = _csr_from_pairs(len(labels), np.array(a), np.array(b))
-    return ContactGraph(labels, indptr, indices, dropped=dropped)
+    aa, bb = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    arcs = _arc_counts(len(labels), aa, bb)
+    directed = said_directed or (arcs["reciprocal"] > 0 and arcs["one_way"] > 0)
+    if directed and not symmetrize:
+        why = ("a comment line says it is directed" if said_directed else
+               f"{arcs['reciprocal']:,} node pairs appear in both orientations and "
+               f"{arcs['one_way']:,} in one only")
+        raise GraphError(
+            f"path {text!r} looks like a directed edge list ({why}); spreading follows contacts "
+            "both ways: pass symmetrize=True (command line: --set graph.symmetrize=true) to read "
+            f"each arc as an undirected edge ({arcs['reciprocal']:,} reciprocal pairs would be merged)")
+    indptr, indices, dropped = _csr_from_pairs(len(labels), aa, bb)
+    if directed:
+        dropped["duplicate_edges"] = arcs["repeated"]
+        dropped["reciprocal_arcs"] = arcs["reciprocal"]
+    info = {
+        "path": text,
+        "delimiter": delim if delim != "auto" else "whitespace",
+        "comments": comment_chars,
+        "header": header_line,
+        "nodetype": getattr(nodetype, "__name__", repr(nodetype)),
+        "edge_lines": len(a),
+        "ignored_columns": extra_columns,
+        "lines_with_ignored_columns": lines_with_extra,
+        "directed": "symmetrised" if directed else False,
+    }
+    return ContactGraph(labels, indptr, indices, dropped=dropped, read_info=info)
+
+
+def _arc_counts(n: int, a: np.ndarray, b: np.ndarray) -> dict[str, int]:
+    """Among the non-loop lines: repeated arcs (same orientation), unordered pairs listed in
+    both orientations, and pairs listed in one orientation only."""
+    keep = a != b
+    a, b = a[keep], b[keep]
+    arcs = np.unique(a * n + b)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    pairs = np.unique(lo * n + hi)
+    reciprocal = int(arcs.shape[0] - pairs.shape[0])
+    return {"repeated": int(a.shape[0] - arcs.shape[0]), "reciprocal": reciprocal,
+            "one_way": int(pairs.shape[0] - reciprocal)}
 
 
 def as_contact_graph(graph: Any) -> ContactGraph | LazyTree:

@@ -16,7 +16,8 @@ family                 parameters (defaults)
 ``watts-strogatz``     n (1000), k (4), p (0.1): ring lattice with rewiring
 ``powerlaw-cluster``   n (1000), m (3), p (0.5): Holme-Kim (BA + triangle closure)
 ``stochastic-block``   n (1000), blocks (2), p_in (0.05), p_out (0.005): planted partition
-``edgelist``           path (required): a whitespace edge list, plain or ``.gz``
+``edgelist``           path (required), nodetype, delimiter, comments, header, symmetrize:
+                       a user's edge list, plain or ``.gz`` (``spread.graphs.from_edgelist``)
 ``ego-facebook``       min_degree (3), iterative, largest_component: bundled SNAP graph
 ``email-eu-core``,     min_degree (0), iterative, largest_component
 ``ca-grqc``,
@@ -148,12 +149,22 @@ def stochastic_block(n: int = 1000, blocks: int = 2, p_in: float = 0.05, p_out: 
     return nx.stochastic_block_model(sizes, probs, seed=rng, sparse=True)
 
 
-@register_component("graph", "edgelist", params={"path": Param("str", doc="edge-list file (.gz allowed)")})
-def edgelist(*, path: str) -> Any:
-    """A user's edge-list file (whitespace-separated pairs, '#' comments, plain or .gz)."""
+@register_component("graph", "edgelist", params={
+    "path": Param("str", doc="edge-list file (.gz allowed)"),
+    "nodetype": Param("str", "int", choices=("int", "str"), doc="node ids: integers, or names kept as text"),
+    "delimiter": Param("str", "auto", choices=("auto", "whitespace", "comma", "tab", "semicolon"),
+                       doc="column separator (auto: comma or semicolon if the first edge line has one)"),
+    "comments": Param("str", "#%", doc="characters that start a comment line"),
+    "header": Param("bool", False, doc="the first non-comment line names the columns"),
+    "symmetrize": Param("bool", False, doc="read a directed file's arcs as undirected edges"),
+})
+def edgelist(*, path: str, nodetype: str = "int", delimiter: str = "auto", comments: str = "#%",
+             header: bool = False, symmetrize: bool = False) -> Any:
+    """A user's edge-list file (two node columns, whitespace or comma, '#'/'%' comments, plain or .gz)."""
     from anonspread.spread.graphs import from_edgelist
 
-    return from_edgelist(path)
+    return from_edgelist(path, nodetype=nodetype, delimiter=delimiter, comments=comments,
+                         header=header, symmetrize=symmetrize)
 
 
 def _dataset(name: str, *, min_degree: int = 0, iterative: bool = False,

@@ -86,9 +86,12 @@ def test_from_edgelist(tmp_path):
     p = tmp_path / "g.txt.gz"
     with gzip.open(p, "wt", newline="") as fh:
         fh.write(text)
-    g = from_edgelist(p)
+    # "0 1" and "1 0" beside one-way pairs: a directed file, read only when symmetrised
+    with raises(GraphError, "looks like a directed edge list"):
+        from_edgelist(p)
+    g = from_edgelist(p, symmetrize=True)
     assert g.number_of_nodes() == 4 and g.number_of_edges() == 3
-    assert g.dropped == {"self_loops": 1, "duplicate_edges": 1}
+    assert g.dropped == {"self_loops": 1, "duplicate_edges": 0, "reciprocal_arcs": 1}
     assert sorted(g.to_networkx().edges) == [(0, 1), (1, 2), (2, 3)]
     plain = tmp_path / "g.txt"
     plain.write_text("a b\nb c\n")
