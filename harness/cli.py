@@ -1,4 +1,4 @@
-"""The ``anonspread`` command line: list, show, run, sweep, plot.
+"""The ``anonspread`` command line: list, show, run, sweep, plot, report.
 
 Every error is one line on stderr and a non-zero exit status (2: bad input,
 1: a failure while running, 130: interrupted); ``--debug`` shows the traceback.
@@ -265,6 +265,13 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from anonspread.harness.report import report
+
+    print(f"wrote {report(args.directory, args.output)}")
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 _EPILOG = {
@@ -275,7 +282,8 @@ _EPILOG = {
   anonspread run NAME --scheduler tcp://10.0.0.5:8786      # a Dask cluster
   anonspread run NAME --resume                               # after Ctrl-C
   anonspread sweep --list
-  anonspread plot results/NAME.csv --pdf""",
+  anonspread plot results/NAME.csv --pdf
+  anonspread report results/                                 # one HTML page""",
     "run": """examples:
   anonspread run NAME --trials 500 --rng 1 --out out/
   anonspread run NAME --set eps=0.5,1,2 --set k=4      # replace grid axes
@@ -388,6 +396,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="logarithmic y axes (default: as recorded, else log when values span decades)")
     p.add_argument("--title", help="first line of the title (default: the run's title and name)")
     p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("report", parents=[common], help="one HTML page for every run in a folder",
+                       description="Write DIR/report.html: for every run in DIR (NAME.csv + NAME.json) its "
+                       "figure, table with intervals and trial counts, parameters, seed, versions and "
+                       "the command that reproduces it. Self-contained: figures are embedded, nothing "
+                       "is fetched from the network.",
+                       epilog="examples:\n  anonspread report results/\n  anonspread report results/ --output runs.html",
+                       formatter_class=fmt)
+    p.add_argument("directory", metavar="DIR")
+    p.add_argument("--output", metavar="HTML", help="page path (default: DIR/report.html)")
+    p.set_defaults(func=_cmd_report)
     return parser
 
 

@@ -204,7 +204,7 @@ class PlotSpec:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Experiment:
     """A named, registered computation over a parameter grid.
 
@@ -261,6 +261,24 @@ class Experiment:
     metadata: Callable[..., Mapping[str, Any]] | None = None
     point_trials: Callable[[Params, int], int] | None = None
     paired: str | None = None
+
+    def __repr__(self) -> str:
+        """A few lines: name, title, grid axes, metrics, how it computes."""
+        axes = []
+        for part in (self.grid.product, self.grid.zip):
+            for k, v in part.items():
+                vals = list(dict.fromkeys(v))  # a zipped axis repeats its values
+                shown = ", ".join(map(str, vals[:6])) + (", ..." if len(vals) > 6 else "")
+                if len(vals) > 6 or len(vals) < len(v):
+                    shown += f" ({len(vals)} distinct of {len(v)})"
+                axes.append(f"  {k}: {shown}")
+        try:
+            how = self.mode + ("" if self.mode == "evaluate" else f", {self.default_trials:,} trials per point by default")
+        except InvalidParameterError:
+            how = "no compute function"
+        return "\n".join([f"<Experiment {self.name!r}: {self.title}>", f"computes: {how}",
+                          "grid" + (" (zip)" if self.grid.zip else "") + ":", *axes,
+                          f"metrics: {', '.join(m.name for m in self.metrics)}"])
 
     @property
     def mode(self) -> str:

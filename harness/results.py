@@ -64,7 +64,7 @@ def _parse(text: str, kind: str) -> Scalar:
     raise InvalidParameterError(f"parameter type must be one of {sorted(_TYPES)}; got {kind!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Table:
     """A tidy result table.
 
@@ -85,6 +85,19 @@ class Table:
     @property
     def columns(self) -> tuple[str, ...]:
         return (*self.params, *STAT_COLUMNS)
+
+    def __repr__(self) -> str:
+        """A screenful: its size and its first points (``rows`` holds everything)."""
+        points = len({tuple(r[p] for p in self.params) for r in self.rows})
+        metrics = list(dict.fromkeys(r["metric"] for r in self.rows))
+        return (f"<Table: {points} points x {len(metrics)} metrics ({', '.join(metrics)}); "
+                f"parameters {', '.join(self.params)}>\n{self.format_text(max_points=12)}")
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one row per point, ``mean [95% CI]`` per metric, the trials."""
+        from anonspread.harness.report import table_html
+
+        return table_html(self)
 
     def to_csv(self) -> str:
         """The deterministic CSV text."""

@@ -44,7 +44,7 @@ from anonspread.validation import check_int, check_real
 __all__ = ["RunResult", "output_paths", "resolve_seed", "run"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunResult:
     """What :func:`run` returns.
 
@@ -90,6 +90,27 @@ class RunResult:
     def figure(self) -> Path | None:
         """Path of the PNG written by the run (None when run with ``plot=False``)."""
         return self.paths.get("png")
+
+    def __repr__(self) -> str:
+        """A screenful: name, size, seed, files, and the first points of the table."""
+        t = self.table
+        points = len({tuple(r[p] for p in t.params) for r in t.rows})
+        metrics = list(dict.fromkeys(r["metric"] for r in t.rows))
+        files = ", ".join(str(p) for k, p in self.paths.items() if k != "journal")
+        trials = self.metadata.get("trials") if self.metadata else None
+        head = (f"<RunResult {self.experiment.name!r}: {points} points x {len(metrics)} metrics, "
+                f"{'exact' if trials is None else f'{trials:,} trials per point'}, seed {self.seed}, "
+                f"{self.elapsed:.1f} s>")
+        return "\n".join([head, f"files: {files}" if files else "files: none",
+                          t.format_text(max_points=12)])
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the run's table (intervals and trials) and its figure."""
+        from anonspread.harness.plots import figure_png
+        from anonspread.harness.report import run_html
+
+        side = dict(self.metadata) or {"experiment": self.experiment.name, "title": self.experiment.title}
+        return run_html(side, self.table, figure_png(self.draw()))
 
     def draw(self) -> Any:
         """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
