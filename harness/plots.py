@@ -164,36 +164,38 @@ def choose_scale(values: Iterable[Any], log: bool | None) -> tuple[str, float | 
     return "symlog", 10.0 ** math.floor(math.log10(min(pos)))
 
 
-def _apply_scale(ax: Any, which: str, scale: tuple[str, float | None], values: Sequence[float] = ()) -> str:
-    """Set an axis's scale (with readable ticks); returns the note a symlog axis needs."""
+def _apply_scale(ax: Any, which: str, scale: tuple[str, float | None], values: Sequence[Any] = ()) -> str:
+    """Set an axis's scale (with readable ticks) for ``values`` (the axis's data: grid
+    values on x, estimates and bounds on y); returns the note a symlog axis needs."""
     kind, linthresh = scale
     setter = ax.set_xscale if which == "x" else ax.set_yscale
     if kind == "linear":
         return ""
+    grid = sorted(set(_finite(values))) if which == "x" else []
     if kind == "log":
         setter("log")
-        _readable_log(ax, which, values)
+        _readable_log(ax, which, grid)
         return ""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+    assert linthresh is not None
+    vals = _finite(values)
+    lo, hi = (min(vals), max(vals)) if vals else (0.0, linthresh)
     setter("symlog", linthresh=linthresh, linscale=0.4)
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
-    lo = min(lo, 0.0)
     top = max(hi, linthresh)
-    decades = max(1, math.ceil(math.log10(top / linthresh)))
+    decades = max(1, math.ceil(math.log10(top / linthresh) - 1e-9))
     step = 1 if decades <= 6 else 2
-    ticks = [0.0] + [linthresh * 10.0 ** k for k in range(0, decades + 1, step) if linthresh * 10.0 ** k <= top]
-    grid = sorted({float(v) for v in values})
-    if which == "x" and 2 <= len(grid) <= 8:
+    ticks = [0.0] + [linthresh * 10.0 ** k for k in range(0, decades + 1, step)]
+    if 2 <= len(grid) <= 8:
         ticks = grid
+    axis = ax.xaxis if which == "x" else ax.yaxis
     axis.set_major_locator(FixedLocator(ticks))
     axis.set_major_formatter(FuncFormatter(_plain))
     axis.set_minor_formatter(NullFormatter())
-    if which == "x":
-        ax.set_xlim(lo - 0.15 * linthresh, hi)
-    else:
-        ax.set_ylim(lo - 0.15 * linthresh, hi)
+    # margins by hand: a little below 0 (or the lowest value), a fifth of a decade above the top
+    low = min(lo, 0.0)
+    limits = (low - 0.25 * linthresh if low >= 0 else low * 1.3, top * 10 ** 0.2 if top > 0 else top)
+    (ax.set_xlim if which == "x" else ax.set_ylim)(*limits)
     return _SYMLOG_NOTE
 
 
@@ -346,9 +348,10 @@ def _legend_below(fig: Any, handles: Mapping[str, Any], notes: Sequence[str], ti
     if not entries:
         return
     longest = max(len(line) for k in handles for line in str(k).splitlines()) if handles else 20
-    ncols = max(1, min(len(handles) or 1, 4, int(width * 12 // (longest + 6))))
-    if said:
-        ncols = 1 if len(handles) <= 1 else ncols
+    ncols = max(1, min(len(handles) or 1, 4, int(width * 14 // (longest + 6))))
+    rows = -(-len(entries) // ncols) + sum(k.count("\n") for k in entries if k.startswith("note:"))
+    # the legend takes its rows from the figure: grow the figure so the panels keep their height
+    fig.set_figheight(fig.get_figheight() + 0.2 * rows)
     fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=ncols,
                fontsize="small", title=title or None, title_fontsize="small")
 
@@ -466,7 +469,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                         rys = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in points]
                         if all(y != y for y in rys):
                             continue
-                        ax.plot(xs, rys, ls=(0, (1, 2.5)), lw=1.1, color=line.get_color(), alpha=0.85)
+                        ax.plot(xs, rys, ls=(0, (1, 2.5)), lw=1.1, color=line.get_color(), alpha=0.85,
+                                label=f"_reference: {ref.label}")
                         extra.setdefault(f"{ref.label} (sparse dots)", Line2D(
                             [], [], ls=(0, (1, 2.5)), lw=1.1, color="0.3"))
                         yvals += _finite(rys)
@@ -482,7 +486,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
             from matplotlib.ticker import MaxNLocator
 
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # T = 1, 2, 3: no 1.25
-        notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy)))
+        notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy), yvals))
         ax.grid(True, alpha=0.3)
     _legend_below(fig, {**handles, **extra}, notes, key_title)
     _finish(fig, table, info, title, width)
@@ -615,7 +619,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 ax.set_title("\n".join([str(fv), *notes_facet]), fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
         # once every panel of the row is drawn (they share the y axis)
-        notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy)))
+        notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy), yvals))
     handles.update(extra)
     _legend_below(fig, handles, notes, spec.series or "")
     _finish(fig, table, info, title, width)

@@ -1,0 +1,176 @@
+"""Figures carry their set-up (issue 23, item 3): the drawn texts are read back.
+
+The title names the run and what it holds fixed (graph with n and m, components, trials),
+axis labels are words, the one legend sits clear of every panel's data, zeros are drawn
+at 0 (never dropped, never at their bound), detection panels show 1/E[N_T], saturated
+points are ringed, and ``anonspread plot`` redraws with other axes from the CSV.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from anonspread.harness import cli
+from anonspread.harness.experiment import PlotSpec
+from anonspread.harness.plots import SATURATED, choose_scale, draw
+
+from anonspread import harness
+
+# detection per (protocol, T): "hide" finds the source only at T = 0, never after (an
+# estimate of exactly 0), "leak" always; saturation at T = 3 for "leak"
+_DETECT = {"hide": {0: 1.0, 1: 0.0, 2: 0.0, 3: 0.0}, "leak": {0: 1.0, 1: 0.9, 2: 0.5, 3: 0.2}}
+
+
+def _trials(params, n, rng):
+    p = _DETECT[params["protocol"]][params["T"]]
+    size = float(2 ** (params["T"] + 1))
+    return {
+        "detection": (rng.random(n) < p).astype(float),
+        "n_infected": np.full(n, size),
+        SATURATED: np.full(n, float(params["protocol"] == "leak" and params["T"] == 3)),
+    }
+
+
+def _meta(points, seed):
+    return {"graphs": [{"family": "toy", "parameters": {"n": 64},
+                        "summary": {"n": 64, "m": 126, "components": 1}}]}
+
+
+def _exp(**plot):
+    return harness.Experiment(
+        name="fig-setup", title="Does hiding work?", description="figure test",
+        grid=harness.Grid(product={"graph": ["toy"], "graph.n": [64], "protocol": ["hide", "leak"],
+                                   "estimator": ["ml"], "T": [0, 1, 2, 3]}),
+        metrics=(harness.Metric("detection", "proportion", "P(detect source)"),
+                 harness.Metric("n_infected", "mean", "E[N_T]", low=1.0),
+                 harness.Metric(SATURATED, "proportion", "P(covered component)")),
+        trials=_trials, default_trials=200, metadata=_meta,
+        axes={"T": harness.Param("int", low=0, doc="steps of the spread")},
+        plot=PlotSpec(x="T", series="protocol", y=("detection", "n_infected"), **plot))
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory):
+    return harness.run(_exp(), rng=3, out=tmp_path_factory.mktemp("fig"), workers=1)
+
+
+def _drawn(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    return fig
+
+
+def test_title_names_the_run_and_what_is_held_fixed(res):
+    fig = _drawn(res.draw())
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert title.startswith("fig-setup: Does hiding work?")
+    for part in ("graph toy(n=64): n = 64, m = 126", "estimator ml", "200 trials per point"):
+        assert part in title, (part, title)
+    assert "protocol" not in title.split(";")[0]  # it varies: it is in the legend, not the title
+
+
+def test_axis_labels_are_words(res):
+    fig = _drawn(res.draw())
+    det, size = fig.axes
+    assert det.get_ylabel() == "P(detect source)" and size.get_ylabel() == "E[N_T]"
+    assert det.get_xlabel() == "steps of the spread (T)"
+
+
+def test_one_legend_clear_of_every_panels_data(res):
+    fig = _drawn(res.draw())
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+    renderer = fig.canvas.get_renderer()
+    box = fig.legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        assert not box.overlaps(ax.get_window_extent(renderer)), "legend on a panel"
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert fig.legends[0].get_title().get_text() == "protocol"
+    assert texts[:2] == ["hide", "leak"]
+    assert any(t.startswith("1/E[N_T]") for t in texts)
+    assert any(t.startswith("saturated") for t in texts)
+
+
+def test_zero_estimates_are_drawn_at_zero_with_their_interval(res):
+    fig = _drawn(res.draw())
+    det = fig.axes[0]
+    hide = next(ln for ln in det.get_lines() if ln.get_label() == "hide")
+    assert list(hide.get_xdata()) == [0, 1, 2, 3]  # no point dropped
+    assert list(hide.get_ydata()) == [1.0, 0.0, 0.0, 0.0]  # at 0, not at the upper bound
+    # detection spans 0 .. 1 with values near 0.2: positive values do not span two decades,
+    # so the axis stays linear and the band reaches from 0 to the Wilson bound
+    rows = res.table.where(protocol="hide", T=1, metric="detection")
+    assert rows[0]["ci_high"] > 0.01
+    bands = [c for c in det.collections if hasattr(c, "get_paths") and len(c.get_paths())]
+    assert any(np.isclose(p.vertices[:, 1].max(), 1.0) for c in bands for p in c.get_paths())
+
+
+def test_less_than_two_decades_stays_linear(res):
+    fig = _drawn(res.draw())
+    assert fig.axes[1].get_yscale() == "linear"  # E[N_T] from 2 to 16
+
+
+def test_scale_choice():
+    assert choose_scale([0.001, 0.5], None) == ("log", None)
+    assert choose_scale([0.0, 0.001, 0.5], None) == ("symlog", 0.001)
+    assert choose_scale([0.0, 0.0004, 0.5], True) == ("symlog", 0.0001)
+    assert choose_scale([0.1, 0.5], None) == ("linear", None)
+    assert choose_scale([0.001, 0.5], False) == ("linear", None)
+    assert choose_scale([-1.0, 0.001, 0.5], None) == ("linear", None)
+
+
+def test_uniform_guess_and_saturated_marks(res):
+    fig = _drawn(res.draw())
+    det = fig.axes[0]
+    refs = [list(ln.get_ydata()) for ln in det.get_lines()
+            if ln.get_label().startswith("_reference: 1/E[N_T]")]
+    assert [1 / 2, 1 / 4, 1 / 8, 1 / 16] in refs  # 1/E[N_T] = 2^-(T+1)
+    rings = [c for c in det.collections if len(c.get_offsets()) and len(c.get_edgecolor())
+             and np.allclose(c.get_edgecolor()[:, :3], [1, 0, 0])]
+    leak = res.table.where(protocol="leak", T=3, metric="detection")[0]["mean"]
+    assert len(rings) == 1 and rings[0].get_offsets().tolist() == [[3.0, leak]]
+
+
+def test_log_x_keeps_the_zero_point_and_says_how(res):
+    spec = PlotSpec(x="T", series="protocol", y=("detection",), logx=True, logy=True)
+    fig = _drawn(draw(res.table, spec, info=res.metadata))
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "symlog" and ax.get_yscale() == "symlog"
+    hide = next(ln for ln in ax.get_lines() if ln.get_label() == "hide")
+    assert list(hide.get_xdata()) == [0, 1, 2, 3] and 0.0 in list(hide.get_ydata())
+    texts = " ".join(t.get_text() for t in fig.legends[0].get_texts())
+    assert "drawn at 0" in texts and "no point is dropped" in texts
+
+
+def test_cli_plot_redraws_with_other_axes(res, monkeypatch, capsys):
+    from anonspread.harness import plots
+
+    seen = {}
+    real = plots.plot_table
+
+    def spy(table, spec, path, **kw):
+        seen.update(spec=spec, **kw)
+        return real(table, spec, path, **kw)
+
+    monkeypatch.setattr(plots, "plot_table", spy)
+    out = res.paths["csv"].with_name("redrawn.png")
+    rc = cli.main(["plot", str(res.paths["csv"]), "--x", "T", "--series", "protocol", "--metric",
+                   "detection", "--logy", "--no-logx", "--title", "Hiding on a toy graph",
+                   "--output", str(out)])
+    assert rc == 0 and out.exists()
+    spec = seen["spec"]
+    assert (spec.x, spec.series, spec.y, spec.logy, spec.logx) == ("T", "protocol", ("detection",), True, False)
+    assert seen["title"] == "Hiding on a toy graph"
+    fig = _drawn(draw(res.table, spec, title=seen["title"], info=seen["info"]))
+    assert fig._suptitle.get_text().startswith("Hiding on a toy graph\n")
+    assert fig.axes[0].get_yscale() == "symlog"  # asked for log; zeros kept at 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--x", "nope"], "--x must be one of the table's parameters"),
+    (["--metric", "hops"], "--metric must be among the table's metrics"),
+    (["--series", "eps"], "--series must be one of the table's parameters"),
+])
+def test_cli_plot_refuses_unknown_axes(res, capsys, args, message):
+    assert cli.main(["plot", str(res.paths["csv"]), *args]) == 2
+    assert message in capsys.readouterr().err
