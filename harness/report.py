@@ -103,21 +103,35 @@ def png_img(png: bytes, alt: str) -> str:
     return f'<img class="figure" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
+def _is_cli(program: str) -> bool:
+    """``anonspread``, ``python -m anonspread`` or ``python -m anonspread.harness``."""
+    parts = Path(program).parts
+    if not parts:
+        return False
+    if parts[-1] == "anonspread":
+        return True
+    return parts[-1] in ("__main__.py", "cli.py") and len(parts) > 1 and parts[-2] in ("harness", "anonspread")
+
+
 def reproduce_command(side: Mapping[str, Any]) -> str:
     """The command that reproduces a run: the recorded one with the seed made explicit."""
     argv = [str(a) for a in side.get("command") or []]
     seed = side.get("seed")
-    if argv and os.path.basename(argv[0]) in ("anonspread", "__main__.py", "cli.py") and len(argv) > 1:
+    if len(argv) > 1 and _is_cli(argv[0]):
         args = ["anonspread", *argv[1:]]
         if "--rng" not in args and seed is not None:
             args += ["--rng", str(seed)]
         if "--trials" not in args and side.get("trials") is not None:
             args += ["--trials", str(side["trials"])]
         return shlex.join(args)
-    name = side.get("experiment", "NAME")
+    from anonspread.harness.registry import _EXPERIMENTS
+
+    name = str(side.get("experiment", "NAME"))
     trials = f", trials={side['trials']}" if side.get("trials") is not None else ""
-    return (f"anonspread.harness.run({name!r}, rng={seed}{trials})  "
-            f"# from Python ({shlex.join(argv) if argv else 'no command recorded'})")
+    what = repr(name) if name in _EXPERIMENTS else "experiment"
+    where = "" if name in _EXPERIMENTS else f", the Experiment named {name!r}"
+    return (f"anonspread.harness.run({what}, rng={seed}{trials})  # run from Python{where} "
+            f"({shlex.join(argv) if argv else 'no command recorded'})")
 
 
 def _dl(items: Sequence[tuple[str, str]]) -> str:
@@ -148,7 +162,7 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         ("seed", f"<code>{html.escape(str(side.get('seed')))}</code>"),
         ("confidence", html.escape(str(side.get("confidence_level", "")))),
         ("versions", html.escape(", ".join(f"{k} {v}" for k, v in (side.get("versions") or {}).items()))),
-        ("executor", html.escape(json.dumps(side.get("executor", ""), sort_keys=True))),
+        ("executor", html.escape(str(side.get("executor", "")))),
         ("reproduce", f"<pre>{html.escape(reproduce_command(side))}</pre>"),
     ]
     if notes:
