@@ -95,7 +95,7 @@ class Table:
 
     def _repr_html_(self) -> str:
         """Notebook display: one row per point, ``mean [95% CI]`` per metric, the trials."""
-        from anonspread.harness.report import table_html
+        from anonspread.harness.html_view import table_html
 
         return table_html(self)
 
