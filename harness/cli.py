@@ -118,7 +118,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
             print(f"  {part:<7} {k} = {', '.join(map(str, v))}")
     print("metrics:")
     for m in e.metrics:
-        print(f"  {m.name} ({'exact' if e.is_exact else m.kind}){': ' + m.label if m.label else ''}")
+        words = m.label + (f" ({m.description})" if m.description and m.description != m.label else "")
+        print(f"  {m.name} ({'exact' if e.is_exact else m.kind}){': ' + words if words else ''}")
     theory = ", ".join(t.label for t in spec.theory) or "none"
     print(f"plot:      x={spec.x} series={spec.series} logx={spec.logx} logy={spec.logy} theory: {theory}")
     return 0

@@ -294,7 +294,9 @@ def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str
 def axis_words(param: str, info: Mapping[str, Any] | None = None) -> str:
     """A parameter's axis label: its documented meaning and its key (``steps of the spread, T``)."""
     doc = ((info or {}).get("parameter_docs") or {}).get(param, "")
-    return f"{doc} ({param})" if doc and doc != param else param
+    if not doc or doc == param or doc.split()[-1] == param:  # "privacy level eps": says it already
+        return doc or param
+    return f"{doc} ({param})"
 
 
 def _wrap(text: str, width_in: float) -> str:

@@ -636,8 +636,8 @@ register_experiment(Experiment(
     score the same simulated spreads (each spread is simulated once), so their
     differences are not blurred by different samples and E[N_T] is the same for all.
     Figure: one column per graph (T of each protocol under the title, in legend order);
-    markers with 95% intervals, side by side per estimator; a triangle marks an estimate
-    of 0 at the upper end of its interval; black bars: exact theory on the tree
+    markers with 95% intervals, side by side per estimator; an estimate of 0 is drawn at 0
+    with its interval (the log axis is linear from 0 to its lowest positive tick); black bars: exact theory on the tree
     (adaptive diffusion + ML: Thm 2.3.1 and its odd-T value; flooding infects the ball
     around the source, whose centre both centralities find); grey crosses: 1/E[N_T],
     what a uniform guess among the infected nodes achieves.
