@@ -109,8 +109,8 @@ _GUESS_LABEL = "1/E[N_T]: uniform guess among the infected"
 #: The per-point metric flagging spreads that covered their whole connected component.
 SATURATED = "saturated"
 _SATURATED_LABEL = "saturated: a trial's spread covered its whole component"
-_SYMLOG_NOTE = ("log axes holding a 0 are linear from 0 to their lowest positive tick, so every 0 "
-                "(an estimate, a bound or a grid value) is drawn at 0; no point is dropped")
+_SYMLOG_NOTE = ("log axes are linear from 0 to their lowest positive tick: every 0 is drawn at 0, "
+                "no point is dropped")
 #: Positive values spanning at least this ratio get a log axis when none is asked for.
 _AUTO_LOG_SPAN = 100.0
 
@@ -338,20 +338,15 @@ def _saturated_handle() -> Any:
     return Line2D([], [], marker="o", ms=10, mfc="none", mec="red", mew=1.3, ls="none")
 
 
-def _legend_below(fig: Any, handles: Mapping[str, Any], notes: Sequence[str], title: str = "") -> None:
-    """One legend under the panels (never on the data), the axis notes as its last lines."""
-    from matplotlib.lines import Line2D
-
-    said = list(dict.fromkeys(n for n in notes if n))
-    entries = dict(handles) if len(handles) > 1 or said else {}
-    width = fig.get_figwidth()
-    for note in said:
-        entries[textwrap.fill(f"note: {note}", width=max(40, int(width * 11)))] = Line2D([], [], ls="none")
-    if not entries:
+def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None:
+    """One legend under the panels (never on the data)."""
+    if len(handles) < 2:
         return
-    longest = max(len(line) for k in handles for line in str(k).splitlines()) if handles else 20
-    ncols = max(1, min(len(handles) or 1, 4, int(width * 14 // (longest + 6))))
-    rows = -(-len(entries) // ncols) + sum(k.count("\n") for k in entries if k.startswith("note:"))
+    entries = dict(handles)
+    width = fig.get_figwidth()
+    longest = max(len(line) for k in handles for line in str(k).splitlines())
+    ncols = max(1, min(len(handles), 4, int(width * 14 // (longest + 6))))
+    rows = -(-len(entries) // ncols)
     # the legend takes its rows from the figure: grow the figure so the panels keep their height
     fig.set_figheight(fig.get_figheight() + 0.2 * rows)
     fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=ncols,
@@ -490,14 +485,16 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # T = 1, 2, 3: no 1.25
         notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy), yvals))
         ax.grid(True, alpha=0.3)
-    _legend_below(fig, {**handles, **extra}, notes, key_title)
-    _finish(fig, table, info, title, width)
+    _legend_below(fig, {**handles, **extra}, key_title)
+    _finish(fig, table, info, title, width, notes)
     return fig
 
 
-def _finish(fig: Any, table: Table, info: Mapping[str, Any], title: str, width: float) -> None:
-    """The title on top: the run's title and name, then its set-up."""
-    text = figure_title(table, info, title)
+def _finish(fig: Any, table: Table, info: Mapping[str, Any], title: str, width: float,
+            notes: Sequence[str] = ()) -> None:
+    """The title on top: the run's title and name, its set-up, then how its axes treat 0."""
+    said = list(dict.fromkeys(n for n in notes if n))
+    text = "\n".join(t for t in (figure_title(table, info, title), *said) if t)
     if text:
         fig.suptitle(_wrap(text, width), fontsize="medium")
 
@@ -623,8 +620,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
         # once every panel of the row is drawn (they share the y axis)
         notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy), yvals))
     handles.update(extra)
-    _legend_below(fig, handles, notes, spec.series or "")
-    _finish(fig, table, info, title, width)
+    _legend_below(fig, handles, spec.series or "")
+    _finish(fig, table, info, title, width, notes)
     return fig
 
 
