@@ -446,7 +446,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 i_line += 1
                 ys = [r["mean"] for r in rows]
                 (line,) = ax.plot(xs, ys, color=color, label=label, **style)
-                handles.setdefault(label, line)
+                if key or overlay:  # a panel's only curve is named by its axis label
+                    handles.setdefault(label, line)
                 lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
                 yvals += _finite(ys) + _finite(lo) + _finite(hi)
                 if any(a != b for a, b in zip(lo, hi)):
