@@ -278,9 +278,29 @@ def trials_words(table: Table, info: Mapping[str, Any] | None = None) -> str:
     return f"{ns[0]:,} to {ns[-1]:,} trials per point"
 
 
+def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: int = 4) -> str:
+    """The grid points a run left out because they do not apply (``Table.skipped`` or the
+    JSON's ``skipped``: ``{"params": {...}, "reason": ...}`` each), named briefly."""
+    items = list(getattr(table, "skipped", ()) or (info or {}).get("skipped") or ())
+    items = [i for i in items if isinstance(i, Mapping) and isinstance(i.get("params"), Mapping)]
+    if not items:
+        return ""
+    varying = {p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1}
+    texts = []
+    for item in items:
+        point = item["params"]
+        keys = [k for k in point if k in varying or k in ("protocol", "estimator")] or list(point)
+        texts.append(" x ".join(f"{k} {point[k]}" for k in keys))
+    texts = list(dict.fromkeys(texts))
+    more = f"; and {len(texts) - most} more" if len(texts) > most else ""
+    return (f"not computed, {len(items)} point(s) that do not apply: "
+            f"{'; '.join(texts[:most])}{more}")
+
+
 def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str = "") -> str:
     """The figure's title: ``title`` (else the run's title or name), then what is held fixed
-    and the trials per point (from the table and the run's JSON ``info``)."""
+    and the trials per point (from the table and the run's JSON ``info``), then the points
+    left out because they do not apply."""
     info = info or {}
     head = title or str(info.get("title") or info.get("experiment") or "")
     name = str(info.get("experiment") or "")
@@ -288,7 +308,7 @@ def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str
         head = f"{name}: {head}"
     setup = [*held_fixed(table, info), trials_words(table, info)]
     setup_text = "; ".join(s for s in setup if s)
-    return "\n".join(t for t in (head, setup_text) if t)
+    return "\n".join(t for t in (head, setup_text, skipped_words(table, info)) if t)
 
 
 def axis_words(param: str, info: Mapping[str, Any] | None = None) -> str:

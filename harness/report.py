@@ -96,6 +96,11 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
     if png is not None:
         parts.append(png_img(png, f"figure of {name}"))
     parts.append(table_html(table, labels))
+    skipped = [i for i in side.get("skipped") or () if isinstance(i, Mapping)]
+    if skipped:
+        rows = "".join(f"<li>{html.escape(', '.join(f'{k}={v}' for k, v in (i.get('params') or {}).items()))}"
+                       f": {html.escape(str(i.get('reason', '')))}</li>" for i in skipped)
+        parts.append(f"<p>Not computed ({len(skipped)} point(s) that do not apply):</p><ul>{rows}</ul>")
     metrics = [f"<b>{html.escape(m['name'])}</b>: {html.escape(str(m.get('description') or m.get('label', '')))}"
                for m in side.get("metrics", ()) if isinstance(m, Mapping)]
     graphs = ((side.get("components") or {}).get("graphs")) or []

@@ -174,3 +174,13 @@ def test_cli_plot_redraws_with_other_axes(res, monkeypatch, capsys):
 def test_cli_plot_refuses_unknown_axes(res, capsys, args, message):
     assert cli.main(["plot", str(res.paths["csv"]), *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_points_that_do_not_apply_are_named_in_the_title(res):
+    info = {**res.metadata, "skipped": [
+        {"params": {"protocol": "flood", "estimator": "ml", "T": t}, "reason": "ml assumes adaptive diffusion"}
+        for t in (0, 1, 2, 3, 4, 5)]}
+    fig = _drawn(draw(res.table, res.experiment.plot_spec(), info=info))
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "not computed, 6 point(s) that do not apply: protocol flood x estimator ml x T 0;" in title
+    assert "; and 2 more" in title

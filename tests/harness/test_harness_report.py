@@ -113,3 +113,13 @@ def test_a_screenshot_of_the_page(folder):
     img = imread(shot)
     assert img.shape[:2] == (1600, 1200)
     assert float(np.std(img[..., :3])) > 0.05  # not a blank page
+
+
+def test_points_that_do_not_apply_are_listed(folder):
+    from anonspread.harness.report import run_html
+    from anonspread.harness.results import read_sidecar, read_table
+
+    csv = folder / "run-one.csv"
+    side = {**read_sidecar(csv), "skipped": [{"params": {"p": 0.5, "who": "c"}, "reason": "c needs p < 0.5"}]}
+    page = run_html(side, read_table(csv), None)
+    assert "Not computed (1 point(s) that do not apply):" in page and "p=0.5, who=c: c needs p &lt; 0.5" in page
