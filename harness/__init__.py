@@ -17,7 +17,9 @@ from anonspread.harness import kinds as _kinds
 from anonspread.harness import registry as _registries
 from anonspread.harness.components import (
     Component,
+    KindConvention,
     component_info,
+    declare_kind,
     get_component,
     list_components,
     register_component,
@@ -71,6 +73,7 @@ __all__ = [
     "Experiment",
     "Grid",
     "HarnessError",
+    "KindConvention",
     "JournalMismatchError",
     "Metric",
     "OutputError",
@@ -86,6 +89,7 @@ __all__ = [
     "UnknownNameError",
     "component_info",
     "compose",
+    "declare_kind",
     "expand",
     "get_component",
     "get_experiment",

@@ -207,7 +207,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             opts[key] = config[key]
     from anonspread.harness.runner import run
 
-    _report(run(exp, **opts))
+    _report(run(exp, overwrite=args.overwrite, **opts))
     return 0
 
 
@@ -373,7 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE.toml", help="read the sweep from a TOML file")
     p.add_argument("--set", action="append", metavar="KEY=V[,V...]", help="a product axis (repeatable)")
     p.add_argument("--zip", action="append", metavar="KEY=V[,V...]", help="a lock-step axis (repeatable)")
-    p.add_argument("--name", help="output name (default: sweep-TEMPLATE)")
+    p.add_argument("--name", help="output name (default: sweep-TEMPLATE-HASH, HASH identifying the grid)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the results of an earlier sweep of the same name in --out")
     p.add_argument("--x", help="plot x parameter")
     p.add_argument("--series", help="plot series parameter")
     p.add_argument("--logx", action=argparse.BooleanOptionalAction, default=None, help="logarithmic x axis")

@@ -34,7 +34,10 @@ from anonspread.registry import Registry
 
 __all__ = [
     "Component",
+    "KindConvention",
     "component_info",
+    "declare_kind",
+    "kind_convention",
     "get_component",
     "list_components",
     "register_component",
@@ -99,6 +102,110 @@ class Component:
             params["rng"] = seed
         return self.factory(*context, **params)
 
+
+
+@dataclass(frozen=True)
+class KindConvention:
+    """How the sweeps call the factories of one component kind.
+
+    One convention for every kind: the *context* the sweep supplies comes first,
+    positionally (the graph, for a protocol); the component's own parameters follow as
+    keywords; randomness arrives only as the keyword ``rng``.
+
+    Attributes
+    ----------
+    kind : str
+    context : tuple of str
+        Names of the positional arguments the sweep passes first.
+    rng : {"seed", "trial"}
+        ``"seed"``: a keyword-only ``rng`` is optional and makes the component random,
+        with a ``seed`` parameter (``rng=seed``); ``"trial"``: the sweep always passes the
+        trial's :class:`numpy.random.Generator` as ``rng=`` (required, no ``seed``).
+    returns : str
+        What the factory returns (for messages and docs).
+    """
+
+    kind: str
+    context: tuple[str, ...] = ()
+    rng: str = "seed"
+    returns: str = ""
+
+    def signature(self) -> str:
+        """The expected signature, e.g. ``f(k, *, rng, **params) -> a utility``."""
+        args = [*self.context, "*"]
+        args.append("rng" if self.rng == "trial" else "rng (optional)")
+        args.append("**params")
+        out = f"factory({', '.join(args)})"
+        return f"{out} -> {self.returns}" if self.returns else out
+
+
+_CONVENTIONS: dict[str, KindConvention] = {}
+
+
+def declare_kind(kind: str, *, context: tuple[str, ...] = (), rng: str = "seed", returns: str = "",
+                 replace: bool = False) -> KindConvention:
+    """Declare how sweeps call the factories of ``kind``; :func:`register_component` then
+    checks every factory of that kind against it when it is registered.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.declare_kind("doc-noise", context=("k",), rng="trial", returns="an array",
+    ...                      replace=True).signature()
+    'factory(k, *, rng, **params) -> an array'
+    """
+    if rng not in ("seed", "trial"):
+        raise InvalidParameterError(f"rng must be 'seed' or 'trial'; got {rng!r}")
+    if kind in _CONVENTIONS and not replace and _CONVENTIONS[kind] != KindConvention(kind, tuple(context), rng, returns):
+        raise InvalidParameterError(f"component kind {kind!r} already has a calling convention")
+    conv = KindConvention(kind, tuple(context), rng, returns)
+    _CONVENTIONS[kind] = conv
+    return conv
+
+
+# The kinds of the built-in sweep templates (docs/harness.md has a worked example of each).
+declare_kind("graph", returns="a networkx graph, a ContactGraph or an infinite tree")
+declare_kind("protocol", context=("graph",), returns="a spread.Protocol")
+declare_kind("estimator", returns="a function snapshot -> {node: score}")
+declare_kind("mechanism", context=("utility", "eps"), returns="a mechanism (row-stochastic matrix)")
+declare_kind("utility", context=("k",), rng="trial", returns="a privacy.utility.SublinearUtility")
+
+
+def kind_convention(kind: str) -> KindConvention | None:
+    """The declared convention of ``kind`` (None for a kind without one)."""
+    return _CONVENTIONS.get(kind)
+
+
+def _check_convention(conv: KindConvention, name: str, factory: Callable[..., Any]) -> None:
+    """Refuse a factory the sweeps could not call, naming it and the expected signature."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return  # a builtin without introspectable signature: trusted
+    fname = getattr(factory, "__name__", type(factory).__name__)
+    where = f"{conv.kind} {name!r}: {fname}{sig}"
+    expected = f"the sweeps call a {conv.kind} as {conv.signature()}"
+    try:
+        sig.bind_partial(*conv.context)
+    except TypeError:
+        ctx = ", ".join(conv.context) or "nothing"
+        raise InvalidTypeError(
+            f"{where} cannot be called that way: {expected} (it must take {ctx} positionally)"
+        ) from None
+    params = sig.parameters
+    rng = params.get("rng")
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    if conv.rng == "trial":
+        ok = (rng is not None and rng.kind in (rng.KEYWORD_ONLY, rng.POSITIONAL_OR_KEYWORD)) or var_kw
+        if not ok:
+            raise InvalidTypeError(f"{where} takes no keyword 'rng': {expected}")
+        if rng is not None and rng.kind is rng.POSITIONAL_OR_KEYWORD and \
+                list(params).index("rng") < len(conv.context):
+            raise InvalidTypeError(f"{where} takes 'rng' where the sweep passes context: {expected}")
+    elif rng is not None and rng.kind is not rng.KEYWORD_ONLY:
+        raise InvalidTypeError(
+            f"{where} takes 'rng' positionally; make it keyword-only (def f(..., *, rng)): {expected}"
+        )
 
 
 _ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "str": "str"}
@@ -202,7 +309,17 @@ def register_component(
         raise InvalidParameterError(f"kind and name must be non-empty strings; got {kind!r}, {name!r}")
     if not callable(factory):
         raise InvalidParameterError(f"factory must be callable; got {factory!r}")
+    if kind not in KINDS:  # (first, so the gallery -- and the built-in conventions -- are loaded)
+        KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
+    conv = _CONVENTIONS.get(kind)
+    if conv is not None:
+        _check_convention(conv, name, factory)
     declared, random = signature_params(factory)
+    if conv is not None:
+        for ctx in conv.context:
+            declared.pop(ctx, None)
+        if conv.rng == "trial":
+            random = False  # the sweep passes the trial's stream; no seed parameter
     for key, spec in (params or {}).items():
         if not isinstance(spec, Param):
             raise InvalidTypeError(f"params[{key!r}] of {kind} {name!r} must be a harness.Param; got {spec!r}")
@@ -213,8 +330,6 @@ def register_component(
         declared.setdefault("seed", SEED)
     if not description and inspect.isfunction(factory):
         description = ((factory.__doc__ or "").strip().splitlines() or [""])[0]
-    if kind not in KINDS:
-        KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
     registry = KINDS.get(kind)
     comp = Component(kind, name, factory, description, dict(declared), random)
     same = name in registry and registry.get(name).factory is factory

@@ -34,6 +34,7 @@ from anonspread.registry import Registry, suggest
 __all__ = [
     "SweepTemplate",
     "compose",
+    "default_name",
     "get_template",
     "list_templates",
     "load_sweep_file",
@@ -75,6 +76,14 @@ class SweepTemplate:
         ``metadata(points, seed, components) -> dict`` recorded in the result JSON
         under ``"components"`` (the detection sweep records each graph's seed and
         summary there).
+    paired : str or None
+        A component axis whose values are computed together on the same trials
+        (:attr:`harness.Experiment.paired`): the ``detection`` sweep scores all its
+        estimators on the same simulated spreads.
+    skip : callable or None
+        ``skip(params, components) -> str | None``: why a point does not apply
+        (:attr:`harness.Experiment.skip`); such points are skipped and named, never a
+        refusal of the whole sweep.
     """
 
     name: str
@@ -90,6 +99,8 @@ class SweepTemplate:
     required: tuple[str, ...] = ()
     types: Mapping[str, Param] = field(default_factory=dict)
     metadata: Callable[..., Mapping[str, Any]] | None = None
+    paired: str | None = None
+    skip: Callable[..., str | None] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -139,6 +150,10 @@ def _bound(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], 
 def _metadata(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], points: Any,
               seed: int) -> Mapping[str, Any]:
     return fn(points, seed, components)
+
+
+def _skip(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], point: Any) -> Any:
+    return fn(point, components)
 
 
 def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, Param]]:
@@ -255,9 +270,11 @@ def compose(
     mode = next(m for m in ("trial", "trials", "evaluate") if getattr(tpl, m) is not None)
     fn = functools.partial(_bound, getattr(tpl, mode), resolved)
     meta = functools.partial(_metadata, tpl.metadata, resolved) if tpl.metadata is not None else None
+    skip = functools.partial(_skip, tpl.skip, resolved) if tpl.skip is not None else None
+    paired = tpl.paired if tpl.paired in grid.names and mode == "trials" else None
     spec = _plot_spec(tpl, grid, plot)
     exp = Experiment(
-        name=name or f"sweep-{tpl.name}",
+        name=name or default_name(tpl.name, grid),
         title=title or f"{tpl.name} sweep",
         description=tpl.description,
         grid=grid,
@@ -266,9 +283,35 @@ def compose(
         plot=spec,
         axes=types,
         metadata=meta,
+        paired=paired,
+        skip=skip,
         **{mode: fn},
     )
     return check_experiment(exp)
+
+
+def default_name(template: str, grid: Grid) -> str:
+    """The output name of a sweep not given ``--name``: ``sweep-TEMPLATE-HASH``, HASH the
+    first 8 hex digits of the SHA-256 of its grid (axes and values, canonical JSON).
+
+    Two sweeps over different grids never share a name, so they never write over each
+    other's files; the same grid gives the same name (rerun it with ``--resume``, or
+    ``--overwrite`` to replace it).
+
+    Examples
+    --------
+    >>> from anonspread.harness import Grid
+    >>> a = default_name("detection", Grid(product={"T": [2, 4]}))
+    >>> a.startswith("sweep-detection-"), a == default_name("detection", Grid(product={"T": [2, 4]}))
+    (True, True)
+    >>> a == default_name("detection", Grid(product={"T": [2, 6]}))
+    False
+    """
+    import hashlib
+    import json
+
+    text = json.dumps(grid.to_dict(), sort_keys=True, default=repr, separators=(",", ":"))
+    return f"sweep-{template}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
 def _plot_spec(tpl: SweepTemplate, grid: Grid, plot: Mapping[str, Any] | PlotSpec | None) -> PlotSpec:

@@ -244,6 +244,11 @@ class Experiment:
         A grid axis computed together (``trials`` only; see the module docstring): the
         points of a group share their trials and random streams (those of the group's
         first point), so they must get the same number of trials.
+    skip : callable or None
+        ``skip(params) -> str | None``: why a grid point does not apply (e.g. an
+        estimator whose model assumes another protocol), or None. Points with a reason
+        are left out of the run -- never a refusal of the whole grid -- and listed with
+        their reasons in the printed table, ``Table.skipped`` and the JSON's ``"skipped"``.
     """
 
     name: str
@@ -261,6 +266,7 @@ class Experiment:
     metadata: Callable[..., Mapping[str, Any]] | None = None
     point_trials: Callable[[Params, int], int] | None = None
     paired: str | None = None
+    skip: Callable[[Params], str | None] | None = None
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""
@@ -397,7 +403,7 @@ def check_experiment(exp: Any) -> Experiment:
         if key in exp.grid.names:
             values = [*exp.grid.product.get(key, ()), *exp.grid.zip.get(key, ())]
             spec.check_all(key, values)
-    for hook in ("metadata", "point_trials"):
+    for hook in ("metadata", "point_trials", "skip"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

@@ -35,6 +35,7 @@ __all__ = [
     "aggregate",
     "atomic_write",
     "dumps_sidecar",
+    "format_skipped",
     "format_value",
     "read_sidecar",
     "read_table",
@@ -76,11 +77,16 @@ class Table:
         ``name -> "int" | "float" | "str" | "bool"`` (to read the CSV back).
     rows : list of dict
         Each row maps parameters and :data:`STAT_COLUMNS` to values.
+    skipped : tuple of dict
+        Grid points left out because they do not apply (``Experiment.skip``), each
+        ``{"params": {...}, "reason": "..."}``; they have no rows (the CSV holds only
+        computed points) and are recorded in the JSON sidecar under ``"skipped"``.
     """
 
     params: tuple[str, ...]
     param_types: Mapping[str, str]
     rows: list[dict[str, Any]]
+    skipped: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -112,14 +118,18 @@ class Table:
         """A readable wide table: one line per parameter point, one column per metric.
 
         Each cell is ``mean [ci_low, ci_high]`` (just the mean when the interval is
-        degenerate, as for exact evaluations). Only the parameters that vary are shown;
-        tables longer than ``max_points`` points are cut with a note.
+        degenerate, as for exact evaluations). Only the parameters that vary are shown,
+        then the trials of each point (random experiments); tables longer than
+        ``max_points`` points are cut with a note. Skipped points (which do not apply)
+        are named below the table with their reasons.
         """
         points: dict[tuple, dict[str, str]] = {}
         metrics: list[str] = []
+        trials: dict[tuple, int] = {}
         for row in self.rows:
             key = tuple(row[p] for p in self.params)
             m = row["metric"]
+            trials[key] = max(trials.get(key, 0), int(row["n"]))
             if m not in metrics:
                 metrics.append(m)
             mean, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
@@ -131,8 +141,10 @@ class Table:
         varying = [i for i, p in enumerate(self.params) if len({k[i] for k in keys}) > 1] or list(
             range(len(self.params))
         )
-        header = [self.params[i] for i in varying] + metrics
-        lines = [[str(k[i]) for i in varying] + [points[k].get(m, "") for m in metrics]
+        show_trials = any(n > 1 for n in trials.values())
+        header = [self.params[i] for i in varying] + (["trials"] if show_trials else []) + metrics
+        lines = [[str(k[i]) for i in varying] + ([str(trials[k])] if show_trials else [])
+                 + [points[k].get(m, "") for m in metrics]
                  for k in keys[:max_points]]
         widths = [max(len(h), *(len(r[j]) for r in lines)) if lines else len(h)
                   for j, h in enumerate(header)]
@@ -141,6 +153,7 @@ class Table:
         out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
+        out += format_skipped(self.skipped, self.params)
         return "\n".join(line.rstrip() for line in out)
 
     def to_pandas(self) -> Any:
@@ -162,6 +175,27 @@ class Table:
     def where(self, **params: Scalar) -> list[dict[str, Any]]:
         """Rows whose parameters (and ``metric``) equal the given values."""
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
+
+
+def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = ()) -> list[str]:
+    """Lines naming the skipped points, one per distinct reason (with the points it covers)."""
+    if not skipped:
+        return []
+    points = [dict(item.get("params", {})) for item in skipped]
+    names = list(params) or list(dict.fromkeys(k for pt in points for k in pt))
+    varying = [p for p in names if len({repr(pt.get(p)) for pt in points}) > 1]
+    # the axes that decide applicability (protocol, estimator) are shown even when fixed
+    shown_axes = [p for p in names if p in varying or p in ("protocol", "estimator")] or names
+    by_reason: dict[str, list[str]] = {}
+    for item, point in zip(skipped, points):
+        text = ", ".join(f"{p}={point[p]}" for p in shown_axes if p in point)
+        by_reason.setdefault(str(item.get("reason", "")), []).append(text)
+    out = [f"skipped {len(skipped)} point(s) that do not apply:"]
+    for reason, pts in by_reason.items():
+        shown = "; ".join(dict.fromkeys(pts[:4]))
+        more = f"; and {len(pts) - 4} more" if len(pts) > 4 else ""
+        out.append(f"  {shown}{more}: {reason}")
+    return out
 
 
 def _type_name(values: Sequence[Scalar]) -> str:
@@ -354,4 +388,5 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
                 rows.append(row)
     except OSError as exc:
         raise OutputError(f"cannot read {csv_path}: {exc.strerror or exc}") from None
-    return Table(params, types, rows)
+    skipped = sidecar.get("skipped") or ()
+    return Table(params, types, rows, tuple(s for s in skipped if isinstance(s, dict)))

@@ -198,6 +198,7 @@ def run(
     pdf: bool = False,
     level: float = 0.95,
     progress: bool | None = None,
+    overwrite: bool = True,
 ) -> RunResult:
     """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
 
@@ -228,7 +229,12 @@ def run(
     level : float
         Confidence level of the intervals.
     progress : bool or None
-        Show a progress bar (``None``: only on a terminal outside CI).
+        Show progress (``None``: a bar on a terminal outside CI, else a line on stderr
+        every 30 s; ``False``: nothing).
+    overwrite : bool
+        Replace the results of an earlier run of the same name in ``out``. With False
+        (what ``anonspread sweep`` does unless ``--overwrite``) such results are refused
+        before anything runs, unless ``resume`` continues that run.
 
     Returns
     -------
@@ -252,7 +258,7 @@ def run(
     check_experiment(exp)
     if overrides:
         exp = with_overrides(exp, overrides)
-    points = expand(exp.grid)
+    points, skipped = _applicable(exp, expand(exp.grid))
     if exp.is_exact:
         n_trials = 1
     else:
@@ -263,6 +269,8 @@ def run(
         executor = make_executor(executor, workers=workers, scheduler=scheduler)
     out_dir = _prepare_out(out)
     paths = output_paths(out_dir, exp.name)
+    if not overwrite and not resume:
+        _refuse_existing(exp.name, paths)
     journal = Journal(paths["journal"])
     per_point: int | list[int] = n_trials
     if exp.point_trials is not None and not exp.is_exact:
@@ -309,6 +317,8 @@ def run(
             todo = [u for u in units if (u.point, u.batch) not in results]
             computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
+        table = dataclasses.replace(table, skipped=tuple(skipped))
+        _warn_saturated(exp, table)
         finished_at = time.time()
         written, sidecar = _write_outputs(exp, points, table, paths, seed=seed, trials=n_trials,
                                           batch_size=bsize, level=level, executor=executor,
@@ -321,6 +331,75 @@ def run(
         journal.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed,
                      time.time() - started, sidecar)
+
+
+#: A proportion metric of this name flags trials whose spread covered the source's
+#: whole connected component (the detection experiments report it).
+SATURATED = "saturated"
+
+
+def saturated_points(table: Table) -> list[dict[str, Any]]:
+    """The points where some trials saturated: ``{"params", "fraction"}`` each."""
+    out = []
+    for row in table.rows:
+        if row["metric"] == SATURATED and row["mean"] > 0:
+            out.append({"params": {p: row[p] for p in table.params}, "fraction": row["mean"]})
+    return out
+
+
+def _warn_saturated(exp: Experiment, table: Table) -> None:
+    """One warning for the whole run when spreads covered their component."""
+    found = saturated_points(table)
+    if not found:
+        return
+    varying = [p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1]
+    parts = [", ".join(f"{p}={f['params'][p]}" for p in varying) + f" ({f['fraction']:.0%} of trials)"
+             for f in found[:3]]
+    more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
+    warnings.warn(
+        f"{exp.name}: at {len(found)} point(s) spreads infected the whole connected component "
+        f"of their source ({'; '.join(parts)}{more}); there detection says little about the "
+        "protocol (column 'saturated'; 'component_fraction' is the fraction infected)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _refuse_existing(name: str, paths: Mapping[str, Path]) -> None:
+    """Refuse to replace the results of another run (``overwrite=False``)."""
+    found = [paths[k] for k in ("csv", "json", "png") if paths[k].exists()]
+    if found:
+        raise InvalidParameterError(
+            f"{found[0]} exists (results of an earlier run named {name!r}); a run never replaces "
+            "another's results unless asked: pass --overwrite (overwrite=True) to replace them, "
+            "--resume to continue that run, or choose another --name or --out"
+        )
+
+
+def _applicable(exp: Experiment, points: list[dict[str, Scalar]]
+                ) -> tuple[list[dict[str, Scalar]], list[dict[str, Any]]]:
+    """The points that apply (``exp.skip`` gives no reason), and the skipped ones with why.
+
+    Raises
+    ------
+    InvalidParameterError
+        When no point of the grid applies (naming the reasons).
+    """
+    if exp.skip is None:
+        return points, []
+    kept, skipped = [], []
+    for point in points:
+        reason = exp.skip(point)
+        if reason is None:
+            kept.append(point)
+        else:
+            skipped.append({"params": dict(point), "reason": str(reason)})
+    if not kept:
+        reasons = sorted({s["reason"] for s in skipped})
+        raise InvalidParameterError(
+            f"experiment {exp.name!r}: no point of the grid applies ({'; '.join(reasons[:3])})"
+        )
+    return kept, skipped
 
 
 def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:
@@ -572,8 +651,54 @@ def _write_outputs(
     pdf: bool,
     timing: Mapping[str, Any],
 ) -> tuple[dict[str, Path], dict[str, Any]]:
-    """CSV first, then the sidecar, then the figures; each written atomically."""
-    atomic_write(paths["csv"], table.to_csv())
+    """CSV, figures and sidecar replaced together: each is written to a temporary file in
+    a staging folder inside the output directory, then all are renamed into place (the
+    sidecar last); a figure this run does not draw is removed, so a stale PNG or PDF of an
+    earlier run of the same name never sits beside the new CSV. A failure before the
+    renames (a plot that cannot be drawn, a full disk) leaves the previous files as they
+    were."""
+    import shutil
+    import tempfile
+
+    out_dir = paths["csv"].parent
+    stage = Path(tempfile.mkdtemp(prefix=f".{paths['csv'].stem}.", suffix=".staging", dir=out_dir))
+    try:
+        staged = _stage_outputs(exp, points, table, paths, stage, seed=seed, trials=trials,
+                                batch_size=batch_size, level=level, executor=executor, plot=plot,
+                                pdf=pdf, timing=timing)
+        written, sidecar, files = staged
+        for kind in ("png", "pdf"):
+            if kind not in files and paths[kind].exists():
+                paths[kind].unlink()
+        for kind in ("csv", "png", "pdf", "json"):
+            if kind in files:
+                os.replace(files[kind], paths[kind])
+    except OSError as exc:
+        raise OutputError(f"cannot write the results in {out_dir}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return written, sidecar
+
+
+def _stage_outputs(
+    exp: Experiment,
+    points: Sequence[Mapping[str, Scalar]],
+    table: Table,
+    paths: Mapping[str, Path],
+    stage: Path,
+    *,
+    seed: int,
+    trials: int,
+    batch_size: int,
+    level: float,
+    executor: Executor,
+    plot: bool,
+    pdf: bool,
+    timing: Mapping[str, Any],
+) -> tuple[dict[str, Path], dict[str, Any], dict[str, Path]]:
+    """Write the CSV, figures and sidecar into ``stage``; return the final paths, the
+    sidecar and the staged files by kind."""
+    files = {"csv": atomic_write(stage / paths["csv"].name, table.to_csv())}
     spec = exp.plot_spec()
     sidecar = {
         "experiment": exp.name,
@@ -583,7 +708,9 @@ def _write_outputs(
         "parameters": list(table.params),
         "parameter_types": dict(table.param_types),
         "grid": exp.grid.to_dict(),
-        "points": len(expand(exp.grid)),
+        "points": len(points),
+        "skipped": list(table.skipped),
+        "saturated": saturated_points(table),
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,
                      "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],
@@ -607,9 +734,12 @@ def _write_outputs(
         from anonspread.harness.plots import plot_table
 
         labels = {m.name: m.words for m in exp.metrics}
-        for p in plot_table(table, spec, paths["png"], labels=labels, pdf=pdf, info=sidecar):
-            written[p.suffix[1:]] = p
-            sidecar["files"][p.suffix[1:]] = p.name
-    atomic_write(paths["json"], dumps_sidecar(sidecar))
+        for p in plot_table(table, spec, stage / paths["png"].name, labels=labels, pdf=pdf,
+                            info=sidecar):
+            kind = p.suffix[1:]
+            files[kind] = p
+            written[kind] = paths[kind]
+            sidecar["files"][kind] = paths[kind].name
+    files["json"] = atomic_write(stage / paths["json"].name, dumps_sidecar(sidecar))
     written["json"] = paths["json"]
-    return written, sidecar
+    return written, sidecar, files

@@ -2,11 +2,11 @@
 
 Also registers the privacy components and the ``ldp-utility`` sweep template:
 
-* kind ``mechanism``: ``factory(utility, eps) -> Mechanism`` for ``binary``
+* kind ``mechanism``: ``factory(utility, eps, **params) -> Mechanism`` for ``binary``
   (Eq. 3.14, or Eq. 3.22 for mutual information), ``randomized_response`` (Eq. 3.16),
   ``geometric`` (the truncated geometric baseline of §3.3.2), ``staircase`` (the
   optimal one, LP 3.11) and ``binary_or_rr`` (the better of the first two);
-* kind ``utility``: ``factory(k, rng) -> SublinearUtility`` drawing a random
+* kind ``utility``: ``factory(k, *, rng, **params) -> SublinearUtility`` drawing a random
   instance uniformly from the simplex: ``kl`` (``D(M0||M1)`` for random ``P0, P1``),
   ``tv`` (total variation) and ``mi`` (``I(X; Y)`` for a random ``P``).
 """
@@ -27,6 +27,12 @@ from anonspread.harness.registry import register_experiment
 __all__: list[str] = []
 
 EPS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+
+#: The privacy level of every experiment that solves the optimal staircase LP, which is
+#: solved for eps <= privacy.staircase.MAX_EPS (e^eps beyond 1e13 is not representable
+#: with the LP's tolerances): one declared axis, so ``run --set eps=`` and ``sweep --set
+#: eps=`` check the same bounds before anything runs.
+EPS_AXIS = Param("float", low=0.0, high=30.0, doc="privacy level eps (the staircase LP takes eps <= 30)")
 MECHANISMS = ("binary", "randomized_response", "geometric", "staircase")
 
 
@@ -141,6 +147,7 @@ register_experiment(Experiment(
     Reproduces Kairouz (2015), Fig. 3.3 left. Differences: the thesis does not say how
     its instances were drawn (we use Dirichlet(1, ..., 1)), and we report 95% intervals
     of the average.""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"eps": EPS, "k": [6]}),
     metrics=_METRICS,
     trial=kl_compare,
@@ -158,6 +165,7 @@ register_experiment(Experiment(
     mechanism for mutual information (Eq. 3.22), randomized response, the truncated
     geometric mechanism and the optimal staircase mechanism, averaged over instances.
     Reproduces Kairouz (2015), Fig. 3.6 left (same caveats as ldp-kl-mechanisms).""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"eps": EPS, "k": [6]}),
     metrics=_METRICS,
     trial=mi_compare,
@@ -235,6 +243,7 @@ for _name, _fig, _fn, _what, _claim in (
         claim: {_claim}) and the mean (right). Exact; the instance set is seeded by k
         (it does not depend on --rng). Reproduces Kairouz (2015), Fig. {_fig}, which
         scatters all 100 ratios at each eps.""",
+        axes={"eps": EPS_AXIS},
         grid=Grid(product={"eps": EPS, "k": [6], "instances": [N_INSTANCES]}),
         metrics=tuple(Metric(f"{a}_{m}", "mean", _LABELS[m]) for a in ("min", "mean") for m in _WORST),
         evaluate=_fn,
@@ -281,6 +290,7 @@ for _name, _fig, _fn, _floor_value, _what in (
         least {_floor_value:.0%}, drawn as the floor) and the mean ('mean_ratio').
         Exact; the instance sets are seeded by k (they do not depend on --rng).
         Reproduces Kairouz (2015), Fig. {_fig}, which scatters every instance.""",
+        axes={"eps": EPS_AXIS},
         grid=Grid(product={"k": [3, 4, 5, 6], "eps": EPS, "instances": [N_INSTANCES]}),
         metrics=(Metric("min_ratio", "mean", "ratio to optimal, worst instance"),
                  Metric("mean_ratio", "mean", "ratio to optimal, mean")),
@@ -541,6 +551,7 @@ register_experiment(Experiment(
     trial draws a pair with exactly that TV (P_nu = (1 - TV) R + TV A_nu, A0 and A1
     on disjoint random halves of the alphabet) and we plot the average per TV with
     95% intervals; log-log axes (y grows as TV^2).""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"tv": [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "eps": [0.1], "k": [6]}),
     metrics=_RAW,
     trial=kl_high_privacy,
@@ -565,6 +576,7 @@ register_experiment(Experiment(
     trial draws a pair with exactly the grid's D(P0||P1) (P0 uniform on the simplex,
     P1 = (1 - s) P0 + s B with B on a random proper subset, s by root finding), and
     we plot averages with 95% intervals; log-log axes.""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"kl": [0.05, 0.1, 0.2, 0.5, 1.0, 2.0], "eps": [10.0], "k": [6]}),
     metrics=_RAW,
     trial=kl_low_privacy,
@@ -589,6 +601,7 @@ register_experiment(Experiment(
     have P(T)P(T^c) close to 1/4, so to sweep it each trial draws P with one letter of
     mass m >= 1/2 (m(1 - m) = the grid value, the other letters uniform on the
     simplex); averages with 95% intervals; log-log axes.""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"balance": [0.02, 0.05, 0.1, 0.15, 0.2, 0.25], "eps": [0.1], "k": [6]}),
     metrics=_RAW,
     trial=mi_high_privacy,
@@ -612,6 +625,7 @@ register_experiment(Experiment(
     entropy (P proportional to R^beta, R uniform on the simplex, beta by root finding)
     instead of scattering uniform random P; averages with 95% intervals. Note the
     remainder of Eq. (3.24) is O(e^-eps), not O(e^-2eps) (privacy.bounds).""",
+    axes={"eps": EPS_AXIS},
     grid=Grid(product={"entropy": [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75], "eps": [10.0],
                        "k": [6]}),
     metrics=_RAW,
@@ -630,9 +644,11 @@ register_experiment(Experiment(
 
 def utility_trial(params: Mapping[str, Any], rng: np.random.Generator, *, components: Mapping[str, Any]) -> dict[str, float]:
     """Sweep body: normalised utility of a mechanism, and its ratio to the optimal one."""
-    utility = components["utility"][params["utility"]](int(params["k"]), rng)
+    utility = components["utility"][params["utility"]].build(int(params["k"]), point=params,
+                                                              axis="utility", rng=rng)
     eps = float(params["eps"])
-    value = utility.value(components["mechanism"][params["mechanism"]](utility, eps))
+    value = utility.value(components["mechanism"][params["mechanism"]].build(
+        utility, eps, point=params, axis="mechanism"))
     best = utility.value(staircase(utility, eps))
     return {"normalised": value / utility.value(np.eye(utility.n_inputs)),
             "vs_optimal": value / best if best > 0 else 1.0}
@@ -643,6 +659,7 @@ register_template(SweepTemplate(
     description="Utility of a mechanism on random instances: normalised, and relative to the optimal staircase.",
     components={"mechanism": "mechanism", "utility": "utility"},
     defaults={"utility": "kl", "k": 4, "eps": 1.0},
+    types={"eps": Param("float", 1.0, low=0.0, high=30.0, doc=EPS_AXIS.doc)},
     required=("mechanism",),
     metrics=(Metric("normalised", "mean", "utility / utility without privacy",
                     description="the mechanism's utility divided by that of releasing the data as is"),

@@ -97,13 +97,74 @@ def tree_protocol(graph: Any) -> Any:
 
 
 def _register_estimators() -> None:
-    """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name."""
+    """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name,
+    and ``strongest`` (resolved per protocol by :func:`strongest_estimator`)."""
     from anonspread.adversaries.batch import CODES
     from anonspread.adversaries.registry import get_estimator
 
     for name in CODES:
         register_component("estimator", name, functools.partial(str, name),
                            description=get_estimator(name).description)
+    register_component("estimator", STRONGEST, functools.partial(str, STRONGEST),
+                       description="the strongest registered attack on each protocol: its exact "
+                       "(or near-) ML estimator where one exists, else the model-free centrality "
+                       "that is exact or ML for it on trees (jordan for flooding, else rumor)")
+
+
+#: The estimator name that resolves per protocol (see :func:`strongest_estimator`).
+STRONGEST = "strongest"
+
+#: Model-free estimators in the order ``strongest`` tries them when a protocol has no
+#: likelihood of its own: the Jordan centre first for flooding (the infected set is the
+#: ball of radius T around the source, whose unique centre on a tree is the source), the
+#: rumour centre first otherwise (the ML estimator of SI spreading on regular trees, Shah &
+#: Zaman 2011).
+_MODEL_FREE_ORDER = {"flooding": ("jordan", "rumor")}
+_MODEL_FREE_DEFAULT = ("rumor", "jordan")
+
+
+def strongest_estimator(protocol: Any, graph: Any) -> str:
+    """The strongest registered compiled estimator against ``protocol`` on ``graph``.
+
+    Ranked from the estimator registry's metadata (:class:`adversaries.registry.
+    EstimatorSpec`), among the estimators of the compiled path that apply
+    (``why_not`` is None with the infection tree revealed) and run by default (the
+    opt-in ones cost more than the snapshot; see ``EstimatorSpec.default``):
+
+    1. a likelihood of this protocol's own model (``likelihood`` and ``protocols``
+       naming it): the exact ML estimator -- ``ml`` for adaptive diffusion (exact on
+       trees, the near-ML of §2.4.2 on graphs with cycles), ``ml-tree`` for Protocol 2;
+    2. a model-free likelihood (``likelihood`` with ``protocols`` None; none is
+       registered today);
+    3. a model-free score, in :data:`_MODEL_FREE_ORDER` (Jordan for flooding, rumour
+       otherwise), then by name.
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> strongest_estimator(spread.AdaptiveDiffusion(), tree), strongest_estimator(spread.Flooding(), tree)
+    ('ml', 'jordan')
+    >>> strongest_estimator(spread.RandomDiffusion(0.5), tree)
+    'rumor'
+    """
+    from anonspread.adversaries.batch import CODES
+    from anonspread.adversaries.registry import get_estimator
+
+    order = _MODEL_FREE_ORDER.get(protocol.name, _MODEL_FREE_DEFAULT)
+
+    def rank(name: str) -> tuple:
+        spec = get_estimator(name)
+        own = spec.likelihood and spec.protocols is not None and protocol.name in spec.protocols
+        return (not own, not spec.likelihood, order.index(name) if name in order else len(order), name)
+
+    usable = [n for n in CODES if get_estimator(n).default
+              and get_estimator(n).why_not(protocol, graph, reveal_edges=True) is None]
+    if not usable:
+        raise InvalidParameterError(
+            f"estimator 'strongest': no compiled estimator applies to {protocol!r} on {graph!r}"
+        )
+    return min(usable, key=rank)
 
 
 _register_estimators()
@@ -139,54 +200,134 @@ def make_protocol(params: Mapping[str, Any], graph: Any, *,
 # ----------------------------------------------------------------- the trial
 
 
+def _is_compiled(comp: Any) -> bool:
+    """A built-in estimator component (its factory returns the estimator's name)."""
+    return isinstance(getattr(comp, "factory", None), functools.partial) and comp.factory.func is str
+
+
+def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | None = None) -> str | None:
+    """Why the estimator of a detection point does not apply to its protocol and graph
+    (the estimator registry's ``why_not``, the infection tree revealed), or None.
+
+    ``strongest`` and user estimators always apply. The graph is the point's (for a
+    fresh graph per batch, one drawn from a throwaway stream: applicability depends on
+    the family, not on the draw).
+    """
+    name = params["estimator"]
+    comp = _component("estimator", params, components)
+    if name == STRONGEST or not _is_compiled(comp):
+        return None
+    from anonspread.adversaries.registry import get_estimator
+
+    g = make_graph(params, np.random.default_rng(0), components=components)
+    proto = make_protocol(params, g, components=components)
+    return get_estimator(str(name)).why_not(proto, g, reveal_edges=True)
+
+
+def _component_sizes(g: Any) -> np.ndarray | None:
+    """Size of each node's connected component, by node index (None on infinite trees)."""
+    if g.is_infinite:
+        return None
+    cached = _COMPONENT_SIZES.get(id(g))
+    if cached is not None and cached[0] is g:
+        return cached[1]
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = g.number_of_nodes()
+    adj = csr_matrix((np.ones(g.indices.shape[0], np.int8), g.indices, g.indptr), shape=(n, n))
+    _, labels = connected_components(adj, directed=False)
+    sizes = np.bincount(labels)[labels]
+    if len(_COMPONENT_SIZES) >= 4:
+        _COMPONENT_SIZES.pop(next(iter(_COMPONENT_SIZES)))
+    _COMPONENT_SIZES[id(g)] = (g, sizes)
+    return sizes
+
+
+_COMPONENT_SIZES: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def reach_metrics(g: Any, sources: Any, n_infected: np.ndarray) -> dict[str, np.ndarray]:
+    """``component_fraction`` (N_T over the size of the source's connected component) and
+    ``saturated`` (1 when the spread covered that component) of each trial; 0 on infinite
+    graphs."""
+    size = n_infected.astype(np.float64)
+    comp = _component_sizes(g)
+    if comp is None:
+        zero = np.zeros(size.shape[0])
+        return {"component_fraction": zero, "saturated": zero.copy()}
+    idx = np.fromiter((g.node_index(s) for s in sources), np.int64, count=len(sources))
+    total = comp[idx].astype(np.float64)
+    return {"component_fraction": size / total, "saturated": (size >= total).astype(np.float64)}
+
+
 def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
                      components: Mapping[str, Any] | None = None) -> dict:
     """``n`` trials of (graph, protocol, T) scored by ``estimator``.
 
     Metrics: ``detection`` (1 if the estimate, ties broken uniformly, is the source),
-    ``hops`` (estimate-to-source hop distance), ``n_infected`` (N_T), ``rank``.
-    Estimators of the compiled path (their component returns the estimator's name) run
-    in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
+    ``hops`` (estimate-to-source hop distance), ``n_infected`` (N_T), ``rank``,
+    ``component_fraction`` (N_T over the size of the source's connected component) and
+    ``saturated`` (1 when the spread covered that component: detection then says little
+    about the protocol). Estimators of the compiled path (their component returns the
+    estimator's name; ``strongest`` resolves per protocol, :func:`strongest_estimator`)
+    run in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
     function ``snapshot -> scores`` and runs trial by trial through
-    :func:`spread.simulate`, :func:`adversaries.observe` and :func:`adversaries.evaluate`.
+    :func:`spread.simulate`, :func:`adversaries.observe` and :func:`adversaries.evaluate`
+    (with it, the built-in estimators of the same group run that way too, through their
+    registered functions, so that all score the same spreads).
 
-    With ``params["estimator"]`` a tuple of names (the paired main job), every estimator
-    scores the same ``n`` simulated spreads and the result is ``{name: metrics}``.
+    With ``params["estimator"]`` a tuple of names (sweeps and the main job are paired on
+    the estimator), every estimator scores the same ``n`` simulated spreads, each
+    distinct estimator once, and the result is ``{name: metrics}``.
     """
     g = make_graph(params, rng, components=components)
     proto = make_protocol(params, g, components=components)
     names = params["estimator"]
     paired = isinstance(names, tuple)
-    ests = [
-        _component("estimator", {**params, "estimator": name}, components).build(
-            point={**params, "estimator": name}, axis="estimator")
-        for name in (names if paired else (names,))
-    ]
+    names_t = names if paired else (names,)
+    ests = []
+    for name in names_t:
+        comp = _component("estimator", {**params, "estimator": name}, components)
+        est = comp.build(point={**params, "estimator": name}, axis="estimator")
+        ests.append(strongest_estimator(proto, g) if est == STRONGEST else est)
     T = params["T"]
     if all(isinstance(e, str) for e in ests):
         from anonspread.adversaries import simulate_and_score
 
-        b = simulate_and_score(g, proto, T, n, estimators=tuple(ests), rng=rng)
+        unique = tuple(dict.fromkeys(ests))
+        b = simulate_and_score(g, proto, T, n, estimators=unique, rng=rng)
         size = b.n_infected.astype(np.float64)
-        out = [{"detection": b[e].detected.astype(np.float64), "hops": b[e].hops.astype(np.float64),
-                "n_infected": size, "rank": b[e].rank} for e in ests]
-    elif any(isinstance(e, str) for e in ests):
-        raise InvalidParameterError(
-            f"estimator: the estimators scored together on the same spreads {list(names)} must be "
-            "all built-in (compiled) or all user functions; got both"
-        )
+        reach = reach_metrics(g, b.sources, b.n_infected)
+        by_name = {e: {"detection": b[e].detected.astype(np.float64), "hops": b[e].hops.astype(np.float64),
+                       "n_infected": size, "rank": b[e].rank, **reach} for e in unique}
+        out = [by_name[e] for e in ests]
     else:
-        out = _python_trials(g, proto, T, n, ests, rng)
-    return dict(zip(names, out)) if paired else out[0]
+        out = _python_trials(g, proto, T, n, [_as_function(e, proto, g) for e in ests], rng)
+    return dict(zip(names_t, out)) if paired else out[0]
+
+
+def _as_function(est: Any, protocol: Any, g: Any) -> Any:
+    """``snapshot -> scores``: a user's function as is, a built-in one by its registered function."""
+    if not isinstance(est, str):
+        return est
+    from anonspread.adversaries.registry import check_applicable
+
+    spec = check_applicable(est, protocol, g, reveal_edges=True)
+    kwargs = spec.params(protocol, g)
+    return functools.partial(spec.func, **kwargs)
 
 
 def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator) -> list[dict]:
     """Trial by trial: each spread simulated once and scored by every ``snapshot -> scores``."""
     from anonspread import adversaries, spread
 
-    out = [{k: np.empty(n) for k in ("detection", "hops", "n_infected", "rank")} for _ in funcs]
+    keys = ("detection", "hops", "n_infected", "rank")
+    out = [{k: np.empty(n) for k in keys} for _ in funcs]
+    sources = []
     for i in range(n):
         s = spread.simulate(g, proto, T, rng=rng)
+        sources.append(s.source)
         snap = adversaries.observe(s, reveal_edges=True)
         for f, o in zip(funcs, out):
             ev = adversaries.evaluate(g, f(snap), s.source, rng=rng)
@@ -194,7 +335,14 @@ def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.rand
             o["hops"][i] = ev.hops
             o["n_infected"][i] = len(s.infected)
             o["rank"][i] = ev.rank
-    return out
+    reach = reach_metrics(_contact(g), sources, out[0]["n_infected"]) if funcs else {}
+    return [{**o, **{k: v.copy() for k, v in reach.items()}} for o in out]
+
+
+def _contact(g: Any) -> Any:
+    from anonspread.spread.graphs import as_contact_graph
+
+    return as_contact_graph(g)
 
 
 DETECTION_METRICS = (
@@ -206,6 +354,10 @@ DETECTION_METRICS = (
            description="mean number of infected nodes at time T"),
     Metric("rank", "mean", "E[rank of source]", low=1.0,
            description="mean rank of the true source among the infected nodes by score (1: found)"),
+    Metric("component_fraction", "mean", "fraction of the source's component infected", low=0.0,
+           description="N_T over the size of the source's connected component (0 on infinite trees)"),
+    Metric("saturated", "proportion", "P(spread covered its component)",
+           description="fraction of trials whose spread infected the source's whole connected component"),
 )
 
 #: Declared axes of the detection experiments (component names and T).
@@ -226,11 +378,15 @@ def detection_metadata(points: Any, seed: int, components: Any = None) -> dict:
 
 register_template(SweepTemplate(
     name="detection",
-    description="Detection probability, hop distance and rank of a source estimator against a "
-    "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T).",
+    description="Detection probability, hop distance and rank of source estimators against a "
+    "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T); the "
+    "estimators of a point score the same spreads, estimators that do not apply to a protocol "
+    "are skipped and named, 'strongest' is each protocol's strongest attack.",
     components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
-    defaults={"graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "jordan", "T": 6,
-              "fresh_graph": False},
+    defaults={"graph": "regular-3", "protocol": "adaptive-diffusion",
+              "estimator": (STRONGEST, "jordan", "rumor"), "T": 6, "fresh_graph": False},
+    paired="estimator",
+    skip=detection_skip,
     types={"T": DETECTION_AXES["T"],
            "fresh_graph": Param("bool", False, doc="a fresh random graph per trial batch")},
     metrics=DETECTION_METRICS,
