@@ -13,6 +13,7 @@ import os
 import sys
 import textwrap
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -413,6 +414,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _sigterm_as_interrupt() -> None:
+    """From the first moment, ``kill PID`` (SIGTERM) stops the command like Ctrl-C: exit 130
+    with one line (a run turns it into the line saying how to resume)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    with contextlib.suppress(ValueError, OSError):
+        if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, handler)
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text
@@ -424,11 +442,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns the exit status: 0 on success, 2 for bad input, 1 for a failure while
     running, 130 when interrupted.
     """
+    _sigterm_as_interrupt()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed on one line
         return exc.code if isinstance(exc.code, int) else 2
     debug = getattr(args, "debug", False)
+    with warnings.catch_warnings():
+        if not debug:
+            warnings.showwarning = _show_warning
+        return _main(args, debug)
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                  line: Any = None) -> None:
+    """A warning as one line: ``anonspread: warning: ...``."""
+    print(f"{PROG}: warning: {_one_line(message)}", file=sys.stderr)
+
+
+def _main(args: argparse.Namespace, debug: bool) -> int:
     try:
         if args.imports and "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the working directory
@@ -441,7 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         if debug:
             traceback.print_exc()
-        print(f"{PROG}: {_one_line(exc) if str(exc) else 'interrupted'}", file=sys.stderr)
+        text = _one_line(exc) if str(exc) else "interrupted before the run started; nothing was written"
+        print(f"{PROG}: {text}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`anonspread list | head`): stop quietly
         with contextlib.suppress(OSError):

@@ -37,8 +37,8 @@ __all__ = [
     "KindConvention",
     "component_info",
     "declare_kind",
-    "kind_convention",
     "get_component",
+    "kind_convention",
     "list_components",
     "register_component",
 ]

@@ -258,7 +258,6 @@ def run(
     check_experiment(exp)
     if overrides:
         exp = with_overrides(exp, overrides)
-    points, skipped = _applicable(exp, expand(exp.grid))
     if exp.is_exact:
         n_trials = 1
     else:
@@ -271,6 +270,11 @@ def run(
     paths = output_paths(out_dir, exp.name)
     if not overwrite and not resume:
         _refuse_existing(exp.name, paths)
+    grid_points = expand(exp.grid)
+    per = "" if exp.is_exact else f" x {n_trials} trials"
+    Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
+        f"{len(grid_points)} grid points{per}; preparing")
+    points, skipped = _applicable(exp, grid_points)
     journal = Journal(paths["journal"])
     per_point: int | list[int] = n_trials
     if exp.point_trials is not None and not exp.is_exact:
@@ -286,8 +290,14 @@ def run(
                 )
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
+    bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
+                   units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)})
+    trials_text = "" if exp.is_exact else f", {sum(u.n for u in units)} trials in {len(units)} batches"
+    skipped_text = f" ({len(skipped)} skipped: they do not apply)" if skipped else ""
+    bar.announce(f"{len(points)} points{skipped_text}{trials_text}; starting {executor.describe()}")
+    journal_started = False
     try:
-        with executor:
+        with _terminate_as_interrupt(), executor:
             # After the executor connected (an unreachable scheduler leaves no journal
             # behind); the lock is then held until the results are written.
             journal.acquire()
@@ -312,10 +322,11 @@ def run(
             if exp.paired is not None:
                 header["paired"] = exp.paired
             finished = journal.open(header, resume=resume)
+            journal_started = True
             results, rejected = check_units(finished, units, header["metrics"], proportions)
             _report_untrusted(journal, rejected)
             todo = [u for u in units if (u.point, u.batch) not in results]
-            computed = _execute(exp, points, seed, todo, units, results, journal, executor, progress)
+            computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar)
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
         table = dataclasses.replace(table, skipped=tuple(skipped))
         _warn_saturated(exp, table)
@@ -327,6 +338,15 @@ def run(
                                          "elapsed_s": finished_at - started,
                                          "units_computed": computed,
                                          "units_reused": len(units) - computed})
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, RunInterrupted):
+            raise
+        # before the first batch was dispatched (workers starting, kernels compiling)
+        where = f"journaled in {journal.path}; " if journal_started else ""
+        raise RunInterrupted(
+            f"interrupted before any batch finished: 0 of {len(units)} batches are finished "
+            f"({where}nothing is lost); rerun with --resume to continue"
+        ) from None
     finally:
         journal.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed,
@@ -352,7 +372,9 @@ def _warn_saturated(exp: Experiment, table: Table) -> None:
     found = saturated_points(table)
     if not found:
         return
-    varying = [p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1]
+    varying = [p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1 and p != exp.paired]
+    # the points of a paired group share their spreads: name each group once
+    found = list({tuple((p, repr(f["params"][p])) for p in varying): f for f in found}.values())
     parts = [", ".join(f"{p}={f['params'][p]}" for p in varying) + f" ({f['fraction']:.0%} of trials)"
              for f in found[:3]]
     more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
@@ -581,7 +603,7 @@ def _execute(
     results: dict[tuple[int, int], UnitResult],
     journal: Journal,
     executor: Executor,
-    progress: bool | None,
+    bar: Progress,
 ) -> int:
     """Run the missing units, journaling each finished chunk; return how many ran."""
     fn = getattr(exp, exp.mode)
@@ -590,13 +612,13 @@ def _execute(
     for u in todo:
         remaining[u.point] = remaining.get(u.point, 0) + 1
     done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
-    bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress)
     computed = 0
     try:
         if executor.warm_up_in_parent and todo:
             warm_up(exp, [points[p] for p in sorted(remaining)], executor)
-        with bar, _terminate_as_interrupt():
-            bar.update(done_trials, len(points) - len(remaining))
+        with bar:
+            bar.update(done_trials, len(points) - len(remaining),
+                       costs=[(u.point, u.n, 0.0) for u in units if (u.point, u.batch) in results])
             metrics = tuple(m.name for m in exp.metrics)
             wanted = {(u.point, u.batch) for u in todo}
             if exp.paired is None:
@@ -627,7 +649,8 @@ def _execute(
                     remaining[r.point] -= 1
                     closed += remaining[r.point] == 0
                 computed += len(batch)
-                bar.update(sum(r.n for r in batch), closed)
+                bar.update(sum(r.n for r in batch), closed,
+                           costs=[(r.point, r.n, r.seconds) for r in batch])
     except KeyboardInterrupt:
         raise RunInterrupted(
             f"interrupted: {len(results)} of {len(units)} batches are finished and journaled in "

@@ -12,8 +12,9 @@ streams.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,8 @@ class UnitResult:
     batch: int
     n: int
     moments: Mapping[str, Moments]
+    #: Compute time of the batch (progress estimates only; not journaled, not compared).
+    seconds: float = field(default=0.0, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready record (floats survive a round trip exactly)."""
@@ -230,6 +233,16 @@ def _run_unit(task: Task, unit: Unit, params: Mapping[str, Scalar]) -> UnitResul
 
 def run_task(task: Task) -> list[UnitResult]:
     """Run every unit of a task (this is what executors ship to workers)."""
+    out: list[UnitResult] = []
     if task.paired is not None:
-        return [r for u, p, m in zip(task.units, task.params, task.members) for r in _run_group(task, u, p, m)]
-    return [_run_unit(task, u, p) for u, p in zip(task.units, task.params)]
+        for u, p, m in zip(task.units, task.params, task.members):
+            t0 = time.perf_counter()
+            group = _run_group(task, u, p, m)
+            share = (time.perf_counter() - t0) / max(len(group), 1)
+            out += [replace(r, seconds=share) for r in group]
+        return out
+    for u, p in zip(task.units, task.params):
+        t0 = time.perf_counter()
+        r = _run_unit(task, u, p)
+        out.append(replace(r, seconds=time.perf_counter() - t0))
+    return out
