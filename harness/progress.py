@@ -2,10 +2,12 @@
 
 What is shown (on stderr):
 
-* at once, before any worker starts: one line with the points, trials and batches;
-* on a terminal (outside CI): a tqdm bar (notebook-aware via ``tqdm.auto``);
-* otherwise (output redirected, CI): one line every ``interval`` seconds (30 by
-  default), and one at the end;
+* on a terminal (outside CI): at once, before any worker starts, one line with the
+  points, trials and batches, then a tqdm bar (notebook-aware via ``tqdm.auto``);
+* otherwise (output redirected, CI): from ``interval`` seconds on (30 by default), that
+  line and then one status line every ``interval`` seconds and one at the end (a run
+  shorter than ``interval`` prints nothing, so logs of short runs and one-line errors
+  stay as they were);
 * nothing with ``enabled=False`` (``--quiet``).
 
 The fraction done and the ETA are weighted by *expected cost*, not by trial counts:
@@ -127,6 +129,8 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._announced = False
+        self._intro = ""
+        self._printed = 0
 
     # ------------------------------------------------------------------ output
     def _out(self) -> TextIO:
@@ -139,9 +143,14 @@ class Progress:
             pass
 
     def announce(self, text: str) -> None:
-        """Print the start line now (before workers start), unless progress is off."""
+        """Print the start line now (before workers start) on a terminal.
+
+        When stderr is not a terminal the first line comes after ``interval`` seconds,
+        so short runs and one-line errors stay exactly that in logs."""
         self.mode = progress_mode(self.enabled, self.stream)
-        if self.mode != "off" and not self._announced:
+        if self.mode == "log":
+            self._intro = f"{self.desc}: {text}"
+        if self.mode == "bar" and not self._announced:
             self._announced = True
             self._line(f"{self.desc}: {text}")
 
@@ -205,6 +214,9 @@ class Progress:
     def _tick(self) -> None:
         while not self._stop.wait(self.interval):
             with self._lock:
+                if self._intro and not self._printed:
+                    self._line(self._intro)
+                self._printed += 1
                 self._line(self.status())
 
     def _refresh_bar(self) -> None:
@@ -239,7 +251,7 @@ class Progress:
         if self._thread is not None:
             self._thread.join(timeout=1.0)
             self._thread = None
-            if exc[0] is None:
+            if exc[0] is None and self._printed:
                 self._line(self.status())
         if self._bar is not None:
             self._bar.close()

@@ -144,7 +144,8 @@ def test_sweep_from_flags_and_toml(capsys, tmp_path):
     assert rc == 0
     from anonspread.harness.results import read_table
 
-    table = read_table(tmp_path / "sweep-test-flip.csv")
+    first = next(tmp_path.glob("sweep-test-flip-*.csv"))  # the default name identifies the grid
+    table = read_table(first)
     assert len(table.rows) == 4
     for r in table.rows:
         truth = 0.5 if r["coin"] == "fair" else r["bias"]
@@ -156,7 +157,7 @@ def test_sweep_from_flags_and_toml(capsys, tmp_path):
     rc, _, _ = _run(capsys, "sweep", "--config", str(toml), "--workers", "1",
                     "--out", str(tmp_path), "--no-plot")
     assert rc == 0
-    assert (tmp_path / "flip2.csv").read_bytes() == (tmp_path / "sweep-test-flip.csv").read_bytes()
+    assert (tmp_path / "flip2.csv").read_bytes() == first.read_bytes()
 
 
 def test_sweep_errors(capsys, tmp_path):

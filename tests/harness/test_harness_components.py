@@ -61,9 +61,9 @@ def test_param_accepts_and_parses():
     (["run", "prop2.2.1-line-protocol", "--set", "T=2.5"], "axis 'T' takes an integer >= 0; got '2.5'"),
     (["run", "prop2.2.1-line-protocol", "--set", "T=1e400"], "axis 'T' takes an integer >= 0; got '1e400'"),
     (["run", "prop2.2.1-line-protocol", "--set", "graph=nope"], "axis 'graph': unknown graph 'nope'"),
-    (["run", "ldp-kl-mixed", "--set", "eps=true"], "axis 'eps' takes a real number; got 'true'"),
-    (["run", "ldp-kl-mixed", "--set", "eps=abc"], "axis 'eps' takes a real number; got 'abc'"),
-    (["run", "ldp-kl-mixed", "--set", "eps=1e400"], "axis 'eps' takes a real number; got inf"),
+    (["run", "ldp-kl-mixed", "--set", "eps=true"], "axis 'eps' takes a real number in [0, 30]; got 'true'"),
+    (["run", "ldp-kl-mixed", "--set", "eps=abc"], "axis 'eps' takes a real number in [0, 30]; got 'abc'"),
+    (["run", "ldp-kl-mixed", "--set", "eps=1e400"], "axis 'eps' takes a real number in [0, 30]; got inf"),
     (["sweep", "detection", "--set", "graph=nope"], "unknown graph 'nope'"),
     (["sweep", "detection", "--set", "graph=erdos-renyi", "--set", "graph.n=10.5"], "axis 'graph.n' takes an integer >= 1"),
     (["sweep", "detection", "--set", "graph=erdos-renyi", "--set", "graph.mean_degree=true"], "axis 'graph.mean_degree'"),
@@ -84,7 +84,7 @@ def test_cli_refuses_mistyped_values_before_running(argv, match, capsys, tmp_pat
 def test_python_run_refuses_mistyped_overrides(tmp_path):
     with pytest.raises(InvalidTypeError, match="axis 'T' takes an integer"):
         harness.run("prop2.2.1-line-protocol", overrides={"T": [2.5]}, out=tmp_path, trials=5)
-    with pytest.raises(InvalidTypeError, match="axis 'eps' takes a real number; got True"):
+    with pytest.raises(InvalidTypeError, match=r"axis 'eps' takes a real number in \[0, 30\]; got True"):
         harness.run("ldp-kl-mixed", overrides={"eps": [True]}, out=tmp_path, trials=5)
     with pytest.raises(InvalidTypeError, match=r"axis 'graph\.n' takes an integer"):
         harness.compose("detection", product={"graph": "erdos-renyi", "graph.n": [100.0]})
@@ -226,10 +226,11 @@ def test_user_components_work_like_built_ins(user_module, tmp_path, capsys):
                "--set", "estimator=test-degree,jordan", "--set", "T=2",
                "--trials", "40", "--rng", "3", "--workers", "2", "--out", str(out), "--no-plot", "--quiet"])
     assert rc == 0, capsys.readouterr().err
-    csv = (out / "sweep-detection.csv").read_text().splitlines()
+    stem = next(out.glob("sweep-detection-*.csv")).with_suffix("")
+    csv = stem.with_suffix(".csv").read_text().splitlines()
     assert csv[0].startswith("graph,protocol,estimator,T,fresh_graph,graph.side,graph.seed,metric")
-    assert len(csv) == 1 + 2 * 2 * 2 * 4
-    side = json.loads((out / "sweep-detection.json").read_text())
+    assert len(csv) == 1 + 2 * 2 * 2 * 6
+    side = json.loads(stem.with_suffix(".json").read_text())
     summaries = {(g["parameters"]["side"], g["seed"]): g["summary"] for g in side["components"]["graphs"]}
     assert summaries[(5, 0)]["n"] == 25 and summaries[(7, 1)]["m"] == 2 * 7 * 6 + 6
 

@@ -19,10 +19,11 @@ def test_default_sweep_runs_tiny_on_a_chosen_family(tmp_path):
                  "--set", "graph.mean_degree=6", "--set", "fraction=0.1", "--set", "T=4",
                  "--trials", "4", "--rng", "1", "--workers", "1", "--quiet", "--out", str(tmp_path)])
     assert code == 0
-    rows = list(csv.DictReader(open(tmp_path / "sweep-protocol-attack.csv")))
+    stem = next(tmp_path.glob("sweep-protocol-attack-*.csv")).with_suffix("")
+    rows = list(csv.DictReader(open(stem.with_suffix(".csv"))))
     assert {r["attack"] for r in rows} == set(DEFAULT_ATTACKS)  # every default pair, one command
     assert all(0.0 <= float(r["mean"]) <= 1.0 for r in rows)
-    assert (tmp_path / "sweep-protocol-attack.png").exists()
+    assert stem.with_suffix(".png").exists()
 
 
 @pytest.mark.parametrize("attack, reason", [
