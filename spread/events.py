@@ -669,6 +669,11 @@ class _AdaptiveNode(_HandshakeNode):
 
 def _behaviour(protocol: Protocol, g: Any, T: int) -> tuple[type[_Node], Any]:
     if isinstance(protocol, AdaptiveDiffusion):
+        if getattr(protocol, "stuck", "keep") != "keep":
+            raise InvalidParameterError(
+                "protocol must use stuck='keep' in the message-level engine (the authors' "
+                f"stuck-virtual-source rule runs in the compiled engine only); got {protocol!r}"
+            )
         if protocol.relay != "tree":
             raise InvalidParameterError(
                 "protocol must use relay='tree' in the message-level engine (the graph relay "

@@ -395,6 +395,8 @@ def _check_d0(d0: Any) -> float | None:
 _RELAYS = {"tree": 0, "graph": 1}
 #: Who may infect new nodes when an infection message reaches it (kernel flag bit 2).
 _INFECTORS = {"all": 0, "leaves": 2}
+#: What a moving virtual source does at a dead end (kernel flag bit 8, AD_STUCK_PASS).
+_STUCK = {"keep": 0, "pass": 8}
 
 
 @register_protocol("adaptive-diffusion")
@@ -444,6 +446,16 @@ class AdaptiveDiffusion(Protocol):
         infects again under ``"leaves"``, so a token kept at ``v_1`` (finite ``d0``, or
         a dead end) leaves the source's other contacts uninfected. The rule is meant
         for ``d0 = math.inf`` on graphs with cycles, the Facebook setting.
+    stuck : {"keep", "pass"}
+        How the token moves on graphs with cycles. ``"keep"`` (the default, Protocol 3
+        as written): to a uniform node the virtual source infected itself, and a virtual
+        source without one keeps the token (a dead end). ``"pass"``: the rest of the
+        authors' rule (their ``infect_nodes_adaptive_diff``, which the Facebook figures
+        2.8-2.9 ran with ``infectors="leaves"``): the token goes to a uniform
+        infection-tree neighbour other than the node it came from, and a virtual source
+        whose only tree neighbour is that node sends it two rounds of infection messages
+        and passes the token back to it (the hop count is not decreased, as in their
+        code). Identical on trees without dead ends (infinite trees).
 
     Examples
     --------
@@ -463,6 +475,7 @@ class AdaptiveDiffusion(Protocol):
         max_infections_per_step: int | None = None,
         relay: str = "tree",
         infectors: str = "all",
+        stuck: str = "keep",
     ) -> None:
         if not isinstance(relay, str) or relay not in _RELAYS:
             raise InvalidParameterError(f"relay must be one of {sorted(_RELAYS)}; got {relay!r}")
@@ -470,8 +483,11 @@ class AdaptiveDiffusion(Protocol):
             raise InvalidParameterError(
                 f"infectors must be one of {sorted(_INFECTORS)}; got {infectors!r}"
             )
+        if not isinstance(stuck, str) or stuck not in _STUCK:
+            raise InvalidParameterError(f"stuck must be one of {sorted(_STUCK)}; got {stuck!r}")
         self.relay = relay
         self.infectors = infectors
+        self.stuck = stuck
         self.d0 = _check_d0(d0)
         self.max_infections_per_step = (
             None
@@ -485,6 +501,7 @@ class AdaptiveDiffusion(Protocol):
             "max_infections_per_step": self.max_infections_per_step,
             "relay": self.relay,
             "infectors": self.infectors,
+            **({"stuck": self.stuck} if self.stuck != "keep" else {}),
         }
 
     def design_degree(self, graph) -> float:
@@ -507,7 +524,7 @@ class AdaptiveDiffusion(Protocol):
     def kernel_params(self, graph, T):
         d = self.design_degree(graph)
         cap = -1 if self.max_infections_per_step is None else self.max_infections_per_step
-        flags = _RELAYS[self.relay] + _INFECTORS[self.infectors]
+        flags = _RELAYS[self.relay] + _INFECTORS[self.infectors] + _STUCK[self.stuck]
         return np.array([cap, graph.max_degree(), flags, float(d)], np.float64)
 
     def summary_params(self, graph, T):

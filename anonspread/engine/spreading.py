@@ -737,8 +737,14 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
 
     ``params = [cap, maxdeg, flags, d0]``; the virtual source keeps the token at
     even time ``t`` when it is ``h`` hops from the source with probability
-    ``alpha_value(d0, t, h)`` (Eq. 2.13); ``flags`` is ``graph_relay + 2 * leaves_only``
-    (see ``AdaptiveDiffusion.relay`` and ``.infectors``).
+    ``alpha_value(d0, t, h)`` (Eq. 2.13); ``flags`` is ``graph_relay + 2 * leaves_only
+    + 8 * stuck_pass`` (see ``AdaptiveDiffusion.relay``, ``.infectors`` and ``.stuck``).
+
+    ``stuck_pass`` is the rule of the authors' code (``infect_nodes_adaptive_diff``): a
+    moving token goes to a uniform infection-tree neighbour other than the node it came
+    from; a virtual source whose only tree neighbour is that node sends two rounds of
+    infection messages to it and passes the token back (the hop counter unchanged, as
+    theirs). Without it, the token moves to a uniform child and a dead end keeps it.
     """
     cap = int(params[0])
     maxdeg = int(params[1])
@@ -746,6 +752,7 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
     # on lazily grown trees both relays are the same; the tree relay needs no expansion
     graph_relay = (flags & 1) == 1 and store[5][2] == 0
     leaves_only = (flags & 2) == 2
+    stuck_pass = (flags & AD_STUCK_PASS) != 0
     n_inf = _start(store, source, vs_out, sizes_out)
     vs_out[0] = source
     if T == 0:
@@ -784,7 +791,30 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
             visit = np.empty(2 * (n_inf + 1), np.int32)
         ns = store[8]
         keep = rng.random() < alpha_value(params[3], t - 1, h)
-        if not keep:
+        if not keep and stuck_pass:
+            kind, nxt = _stuck_pass_move(ns, vs, from_vs, rng)
+            if kind == 1:  # stuck: two rounds towards the one tree neighbour, token follows
+                back = np.int64(nxt)
+                for dt in range(2):
+                    if t + dt <= T:
+                        if stack.shape[0] < n_inf + 1:
+                            stack = np.empty(2 * (n_inf + 1), np.int32)
+                            visit = np.empty(2 * (n_inf + 1), np.int32)
+                        store, n_inf = _relay(store, back, vs, t + dt, cap, graph_relay, rng, n_inf,
+                                              stack, visit, buf, leaves_only)
+                        vs_out[t + dt] = back
+                        sizes_out[t + dt] = n_inf
+                from_vs = vs
+                vs = back
+                t += 2
+                continue
+            if kind == 0:
+                from_vs = vs
+                vs = np.int64(nxt)
+                h += 1
+            else:
+                keep = True  # no tree neighbour at all: the token stays
+        elif not keep:
             k = 0
             c = ns[vs, CHILD]
             while c >= 0:
@@ -826,6 +856,41 @@ def run_adaptive_diffusion_relay(store, source, T, params, rng, vs_out, sizes_ou
 
 
 @nb.njit(cache=True)
+def _stuck_pass_move(ns, vs, came, rng):
+    """The authors' move: a uniform infection-tree neighbour of ``vs`` other than ``came``.
+
+    Returns ``(0, node)`` for a move to ``node``; ``(1, came)`` when ``came`` is the only
+    tree neighbour (stuck: the token goes back); ``(-1, -1)`` when ``vs`` has none.
+    """
+    p = ns[vs, PARENT]
+    k = 0
+    if p >= 0 and p != came:
+        k += 1
+    c = ns[vs, CHILD]
+    while c >= 0:
+        if c != came:
+            k += 1
+        c = ns[c, SIB]
+    if k == 0:
+        if came >= 0 and (p == came or ns[came, PARENT] == vs):
+            return 1, came
+        return -1, -1
+    r = rng.integers(0, k)
+    if p >= 0 and p != came:
+        if r == 0:
+            return 0, p
+        r -= 1
+    c = ns[vs, CHILD]
+    while c >= 0:
+        if c != came:
+            if r == 0:
+                return 0, c
+            r -= 1
+        c = ns[c, SIB]
+    return -1, -1
+
+
+@nb.njit(cache=True)
 def _vs_hops(ns, vs):
     """Hop count from the source to ``vs`` along infection-tree parents (``ns[:, PARENT]``)."""
     if vs < 0:
@@ -841,6 +906,9 @@ def _vs_hops(ns, vs):
 #: Flag bit of adaptive diffusion's ``params[2]`` (``AdaptiveDiffusion.summary_params``):
 #: the caller keeps only the counts and virtual sources (see run_adaptive_diffusion_tree).
 AD_SUMMARY_ONLY = 4
+#: Flag bit of ``params[2]``: the authors' stuck-virtual-source rule
+#: (``AdaptiveDiffusion(stuck="pass")``; see run_adaptive_diffusion_relay).
+AD_STUCK_PASS = 8
 
 #: Kernel codes for :func:`run_protocol` (see ``Protocol.kernel_code``).
 FLOODING, RANDOM_DIFFUSION, LINE_PROTOCOL, TREE_PROTOCOL, ADAPTIVE_DIFFUSION = 0, 1, 2, 3, 4
