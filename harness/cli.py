@@ -279,7 +279,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 _EPILOG = {
     "main": """examples:
   anonspread list
-  anonspread show privacy-ldp-binary
+  anonspread show compare-detection
   anonspread run NAME --trials 2000 --rng 7 --out results/ --workers 4
   anonspread run NAME --scheduler tcp://10.0.0.5:8786      # a Dask cluster
   anonspread run NAME --resume                               # after Ctrl-C
