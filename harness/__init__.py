@@ -21,6 +21,7 @@ from anonspread.harness.components import (
     component_info,
     declare_kind,
     get_component,
+    kind_convention,
     list_components,
     register_component,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "get_component",
     "get_experiment",
     "get_template",
+    "kind_convention",
     "list_components",
     "list_experiments",
     "list_templates",
