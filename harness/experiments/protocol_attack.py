@@ -7,8 +7,9 @@ others run to completion, so their snapshot is the whole graph) sees the infecte
 and, on graphs with cycles, the infection tree (the §2.4.2 adversary). Each value of the
 ``attack`` axis is a pair ``PROTOCOL/ADVERSARY``; the adversary is any estimator of the
 registry (:data:`adversaries.ESTIMATORS`) that applies to that protocol and graph --
-applicability is the registry's ``why_not``, so a pair that does not apply is refused
-with the registry's reason before anything runs.
+applicability is the registry's ``why_not``, so a pair that does not apply is skipped
+before anything runs and named with the registry's reason (the printed table, the JSON's
+``"skipped"``); only a sweep where no pair applies is refused.
 
 Protocols: ``adaptive-diffusion`` (Protocol 3 as the thesis runs it on the graph, for
 ``T`` steps, message-level engine), ``diffusion`` (Bitcoin-style: exponential delays on
@@ -108,10 +109,7 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
     protocol = make_protocol(proto_name, g, params)
     spec = A.get_estimator(adv)
     stem = proto_name != "adaptive-diffusion"
-    reason = spec.why_not(protocol, g, reveal_edges=True)
-    if reason is None and stem and spec.observation != "spies":
-        reason = (f"estimator {adv!r} needs a snapshot, and {proto_name} runs to completion (its "
-                  "snapshot is the whole graph): only spy estimators apply")
+    reason = _why_not(proto_name, adv, protocol, g)
     if reason is not None:
         raise InvalidParameterError(f"attack {params['attack']!r} does not apply: {reason}")
     N = g.number_of_nodes()
@@ -158,6 +156,30 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
     return out
 
 
+def _why_not(proto_name: str, adv: str, protocol: Any, g: Any) -> str | None:
+    """The registry's reason an adversary does not apply to a protocol on ``g`` (or None)."""
+    from anonspread import adversaries as A
+
+    spec = A.get_estimator(adv)
+    reason = spec.why_not(protocol, g, reveal_edges=True)
+    if reason is None and proto_name != "adaptive-diffusion" and spec.observation != "spies":
+        reason = (f"estimator {adv!r} needs a snapshot, and {proto_name} runs to completion (its "
+                  "snapshot is the whole graph): only spy estimators apply")
+    return reason
+
+
+def attack_skip(params: Mapping[str, Any], components: Mapping[str, Any] | None = None) -> str | None:
+    """Why an attack of the sweep does not apply on the point's graph (skipped and named by
+    the run, never a refusal of the whole sweep), or None."""
+    from anonspread.harness.experiments.spreading import make_graph
+
+    proto_name, adv = _split(params["attack"])
+    g = make_graph(params, np.random.default_rng(0), components=components)
+    if g.is_infinite:
+        return None  # refused with its reason when the trials run
+    return _why_not(proto_name, adv, make_protocol(proto_name, g, params), g)
+
+
 def _labels(g: Any, idx: np.ndarray) -> list:
     return g.labels_of(idx).tolist()
 
@@ -186,6 +208,7 @@ register_template(SweepTemplate(
     },
     metrics=(Metric("detection", "proportion", "P(detect source)"),),
     trials=attack_trials,
+    skip=attack_skip,
     default_trials=300,
     plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="attack", y=("detection",), logx=True,
                   theory=(Theory("detection", recall_bound, "p (Dandelion papers' recall bound)"),)),

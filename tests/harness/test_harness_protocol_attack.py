@@ -77,3 +77,20 @@ def test_stem_engine_and_transaction_model_agree_on_first_spy_recall():
     b = simulate_stems(G, Dandelion(0.0), trials, spies=draws[:, 1:], sources=draws[:, 0], rng=rng)
     line = np.mean(b.first_spy() == draws[:, 0])
     assert abs(line - k / (n - 1)) < 4 * math.sqrt(line * (1 - line) / trials) + 1e-3
+
+
+def test_inapplicable_pairs_in_a_sweep_are_skipped_and_named(tmp_path, capsys):
+    code = main(["sweep", "protocol-attack", "--set", "graph=random-regular", "--set", "graph.n=60",
+                 "--set", "attack=dandelion/first-spy,dandelion/jordan,adaptive-diffusion/ml",
+                 "--set", "fraction=0.1", "--set", "T=3", "--trials", "4", "--rng", "1",
+                 "--workers", "1", "--quiet", "--no-plot", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    stem = next(tmp_path.glob("sweep-protocol-attack-*.csv")).with_suffix("")
+    assert {r["attack"] for r in csv.DictReader(open(stem.with_suffix(".csv")))} == {
+        "dandelion/first-spy", "adaptive-diffusion/ml"}
+    assert "attack=dandelion/jordan" in out and "only spy estimators apply" in out
+    import json
+
+    side = json.loads(stem.with_suffix(".json").read_text())
+    assert [s["params"]["attack"] for s in side["skipped"]] == ["dandelion/jordan"]
