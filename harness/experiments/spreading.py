@@ -306,7 +306,12 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
                        "n_infected": size, "rank": b[e].rank, **reach} for e in unique}
         out = [by_name[e] for e in ests]
     else:
-        out = _python_trials(g, proto, T, n, [_as_function(e, proto, g) for e in ests], rng)
+        # each distinct estimator once (``strongest`` and the name it resolves to share a run)
+        keys = [e if isinstance(e, str) else i for i, e in enumerate(ests)]
+        unique = list(dict.fromkeys(keys))
+        funcs = [_as_function(ests[keys.index(k)], proto, g) for k in unique]
+        runs = dict(zip(unique, _python_trials(g, proto, T, n, funcs, rng)))
+        out = [runs[k] for k in keys]
     return dict(zip(names_t, out)) if paired else out[0]
 
 

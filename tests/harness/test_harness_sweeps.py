@@ -81,6 +81,25 @@ def test_newcomer_mixed_protocol_sweep_attacks_adaptive_diffusion_with_its_ml(tm
     assert "trials" in out.splitlines()[0].split()  # the trials column
 
 
+def _degree_scores(snapshot):
+    indptr, _ = snapshot.subgraph()
+    return dict(zip(snapshot.nodes.tolist(), np.diff(indptr).tolist()))
+
+
+def test_a_user_estimator_is_paired_with_the_built_in_ones(tmp_path):
+    harness.register_component("estimator", "test-infected-degree", lambda: _degree_scores, replace=True)
+    exp = harness.compose("detection", product={
+        "graph": "erdos-renyi", "graph.n": 80, "protocol": ["adaptive-diffusion", "flooding"],
+        "estimator": ["test-infected-degree", "strongest", "ml"], "T": [3]})
+    res = harness.run(exp, trials=25, rng=3, out=tmp_path, workers=1, plot=False, progress=False)
+    rows = res.table.rows
+    by = {(r["protocol"], r["estimator"], r["metric"]): r["mean"] for r in rows}
+    for metric in ("detection", "hops", "rank", "n_infected"):
+        assert by["adaptive-diffusion", "strongest", metric] == by["adaptive-diffusion", "ml", metric]
+    assert len({by[p, e, "n_infected"] for p, e, _ in by if p == "flooding"}) == 1
+    assert [s["params"]["estimator"] for s in res.table.skipped] == ["ml"]
+
+
 def test_strongest_resolves_per_protocol_from_the_registry():
     g = spread.graphs.from_networkx(nx.petersen_graph())
     assert strongest_estimator(spread.AdaptiveDiffusion(math.inf, 3), g) == "ml"
