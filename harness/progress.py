@@ -202,9 +202,9 @@ class Progress:
             if in_notebook() and importlib.util.find_spec("ipywidgets") is None:
                 from tqdm.std import tqdm
 
-            self._bar = tqdm(total=1000, desc=self.desc, dynamic_ncols=True, leave=True,
+            self._bar = tqdm(total=1000, desc=self.desc, dynamic_ncols=True, leave=True, unit="starting",
                              file=self._out(),
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}")
             self._refresh_bar()
         elif self.mode == "log":
             self._thread = threading.Thread(target=self._tick, name="anonspread-progress", daemon=True)
@@ -222,10 +222,10 @@ class Progress:
     def _refresh_bar(self) -> None:
         frac, eta = self.estimate()
         self._bar.n = round(1000 * min(max(frac, 0.0), 1.0))
-        self._bar.set_postfix_str(
-            f"trials {self.trials}/{self.total_trials}, points {self.points}/{self.total_points}, "
-            f"elapsed {format_duration(time.monotonic() - self._t0)}, ETA {format_duration(eta)}",
-            refresh=False)
+        # the status goes in the {unit} field of bar_format (a postfix would start with ", ")
+        self._bar.unit = (f"trials {self.trials}/{self.total_trials}, points {self.points}/"
+                          f"{self.total_points}, elapsed {format_duration(time.monotonic() - self._t0)}, "
+                          f"ETA {format_duration(eta)}")
         self._bar.refresh()
 
     def update(self, trials: int, points: int, *, costs: Sequence[tuple[int, int, float]] = ()) -> None:
