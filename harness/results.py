@@ -178,23 +178,27 @@ class Table:
 
 
 def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = ()) -> list[str]:
-    """Lines naming the skipped points, one per distinct reason (with the points it covers)."""
+    """Lines naming the skipped points, one per distinct reason: the values each shown axis
+    takes among the points of that reason (``protocol=flooding, estimator=ml, T=2,4,6``;
+    the JSON's ``"skipped"`` has every point)."""
     if not skipped:
         return []
     points = [dict(item.get("params", {})) for item in skipped]
     names = list(params) or list(dict.fromkeys(k for pt in points for k in pt))
     varying = [p for p in names if len({repr(pt.get(p)) for pt in points}) > 1]
     # the axes that decide applicability (protocol, estimator) are shown even when fixed
-    shown_axes = [p for p in names if p in varying or p in ("protocol", "estimator")] or names
-    by_reason: dict[str, list[str]] = {}
+    shown_axes = [p for p in names if p in varying or p in ("protocol", "estimator", "attack")] or names
+    by_reason: dict[str, list[dict[str, Any]]] = {}
     for item, point in zip(skipped, points):
-        text = ", ".join(f"{p}={point[p]}" for p in shown_axes if p in point)
-        by_reason.setdefault(str(item.get("reason", "")), []).append(text)
+        by_reason.setdefault(str(item.get("reason", "")), []).append(point)
     out = [f"skipped {len(skipped)} point(s) that do not apply:"]
     for reason, pts in by_reason.items():
-        shown = "; ".join(dict.fromkeys(pts[:4]))
-        more = f"; and {len(pts) - 4} more" if len(pts) > 4 else ""
-        out.append(f"  {shown}{more}: {reason}")
+        parts = []
+        for p in shown_axes:
+            values = list(dict.fromkeys(str(pt[p]) for pt in pts if p in pt))
+            if values:
+                parts.append(f"{p}={','.join(values)}")
+        out.append(f"  {', '.join(parts)}: {reason}")
     return out
 
 
