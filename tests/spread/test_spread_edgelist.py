@@ -128,7 +128,7 @@ def test_cli_sweep_reads_names_refuses_directed_and_records_what_it_did(tmp_path
     for part in ("dropped 1 self-loops", "1 reciprocal arc pairs merged", "ignored 1 column(s)",
                  "2 connected components (largest: 12 of 14 nodes)"):
         assert part in notes[0]
-    side = json.loads((tmp_path / "sweep-detection.json").read_text())
+    side = json.loads(next(tmp_path.glob("sweep-detection-*.json")).read_text())  # named by its grid
     (graph,) = side["components"]["graphs"]
     assert graph["dropped"] == {"self_loops": 1, "duplicate_edges": 0, "reciprocal_arcs": 1}
     assert graph["read"]["ignored_columns"] == 1 and graph["read"]["delimiter"] == "comma"
