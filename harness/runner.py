@@ -690,12 +690,12 @@ def _write_outputs(
                                 batch_size=batch_size, level=level, executor=executor, plot=plot,
                                 pdf=pdf, timing=timing)
         written, sidecar, files = staged
-        for kind in ("png", "pdf"):
-            if kind not in files and paths[kind].exists():
-                paths[kind].unlink()
-        for kind in ("csv", "png", "pdf", "json"):
+        for kind in ("csv", "png", "pdf"):
             if kind in files:
                 os.replace(files[kind], paths[kind])
+            elif kind != "csv" and paths[kind].exists():
+                paths[kind].unlink()
+        os.replace(files["json"], paths["json"])
     except OSError as exc:
         raise OutputError(f"cannot write the results in {out_dir}: {exc.strerror or exc}") from None
     finally:
