@@ -124,7 +124,7 @@ class EstimatorTrials:
     detected : numpy.ndarray of int8
         1 if the estimate (arg-max, ties broken uniformly at random) is the source.
     detection_probability : numpy.ndarray of float64
-        ``P(estimate = source | snapshot)``: 1/|ties| if the source is among the
+        ``P(estimate = source | snapshot)``: ``1/|ties|`` if the source is among the
         maximisers, else 0 (same mean as ``detected``, less variance).
     hops : numpy.ndarray of int64
         Hop distance from the estimate to the source in the contact graph.

@@ -38,7 +38,7 @@ def _source_pos(nodes: np.ndarray, source: Any) -> int:
 
 
 def detection_probability(scores: Mapping, source: Any) -> float:
-    """``P(pick(scores) = source)`` under uniform tie-breaking: 1/|ties| or 0.
+    """``P(pick(scores) = source)`` under uniform tie-breaking: ``1/|ties|`` or 0.
 
     The conditional expectation of the 0/1 detection given the snapshot, so its mean
     over trials estimates ``P_D`` with less variance than the 0/1 outcomes.
@@ -160,7 +160,7 @@ class Evaluation:
     detected : bool
         ``estimate == source``.
     detection_probability : float
-        ``P(pick = source | snapshot)`` (1/|ties| or 0).
+        ``P(pick = source | snapshot)`` (``1/|ties|`` or 0).
     hops : int
         Hop distance from the estimate to the source in the contact graph.
     rank : float

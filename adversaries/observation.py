@@ -227,6 +227,7 @@ class Snapshot:
         return self._sub
 
     def subgraph_is_tree(self) -> bool:
+        """Whether the infected subgraph is a tree (``n - 1`` edges; it is connected)."""
         indptr, indices = self.subgraph()
         return indices.shape[0] == 2 * (self.n - 1)
 

@@ -494,7 +494,7 @@ def max_weight_matching(weights: np.ndarray, *, rng: Any = None) -> np.ndarray:
 
 # ----------------------------------------------------------------- estimators
 
-#: name -> function(observation, *, rng) -> mapping (node per transaction, -1 for none).
+#: name -> ``function(observation, *, rng)`` -> mapping (node per transaction, -1 for none).
 TRANSACTION_ESTIMATORS: dict[str, Callable[..., np.ndarray]] = {}
 #: name -> protocols it applies to.
 TRANSACTION_ESTIMATOR_PROTOCOLS: dict[str, tuple[str, ...]] = {}

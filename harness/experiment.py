@@ -156,6 +156,8 @@ class PlotSpec:
         Label of the horizontal axis (defaults to ``x``, the axis name), e.g.
         ``"spy fraction p"`` for the axis ``fraction``.
 
+    Notes
+    -----
     A categorical ``x`` (string values) is drawn as markers with error bars, the series
     side by side within each category, never joined by lines.
     """

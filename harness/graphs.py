@@ -65,6 +65,8 @@ def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
         The graph family (kind ``graph``).
     point : mapping
         The grid point (``axis.param`` keys give the family's parameters).
+    axis : str
+        The grid axis that names the graph family (``"graph"``).
     rng : numpy.random.Generator, optional
         The batch's stream; with ``fresh`` the graph's seed is its first draw.
     fresh : bool

@@ -29,6 +29,8 @@ __all__ = ["REQUIRED", "CliText", "Param", "check_params", "infer_param"]
 
 
 class _Required:
+    """The type of :data:`REQUIRED`, the default of a parameter the user must give."""
+
     def __repr__(self) -> str:
         return "REQUIRED"
 

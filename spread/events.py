@@ -107,6 +107,7 @@ class DelayModel(Parametrized):
     discrete: ClassVar[bool] = True
 
     def arrival(self, now: float, rng: np.random.Generator) -> float:  # pragma: no cover
+        """The time at which a message sent at ``now`` is received (``>= now``)."""
         raise NotImplementedError
 
 
@@ -302,6 +303,7 @@ class MessageChannel:
 
     def send(self, sender: int, receiver: int, kind: str, data: Any, *, payload: bool,
              delay: float | None) -> None:
+        """Deliver a message from ``sender`` to its contact ``receiver`` (see :meth:`Port.send`)."""
         if receiver not in self._nbrs[sender]:
             raise InvalidParameterError(
                 f"receiver must be a contact of the sender {sender}; got {receiver}"

@@ -83,9 +83,11 @@ class ContactGraph:
         return f"ContactGraph(n={self.number_of_nodes()}, m={self.number_of_edges()})"
 
     def number_of_nodes(self) -> int:
+        """The number of nodes."""
         return len(self.labels)
 
     def number_of_edges(self) -> int:
+        """The number of undirected edges."""
         return int(self.indices.shape[0] // 2)
 
     @property
@@ -96,6 +98,7 @@ class ContactGraph:
         return self._index
 
     def node_index(self, label: Hashable, name: str = "source") -> int:
+        """The int index of the node ``label``; a :class:`GraphError` naming ``name`` if absent."""
         try:
             return self.index[label]
         except (KeyError, TypeError):
@@ -151,6 +154,7 @@ class ContactGraph:
         return self._degree_summary()[1]
 
     def max_degree(self) -> int:
+        """The largest degree."""
         return self._degree_summary()[0]
 
     def _degree_summary(self) -> tuple[int, int | None]:
@@ -162,6 +166,7 @@ class ContactGraph:
         return self._summary
 
     def to_networkx(self) -> nx.Graph:
+        """The graph as a :class:`networkx.Graph` with the original labels."""
         G = nx.Graph()
         G.add_nodes_from(self.labels)
         src = np.repeat(np.arange(len(self.labels)), np.diff(self.indptr))
@@ -185,6 +190,7 @@ class ContactGraph:
             return self._new_store()
 
     def give_store(self, store) -> None:
+        """Return a store taken with :meth:`take_store`, its run state cleared."""
         if not self._stores:
             self._stores.append(store)
 
@@ -549,6 +555,7 @@ class LazyTree:
         return support[0] if len(support) == 1 else None
 
     def max_degree(self) -> int:
+        """The largest degree of the degree law."""
         return max(d for d, p in self.degrees.items() if p > 0)
 
     def _new_store(self, seed: int | None = None, capacity: int = 1024):
@@ -567,6 +574,7 @@ class LazyTree:
         return int(self.store[5][0])
 
     def node_index(self, v: Any, name: str = "node") -> int:
+        """``v`` as a node id; a :class:`GraphError` naming ``name`` unless the tree has it so far."""
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise GraphError(f"{name} must be a node id (int) of this tree; got {v!r}")
         if not 0 <= int(v) < self.number_of_touched_nodes():
@@ -581,6 +589,7 @@ class LazyTree:
         return np.asarray(idx).astype(np.int64)
 
     def degree(self, v: int) -> int:
+        """Degree of node ``v``."""
         v = self.node_index(v)
         return int(self.store[1][v])
 
@@ -598,6 +607,7 @@ class LazyTree:
         return None if p < 0 else p
 
     def depth(self, v: int) -> int:
+        """Hop distance from node ``v`` to the root."""
         v = self.node_index(v)
         tpar = self.store[3]
         d = 0
@@ -622,6 +632,7 @@ class LazyTree:
         return d if x == first_child else -d
 
     def nodes_touched(self) -> Iterator[int]:
+        """The ids of the nodes created so far."""
         return iter(range(self.number_of_touched_nodes()))
 
 

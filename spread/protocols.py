@@ -80,6 +80,7 @@ class Protocol(Parametrized):
         raise NotImplementedError
 
     def kernel_params(self, graph, T: int) -> np.ndarray:
+        """The float64 parameter vector the protocol's kernel reads for a run of ``T`` steps."""
         return np.zeros(1, np.float64)
 
     def summary_params(self, graph, T: int) -> np.ndarray:

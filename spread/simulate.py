@@ -180,9 +180,12 @@ def simulate_many(
 
     Parameters
     ----------
-    graph, protocol, T, source, rng
+    graph, protocol, T
         As in :func:`simulate`.
     trials : int >= 1
+        The number of independent runs.
+    source, rng
+        As in :func:`simulate`.
 
     Returns
     -------

@@ -29,7 +29,7 @@ def smooth_categorical(
     """Transition matrices of the Smooth Categorical mechanism (Algorithm 4, LP (6)).
 
     Solves, with HiGHS, the linear program (6) over one ``d x d`` matrix ``A^i``
-    per profile:
+    per profile::
 
         min max(off-diagonal entries of A^1, ..., A^k)
         s.t. 0 <= A^i[x, y] <= 1,  sum_y A^i[x, y] = 1,

@@ -35,7 +35,7 @@ def profile_epsilon(P: Any, edges: Any, matrices: Any) -> float:
     Definition 2, eq. (2): with ``X_i ~ P_i`` the output distribution of profile
     ``i`` is ``P_i A^i``, and the level is the smallest ``eps`` such that
     ``(P_i A^i)_y <= e^eps (P_j A^j)_y`` for every edge ``(i, j)`` (both
-    orientations) and every output ``y``:
+    orientations) and every output ``y``::
 
         eps = max_{(i, j) in E} max_y |log (P_i A^i)_y - log (P_j A^j)_y|.
 

@@ -1,0 +1,7 @@
+"""
+Adaptive diffusion on your own edge-list graph
+==============================================
+
+Placeholder.
+"""
+print(1)
