@@ -258,6 +258,16 @@ def jordan_center(snapshot: Snapshot) -> Scores:
     Kosters: BFS from well-chosen nodes until the lower and upper bounds of every
     node meet; at worst one BFS per node, O(n m)).
 
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected nodes and the contact graph (:func:`observe`).
+
+    Returns
+    -------
+    Scores
+        Minus the eccentricity of each infected node (the centre scores highest).
+
     Examples
     --------
     >>> import networkx as nx
@@ -286,6 +296,16 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
     ``log R(c) = log R(p) + log T_c - log(n - T_c)`` downwards), so 10^6 nodes are
     exact and finite. On graphs with cycles, as is standard [28], each candidate v
     is scored on the BFS tree of the infected subgraph rooted at v (O(n m)).
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected nodes and the contact graph (:func:`observe`).
+
+    Returns
+    -------
+    Scores
+        ``log R(v)`` for each infected node ``v``.
 
     Examples
     --------

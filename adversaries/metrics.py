@@ -43,6 +43,18 @@ def detection_probability(scores: Mapping, source: Any) -> float:
     The conditional expectation of the 0/1 detection given the snapshot, so its mean
     over trials estimates ``P_D`` with less variance than the 0/1 outcomes.
 
+    Parameters
+    ----------
+    scores : mapping
+        Node -> score (an estimator's output).
+    source : node
+        The true source (one of the scored nodes).
+
+    Returns
+    -------
+    float
+        ``1/|ties|`` if the source is among the maximisers, else 0.
+
     Examples
     --------
     >>> detection_probability({"a": 0.0, "b": 0.0, "c": -1.0}, "a")
@@ -176,6 +188,21 @@ class Evaluation:
 
 def evaluate(graph: Any, scores: Mapping, source: Any, *, rng: Any = None) -> Evaluation:
     """Score one estimate: detection (with random tie-breaking), hops, rank.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+        The contact graph (for the hop distance between the estimate and the source).
+    scores : mapping
+        Node -> score (an estimator's output).
+    source : node
+        The true source.
+    rng : None, int or numpy.random.Generator
+        Breaks ties between maximisers uniformly (:func:`pick`).
+
+    Returns
+    -------
+    Evaluation
 
     Examples
     --------

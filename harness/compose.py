@@ -226,6 +226,28 @@ def compose(
     puts the first varying non-component parameter on x and the first varying
     component on the series.
 
+    Parameters
+    ----------
+    template : str or SweepTemplate
+        The sweep template (``"detection"``, ``"ldp-utility"``, ``"protocol-attack"``;
+        :func:`list_templates`).
+    product : mapping, optional
+        Axis -> value or list of values; the grid is their Cartesian product.
+        Component parameters are written ``COMPONENT.PARAMETER`` (``"graph.n"``).
+    zip : mapping, optional
+        Axes varied together (lists of equal length), crossed with ``product``.
+    name, title : str, optional
+        The experiment's name (its output files' stem) and title; default: derived
+        from the template.
+    plot : mapping or PlotSpec, optional
+        The figure (fields of :class:`PlotSpec`); default as above.
+    default_trials : int, optional
+        Trials per point when :func:`run` is not given ``trials``.
+
+    Returns
+    -------
+    Experiment
+
     Raises
     ------
     InvalidParameterError

@@ -50,7 +50,17 @@ def unregister_experiment(name: str) -> None:
 
 
 def get_experiment(name: str) -> Experiment:
-    """The registered experiment ``name``; unknown names suggest the closest ones."""
+    """The registered experiment ``name``; unknown names suggest the closest ones.
+
+    Parameters
+    ----------
+    name : str
+        As ``anonspread list`` shows it.
+
+    Returns
+    -------
+    Experiment
+    """
     return _EXPERIMENTS.get(name)
 
 

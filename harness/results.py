@@ -360,7 +360,19 @@ def _check_sidecar(data: Any, side: Path) -> None:
 
 
 def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | None = None) -> Table:
-    """Read a result CSV back (parameter types come from the sidecar)."""
+    """Read a result CSV back (parameter types come from the sidecar).
+
+    Parameters
+    ----------
+    csv_path : str or os.PathLike
+        A ``NAME.csv`` written by :func:`run`.
+    sidecar : mapping, optional
+        Its JSON sidecar as a dict; default: read ``NAME.json`` beside the CSV.
+
+    Returns
+    -------
+    Table
+    """
     sidecar = read_sidecar(csv_path) if sidecar is None else sidecar
     types = dict(sidecar["parameter_types"])
     params = tuple(sidecar["parameters"])

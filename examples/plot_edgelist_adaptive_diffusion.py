@@ -1,7 +1,0 @@
-"""
-Adaptive diffusion on your own edge-list graph
-==============================================
-
-Placeholder.
-"""
-print(1)
