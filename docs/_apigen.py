@@ -85,8 +85,8 @@ def front_door() -> dict[str, str]:
 def public_api() -> dict[str, list[tuple[str, list[str]]]]:
     """Page name -> [(module, names documented under it)], in page order.
 
-    The page ``anonspread`` holds the root package's own public modules (errors, registry,
-    argument checks); the front door's names are documented in their subpackages. Each
+    The page ``anonspread`` holds the root package's own names and public modules (errors,
+    registry, argument checks); the front door's names are documented in their subpackages. Each
     object is listed once, under the first (outermost) module that exports it; modules
     are sections of their own, never entries.
 
@@ -106,7 +106,10 @@ def public_api() -> dict[str, list[tuple[str, list[str]]]]:
         sections = []
         for modname in modules:
             module = importlib.import_module(modname)
-            names = [] if modname == "anonspread" else _public_names(module)
+            names = _public_names(module)
+            if modname == "anonspread":  # the front door's names live in the subpackages
+                names = [n for n in names if n not in anonspread._FRONT
+                         and n not in anonspread.SUBPACKAGES and n != "__version__"]
             entries = []
             for name in names:
                 obj = getattr(module, name)

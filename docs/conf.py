@@ -14,6 +14,7 @@ builds the site without running the examples. Both generated folders are git-ign
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -87,6 +88,13 @@ numpydoc_validation_overrides = {k: list(v) for k, v in VALIDATION_OVERRIDES.ite
 numpydoc_validation_exclude = set(VALIDATION_EXCLUDE)
 
 # --- the example gallery -------------------------------------------------------------
+# sphinx-gallery keeps the pages (and timing entries) of scripts that were renamed or
+# removed, which would be orphan pages and dead links: such a gallery is made anew
+_made = {p.name.split(".")[0].removesuffix("_codeobj")
+         for p in (HERE / "auto_examples").glob("plot_*")}
+if _made - {p.stem for p in (HERE.parent / "examples").glob("plot_*.py")}:
+    shutil.rmtree(HERE / "auto_examples")
+    (HERE / "sg_execution_times.rst").unlink(missing_ok=True)
 sphinx_gallery_conf = {
     "examples_dirs": str(HERE.parent / "examples"),
     "gallery_dirs": str(HERE / "auto_examples"),

@@ -50,7 +50,7 @@ def _embed(Q_kept: np.ndarray, x_keep: np.ndarray) -> Mechanism:
 
 
 def column_utility(cols: np.ndarray, p_x: np.ndarray) -> np.ndarray:
-    r"""``mu(q) = sum_x p_x q_x ln(q_x / (p_x . q))`` for each row ``q`` of ``cols``.
+    r"""``mu(q) = sum_x p_x q_x ln(q_x / (p_x^T q))`` for each row ``q`` of ``cols``.
 
     ``I(X; Y) = sum_y mu(Q[:, y])``; ``mu`` is positively homogeneous and convex, hence
     sublinear (thesis Definition 3.2.1).

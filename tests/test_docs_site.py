@@ -1,0 +1,140 @@
+"""The documentation site: the API reference is complete, the docstrings pass numpydoc's
+checks, and the site builds with warnings as errors.
+
+The completeness and front-door checks need nothing but the package. The numpydoc
+check needs the ``docs`` extra (numpydoc) and the build needs Sphinx; the ``test`` extra
+installs both, so CI runs them, and they are skipped with the reason only where the
+packages are missing. The build runs with ``-D plot_gallery=0`` (the example scripts are
+run by tests/test_examples.py; the documented command, in README.md and
+docs/getting-started.md, runs them too and draws their figures).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from _modules import all_modules
+
+import anonspread
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs"))
+import _apigen  # noqa: E402
+
+sys.path.remove(str(ROOT / "docs"))
+
+
+def _documented() -> dict[int, str]:
+    """id(object) -> the dotted name the API reference documents it under."""
+    out = {}
+    for sections in _apigen.public_api().values():
+        for module, names in sections:
+            for name in names:
+                out[id(getattr(importlib.import_module(module), name))] = f"{module}.{name}"
+    return out
+
+
+def test_api_reference_lists_every_public_name():
+    documented = _documented()
+    missing = []
+    for modname in all_modules():
+        if any(part.startswith("_") for part in modname.split(".")):
+            continue
+        module = importlib.import_module(modname)
+        for name in getattr(module, "__all__", ()):
+            if name.startswith("_") or (modname == "anonspread" and name == "__version__"):
+                continue
+            obj = getattr(module, name)
+            if isinstance(obj, ModuleType):
+                continue
+            if id(obj) not in documented:
+                missing.append(f"{modname}.{name}")
+    assert not missing, f"public names absent from the API reference: {missing}"
+
+
+def test_api_reference_has_a_page_per_subpackage():
+    pages = _apigen.public_api()
+    assert set(pages) == {"anonspread", *anonspread.SUBPACKAGES}
+    for sub in anonspread.SUBPACKAGES:
+        sections = [module for module, _ in pages[sub]]
+        assert sections[0] == f"anonspread.{sub}"
+        assert len(sections) == len(set(sections))
+
+
+def test_front_door_functions_document_their_parameters():
+    from anonspread.harness import registry  # noqa: F401 - the experiments' registry
+
+    lacking = []
+    for name, sub in _apigen.front_door().items():
+        obj = getattr(importlib.import_module(f"anonspread.{sub}"), name)
+        if not callable(obj):
+            continue
+        params = [p for p in inspect.signature(obj).parameters if p != "self"]
+        doc = inspect.getdoc(obj) or ""
+        if params and not re.search(r"^Parameters\n-{3,}", doc, re.M):
+            lacking.append(name)
+    assert not lacking, f"front-door functions without a Parameters section: {lacking}"
+
+
+def test_numpydoc_validation_of_the_public_api():
+    pytest.importorskip("numpydoc", reason="numpydoc is not installed (the docs extra)")
+    from numpydoc.validate import validate
+
+    override = {code: re.compile("|".join(pats))
+                for code, pats in _apigen.VALIDATION_OVERRIDES.items()}
+    exclude = re.compile("|".join(_apigen.VALIDATION_EXCLUDE))
+    names = []
+    for dotted in _documented().values():
+        module, _, attr = dotted.rpartition(".")
+        obj = getattr(importlib.import_module(module), attr)
+        if inspect.isclass(obj):
+            names.append(dotted)
+            names += [f"{dotted}.{m}" for m in _apigen._own_methods(obj)]
+        elif inspect.isfunction(obj):
+            names.append(dotted)
+    assert len(names) > 300
+    errors = []
+    for name in names:
+        if exclude.search(name):
+            continue
+        report = validate(name)
+        for code, message in report["errors"]:
+            if code not in _apigen.VALIDATION_CHECKS:
+                continue
+            if code in override and override[code].search(report["docstring"]):
+                continue
+            errors.append(f"{name}: {code} {message}")
+    assert not errors, "numpydoc validation:\n" + "\n".join(errors)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_site_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx", reason="Sphinx is not installed (the docs extra)")
+    out = tmp_path / "html"
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+           "-D", "plot_gallery=0", "-d", str(tmp_path / "doctrees"), str(ROOT / "docs"),
+           str(out)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "MPLBACKEND": "Agg"})
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, f"sphinx-build failed:\n{proc.stderr[-6000:]}"
+    print(f"site built in {elapsed:.1f} s")
+    for page in ["index.html", "getting-started.html", "spreading.html", "changelog.html",
+                 "auto_examples/index.html", "api/index.html", "api/spread.html",
+                 "api/generated/anonspread.spread.simulate.html"]:
+        assert (out / page).is_file(), page
+    examples = sorted((ROOT / "examples").glob("plot_*.py"))
+    for path in examples:
+        assert (out / "auto_examples" / f"{path.stem}.html").is_file(), path.name
+    api = (out / "api" / "harness.html").read_text(encoding="utf-8")
+    assert "anonspread.harness.run" in api
