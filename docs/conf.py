@@ -61,7 +61,7 @@ exclude_patterns = [
     "auto_examples/*.md5",
     "auto_examples/*.codeobj.json",
 ]
-templates_path: list[str] = []
+templates_path = ["_templates"]
 
 # --- MyST: the Markdown guides are read as they are -----------------------------------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
@@ -111,11 +111,12 @@ sphinx_gallery_conf = {
 # --- HTML ----------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"anonspread {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["anonspread.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "header_links_before_dropdown": 6,
+    "header_links_before_dropdown": 7,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],

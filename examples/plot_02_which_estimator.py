@@ -9,7 +9,7 @@ paired difference has a much narrower interval than two separate estimates.
 
 Here: random diffusion (each infected node infects each neighbour with
 probability 1/2 per step) on a random 4-regular graph of 2,000 nodes, attacked by
-the Jordan centre, rumour centrality and the near-ML estimator, at several T.
+the Jordan centre and rumour centrality, at several T.
 """
 
 import matplotlib.pyplot as plt

@@ -36,5 +36,10 @@ for row in rows:
               f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
 
 # %%
-res.draw()
+# The figure the run wrote (``res.figure`` is its path; ``res.draw()`` returns a new
+# matplotlib Figure to restyle and save).
+img = plt.imread(res.figure)
+fig, ax = plt.subplots(figsize=(img.shape[1] / 100, img.shape[0] / 100), layout="constrained")
+ax.imshow(img)
+ax.axis("off")
 plt.show()
