@@ -235,6 +235,12 @@ def ml_tree_protocol(snapshot: Snapshot) -> Scores:
     the spread kernel does; the result equals :func:`adversaries.exact_likelihood`)
     and, given the revealed infection tree, graphs with cycles (the near-ML of §2.4.2).
 
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected subgraph (:func:`observe`), with the infection tree's edges on graphs
+        with cycles.
+
     Examples
     --------
     >>> from anonspread import spread, adversaries

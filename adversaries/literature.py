@@ -70,6 +70,11 @@ def netsleuth(snapshot: Snapshot) -> Scores:
     fixed) and indexes the Laplacian by node label; that is not the paper's estimator
     (see ``docs/adversaries.md`` and ``benchmarks/bench_literature.py``).
 
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected nodes and the contact graph (:func:`observe`).
+
     Returns
     -------
     Scores

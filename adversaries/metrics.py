@@ -73,6 +73,13 @@ def source_rank(scores: Mapping, source: Any) -> float:
     equality up to the tie tolerance of :func:`adversaries.pick`: the expected
     position of the source when ties are ordered uniformly at random.
 
+    Parameters
+    ----------
+    scores : mapping
+        Node -> score (an estimator's output).
+    source : node
+        The true source (one of the scored nodes).
+
     Examples
     --------
     >>> source_rank({"a": 2.0, "b": 1.0, "c": 1.0}, "b")
@@ -94,6 +101,11 @@ def posterior(scores: Mapping) -> Scores:
     """Posterior ``P(v* = v | G_T)`` of a log-likelihood under a uniform prior (Fig. 2.2).
 
     ``exp(l_v - logsumexp(l))``; only for likelihood estimators.
+
+    Parameters
+    ----------
+    scores : mapping
+        Node -> log-likelihood (a likelihood estimator's output).
 
     Examples
     --------
@@ -123,6 +135,13 @@ def hop_distance(graph: Any, u: Any, v: Any) -> int:
     """Hop distance between nodes ``u`` and ``v`` of the contact graph (Eqs. 2.9, 2.16).
 
     On a lazily grown tree, through the tree parents; on a finite graph, by BFS.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+        The contact graph.
+    u, v : node
+        Two of its nodes.
 
     Examples
     --------

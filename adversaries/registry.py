@@ -118,7 +118,16 @@ def register_estimator(
     params: Callable | None = None,
     extra: Callable | None = None,
 ):
-    """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`)."""
+    """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`).
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, params, extra
+        The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
+        ``None`` for a model-free estimator; ``params`` and ``extra`` default to none).
+    """
     if graphs not in ("any", "tree"):
         raise InvalidParameterError(f"graphs must be 'any' or 'tree'; got {graphs!r}")
 
@@ -146,7 +155,13 @@ def register_estimator(
 
 
 def get_estimator(name: str) -> EstimatorSpec:
-    """The :class:`EstimatorSpec` registered under ``name``."""
+    """The :class:`EstimatorSpec` registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`ESTIMATORS` (unknown names raise, suggesting close ones).
+    """
     try:
         return ESTIMATORS[name]
     except (KeyError, TypeError):
@@ -190,6 +205,21 @@ def applicable_estimators(
     ``default_only`` keeps only the estimators registered with ``default=True`` (what
     :func:`adversaries.simulate_and_score` runs when no estimator is named).
 
+    Parameters
+    ----------
+    protocol : Protocol
+        The spreading protocol the adversary attacks.
+    graph : networkx.Graph, ContactGraph or LazyTree
+        The contact graph.
+    reveal_edges : bool
+        Whether the observation includes the infection tree's edges (§2.4.2).
+    batch : bool
+        Only estimators available in :func:`simulate_and_score`.
+    observation : {"snapshot", "spies", "snapshot+spies"}
+        What the adversary has.
+    default_only : bool
+        Only the estimators registered with ``default=True``.
+
     Examples
     --------
     >>> from anonspread import spread
@@ -218,7 +248,19 @@ def applicable_estimators(
 def check_applicable(
     name: str, protocol: Protocol, graph: Any, *, reveal_edges: bool = False
 ) -> EstimatorSpec:
-    """Return the spec of ``name`` or raise :class:`InvalidParameterError` saying why it does not apply."""
+    """Return the spec of ``name`` or raise :class:`InvalidParameterError` saying why it does not apply.
+
+    Parameters
+    ----------
+    name : str
+        A registered estimator name.
+    protocol : Protocol
+        The spreading protocol the adversary attacks.
+    graph : networkx.Graph, ContactGraph or LazyTree
+        The contact graph.
+    reveal_edges : bool
+        Whether the observation includes the infection tree's edges.
+    """
     spec = get_estimator(name)
     reason = spec.why_not(_check_protocol(protocol), graph, reveal_edges=reveal_edges)
     if reason is not None:

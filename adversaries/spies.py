@@ -174,7 +174,16 @@ SPY_ESTIMATORS: dict[str, EstimatorSpec] = {}
 def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, graphs: str = "any",
                            observation: str = "spies", likelihood: bool = False,
                            params: Callable | None = None, extra: Callable | None = None):
-    """Function decorator: declare a spy estimator (an :class:`EstimatorSpec` with a spy observation)."""
+    """Function decorator: declare a spy estimator (an :class:`EstimatorSpec` with a spy observation).
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    protocols, graphs, observation, likelihood, params, extra
+        As for :func:`register_estimator`; ``observation`` is ``"spies"`` or
+        ``"snapshot+spies"``.
+    """
     if observation not in ("spies", "snapshot+spies"):
         raise InvalidParameterError(
             f"observation must be 'spies' or 'snapshot+spies'; got {observation!r}"
@@ -191,7 +200,13 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
 
 
 def get_spy_estimator(name: str) -> EstimatorSpec:
-    """The spy estimator registered under ``name``."""
+    """The spy estimator registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`SPY_ESTIMATORS`.
+    """
     try:
         return SPY_ESTIMATORS[name]
     except (KeyError, TypeError):
@@ -230,6 +245,11 @@ def first_spy(obs: SpyObservation) -> Scores:
 
     Score 0 for that sender (every sender tied at the earliest time), ``-inf`` for the
     other candidates; 0 for all when no spy received anything (no information).
+
+    Parameters
+    ----------
+    obs : SpyObservation
+        What the spies saw (:func:`observe_spies`).
 
     Examples
     --------
@@ -284,6 +304,13 @@ def ml_spies_diffusion(obs: SpyObservation, p: float) -> Scores:
     ``T``") is computed by one upward pass over the spies' subtree with states
     ``0..T`` and ``> T``: ``m_c = K f_c``, ``f_u = prod_c m_c`` (times ``1[tau = t_u]``
     at a spy), ``L(v) = f_v(0)``. A spy's sender must be its neighbour towards ``v``.
+
+    Parameters
+    ----------
+    obs : SpyObservation
+        What the spies saw (:func:`observe_spies`) of a run of :class:`spread.RandomDiffusion`.
+    p : float
+        The infection probability per step of that run, in (0, 1].
     """
     obs = _check_obs(obs, "ml-spies")
     _check_model(obs, "ml-spies", ("random-diffusion",), tree=True)
@@ -369,6 +396,15 @@ def ml_snapshot_spies(snapshot: Snapshot, obs: SpyObservation, d0: float | None)
     so a spy ``s`` whose first message carried the rumour from ``u`` rules out every node on ``s``'s side of the
     edge ``(u, s)``; given the source, the senders are determined, so
     ``log P(G_T, senders | v) = log P(G_T | v)`` for consistent ``v`` and ``-inf`` otherwise.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected subgraph (:func:`observe`).
+    obs : SpyObservation
+        What the spies saw (:func:`observe_spies`).
+    d0 : float or None
+        The design degree of adaptive diffusion, as for :func:`ml_adaptive_diffusion`.
     """
     if not isinstance(snapshot, Snapshot):
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}"[:200])

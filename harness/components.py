@@ -338,16 +338,38 @@ def register_component(
 
 
 def get_component(kind: str, name: str) -> Callable[..., Any]:
-    """The factory registered as ``name`` of ``kind`` (unknown names suggest close ones)."""
+    """The factory registered as ``name`` of ``kind`` (unknown names suggest close ones).
+
+    Parameters
+    ----------
+    kind : str
+        ``"graph"``, ``"protocol"``, ``"estimator"``, ... (:func:`list_components`).
+    name : str
+        A component of that kind.
+    """
     return component_info(kind, name).factory
 
 
 def component_info(kind: str, name: str) -> Component:
-    """The full :class:`Component` record (unknown names suggest close ones)."""
+    """The full :class:`Component` record (unknown names suggest close ones).
+
+    Parameters
+    ----------
+    kind : str
+        ``"graph"``, ``"protocol"``, ``"estimator"``, ... (:func:`list_components`).
+    name : str
+        A component of that kind.
+    """
     return KINDS.get(kind).get(name)
 
 
 def list_components(kind: str | None = None) -> dict[str, list[str]]:
-    """Registered component names by kind (only ``kind`` when given)."""
+    """Registered component names by kind (only ``kind`` when given).
+
+    Parameters
+    ----------
+    kind : str, optional
+        One kind only.
+    """
     kinds = [kind] if kind is not None else KINDS.names()
     return {k: KINDS.get(k).names() for k in kinds}

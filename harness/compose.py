@@ -122,7 +122,15 @@ _TEMPLATES: Registry[SweepTemplate] = Registry("sweep template")
 
 
 def register_template(template: SweepTemplate, *, replace: bool = False) -> SweepTemplate:
-    """Register a sweep template (``anonspread sweep --list`` shows it)."""
+    """Register a sweep template (``anonspread sweep --list`` shows it).
+
+    Parameters
+    ----------
+    template : SweepTemplate
+        The template; its name must be new unless ``replace``.
+    replace : bool
+        Replace a template of the same name.
+    """
     if not isinstance(template, SweepTemplate):
         raise InvalidTypeError(f"template must be a SweepTemplate; got {type(template).__name__}")
     given = [m for m in ("trial", "trials", "evaluate") if getattr(template, m) is not None]
@@ -134,7 +142,13 @@ def register_template(template: SweepTemplate, *, replace: bool = False) -> Swee
 
 
 def get_template(name: str) -> SweepTemplate:
-    """The registered template ``name`` (unknown names suggest close ones)."""
+    """The registered template ``name`` (unknown names suggest close ones).
+
+    Parameters
+    ----------
+    name : str
+        As ``anonspread sweep --list`` shows it.
+    """
     return _TEMPLATES.get(name)
 
 

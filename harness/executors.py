@@ -280,7 +280,13 @@ for _cls in (InProcessExecutor, ProcessPoolExecutor, DaskExecutor):
 
 
 def register_executor(cls: type[Executor], *, replace: bool = False) -> type[Executor]:
-    """Make a new :class:`Executor` subclass available under ``cls.name``."""
+    """Make a new :class:`Executor` subclass available under ``cls.name``.
+
+    Parameters
+    ----------
+    replace : bool
+        Replace an executor of the same name (otherwise ``cls.name`` must be new).
+    """
     return _EXECUTORS.add(cls.name, cls, replace=replace)
 
 
@@ -305,6 +311,18 @@ def make_executor(
 
     ``executor=None`` picks ``"dask"`` when a scheduler is given, ``"inprocess"``
     for one worker and ``"processes"`` otherwise.
+
+    Parameters
+    ----------
+    executor : {"inprocess", "processes", "dask"} or None
+        A registered executor name.
+    workers : int, optional
+        Worker processes (default: the CPUs available).
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://HOST:PORT``) or ``"local"`` for a
+        ``LocalCluster`` started for the run.
+    timeout : float
+        Seconds to wait for a Dask scheduler before failing.
     """
     workers = default_workers() if workers is None else check_int(workers, "workers", low=1, high=max_workers())
     timeout = check_real(timeout, "timeout", low=0.0, low_open=True)

@@ -161,7 +161,13 @@ def check_grid(grid: Any) -> Grid:
 
 
 def expand(grid: Grid) -> list[dict[str, Scalar]]:
-    """Expand a grid into its ordered list of parameter points (dicts)."""
+    """Expand a grid into its ordered list of parameter points (dicts).
+
+    Parameters
+    ----------
+    grid : Grid
+        The grid (product axes crossed with the zipped ones).
+    """
     check_grid(grid)
     axes: list[list[dict[str, Scalar]]] = [
         [{name: v} for v in values] for name, values in grid.product.items()

@@ -28,6 +28,13 @@ _EXPERIMENTS: Registry[Experiment] = Registry("experiment")
 def register_experiment(experiment: Experiment, *, replace: bool = False) -> Experiment:
     """Validate and register an experiment; returns it (so it can be kept in a name).
 
+    Parameters
+    ----------
+    experiment : Experiment
+        Its name must be new unless ``replace``.
+    replace : bool
+        Replace an experiment of the same name.
+
     Examples
     --------
     >>> from anonspread import harness
@@ -45,7 +52,13 @@ def register_experiment(experiment: Experiment, *, replace: bool = False) -> Exp
 
 
 def unregister_experiment(name: str) -> None:
-    """Remove an experiment from the registry (tests use this to clean up)."""
+    """Remove an experiment from the registry (tests use this to clean up).
+
+    Parameters
+    ----------
+    name : str
+        A registered experiment's name.
+    """
     _EXPERIMENTS.remove(name)
 
 

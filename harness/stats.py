@@ -83,6 +83,15 @@ def wilson_interval(p_hat: float, n: int, level: float = 0.95) -> tuple[float, f
     Unlike the normal (Wald) interval it stays inside [0, 1] and does not collapse
     when ``p_hat`` is 0 or 1.
 
+    Parameters
+    ----------
+    p_hat : float
+        The observed proportion, in [0, 1].
+    n : int
+        The number of trials.
+    level : float
+        Confidence level, in (0, 1).
+
     Examples
     --------
     >>> lo, hi = wilson_interval(0.5, 100)
@@ -103,7 +112,15 @@ def wilson_interval(p_hat: float, n: int, level: float = 0.95) -> tuple[float, f
 
 
 def normal_interval(mean: float, stderr: float, level: float = 0.95) -> tuple[float, float]:
-    """Normal-approximation interval ``mean ± z * stderr``."""
+    """Normal-approximation interval ``mean ± z * stderr``.
+
+    Parameters
+    ----------
+    mean, stderr : float
+        The estimate and its standard error.
+    level : float
+        Confidence level, in (0, 1).
+    """
     z = _z(level)
     return mean - z * stderr, mean + z * stderr
 

@@ -197,6 +197,13 @@ def dp_error_region(eps: float, delta: float) -> ErrorRegion:
     ``(0, 1)``, ``(0, 1 - delta)``, ``(c, c)`` with ``c = (1 - delta) / (1 + e^eps)``,
     ``(1 - delta, 0)`` and ``(1, 0)``.
 
+    Parameters
+    ----------
+    eps : float
+        Privacy level, ``eps >= 0``.
+    delta : float
+        In [0, 1].
+
     Examples
     --------
     >>> dp_error_region(0.0, 0.0).p_md.tolist()
