@@ -49,5 +49,7 @@ ax.plot(fractions, fractions, "k--", lw=1, label="lower bound p")
 ax.set(xscale="log", yscale="log", xlabel="fraction of spies p",
        ylabel="P(first spy names the source)",
        title="First-spy detection, random 8-regular graph, n = 500")
+ax.set_xticks(fractions, [f"{p:g}" for p in fractions])
+ax.set_xticks([], minor=True)
 ax.legend()
 plt.show()

@@ -39,10 +39,13 @@ for d in deltas:
     print(f"delta={d:g}:", [round(e, 3) for e in eps[d]])
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
-ax1.semilogy(s, ratio, label="privacy ratio")
-ax1.semilogy(s, pmf, label="P[A_n(m) = s]")
-ax1.set(xlabel="reported count s", title=f"n = {n}, m = {m}, q = {q}")
-ax1.legend()
+ax1.plot(s, ratio, color="C0")
+ax1.axhline((1 - q) / q, color="C0", ls=":", lw=1)
+ax1.set(xlabel="reported count s", ylabel="privacy ratio (blue; dotted: p/q)",
+        title=f"n = {n}, m = {m}, q = {q}")
+ax1b = ax1.twinx()
+ax1b.semilogy(s, pmf, color="C1")
+ax1b.set_ylabel("P[A_n(m) = s] (orange)")
 for d in deltas:
     ax2.plot(ns, eps[d], "o-", label=f"delta = {d:g}")
 ax2.set(xscale="log", xlabel="number of users n", ylabel="eps_delta(n)",

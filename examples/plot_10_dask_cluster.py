@@ -17,6 +17,7 @@ by running this file's imports again.
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 from dask.distributed import LocalCluster
 
 import anonspread as asp
@@ -44,6 +45,16 @@ def main():
                    progress=False)
     same = Path(on_dask.paths["csv"]).read_bytes() == Path(here.paths["csv"]).read_bytes()
     print("identical CSVs:", same)
+
+    rows = on_dask.table.where(metric="detection")
+    fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+    labels = [f"degree {r['graph.mean_degree']:g}\n{r['estimator']}" for r in rows]
+    ax.errorbar(range(len(rows)), [r["mean"] for r in rows],
+                yerr=[[r["mean"] - r["ci_low"] for r in rows],
+                      [r["ci_high"] - r["mean"] for r in rows]], fmt="o", capsize=4)
+    ax.set(xticks=range(len(rows)), xticklabels=labels, ylabel="P(detect)",
+           title="Random diffusion, T = 3, Erdos-Renyi n = 500 (run on Dask)")
+    plt.show()
 
 
 if __name__ == "__main__":

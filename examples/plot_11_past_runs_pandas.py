@@ -14,6 +14,8 @@ import json
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+
 import anonspread as asp
 
 results = Path(tempfile.mkdtemp())
@@ -51,3 +53,21 @@ else:
         for row in t.where(metric="detection"):
             print(f"{row['protocol']:18s} {row['estimator']:6s} T={row['T']}: "
                   f"P(detect) {row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
+
+# %%
+# The loaded rows are all a plot needs, with or without pandas.
+# Series are shifted a little sideways so that equal values stay visible.
+fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+series = [(t, p, e) for t in tables.values() for p in sorted({r["protocol"] for r in t.rows})
+          for e in sorted({r["estimator"] for r in t.rows})]
+for k, (t, protocol, estimator) in enumerate(series):
+    rows = t.where(metric="detection", protocol=protocol, estimator=estimator)
+    T = [r["T"] + 0.08 * (k - (len(series) - 1) / 2) for r in rows]
+    ax.errorbar(T, [r["mean"] for r in rows],
+                yerr=[[r["mean"] - r["ci_low"] for r in rows],
+                      [r["ci_high"] - r["mean"] for r in rows]],
+                fmt="o-", capsize=3, label=f"{protocol}, {estimator}")
+ax.set(xlabel="T (steps)", ylabel="P(detect)", xticks=[2, 4, 6],
+       title="Two past runs on the 3-regular tree (95% intervals)")
+ax.legend()
+plt.show()
