@@ -377,6 +377,9 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
          info: Mapping[str, Any] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
 
+    With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
+    columns: facet values) drawn by :func:`draw_grid`. One legend, outside the panels.
+
     Parameters
     ----------
     table : Table
@@ -389,9 +392,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     info : mapping, optional
         The run's JSON sidecar (:attr:`RunResult.metadata`): name, graphs with n and m,
         parameter descriptions for axis labels, mode.
-
-    With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
-    columns: facet values) drawn by :func:`draw_grid`. One legend, outside the panels.
     """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
