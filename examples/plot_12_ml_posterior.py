@@ -32,9 +32,9 @@ for label, g in cases.items():
     post = posterior(asp.ml_adaptive_diffusion(asp.observe(s), d0=3))
     p = np.sort(np.fromiter(post.values(), float))[::-1]
     n = len(s.infected)
-    print(f"{label}: N_T = {n}, posterior of the true source {post[s.source]:.4f}, "
-          f"largest {p[0]:.4f}, 1/(N_T - 1) = {1 / (n - 1):.4f}, "
-          f"nodes with zero posterior {int((p == 0).sum())}")
+    print(f"{label}: N_T = {n}, 1/(N_T - 1) = {1 / (n - 1):.4f}\n"
+          f"  posterior of the true source {post[s.source]:.4f}, largest {p[0]:.4f}, "
+          f"zero at {int((p == 0).sum())} node(s)")
     positive = p[p > 0]  # the virtual source has posterior 0 (it never is the source)
     ax.plot(np.arange(1, positive.size + 1), positive, "o-", ms=3, label=f"{label} (N_T = {n})")
     ax.axhline(1 / (n - 1), color=ax.lines[-1].get_color(), ls=":", lw=1)
