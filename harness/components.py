@@ -147,6 +147,19 @@ def declare_kind(kind: str, *, context: tuple[str, ...] = (), rng: str = "seed",
     """Declare how sweeps call the factories of ``kind``; :func:`register_component` then
     checks every factory of that kind against it when it is registered.
 
+    Parameters
+    ----------
+    kind : str
+        The component kind (``"graph"``, ``"protocol"``, or a new one).
+    context, rng, returns
+        The fields of :class:`KindConvention` of the same names.
+    replace : bool
+        Replace a different convention already declared for ``kind``.
+
+    Returns
+    -------
+    KindConvention
+
     Examples
     --------
     >>> from anonspread import harness
@@ -172,7 +185,13 @@ declare_kind("utility", context=("k",), rng="trial", returns="a privacy.utility.
 
 
 def kind_convention(kind: str) -> KindConvention | None:
-    """The declared convention of ``kind`` (None for a kind without one)."""
+    """The declared convention of ``kind`` (None for a kind without one).
+
+    Parameters
+    ----------
+    kind : str
+        A component kind.
+    """
     return _CONVENTIONS.get(kind)
 
 
