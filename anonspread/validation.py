@@ -82,9 +82,13 @@ def check_real(
     high_open: bool = False,
     allow_inf: bool = False,
 ) -> float:
-    """Return ``value`` as a float, checking it is a real number in the given interval."""
-    lo = "(" if low_open else "["
-    hi = ")" if high_open else "]"
+    """Return ``value`` as a float, checking it is a real number in the given interval.
+
+    An infinite bound is printed open (``[0, inf)``) unless ``allow_inf`` admits it, so
+    the accepted range shown is the range accepted.
+    """
+    lo = "(" if low_open or (low == -math.inf and not allow_inf) else "["
+    hi = ")" if high_open or (high == math.inf and not allow_inf) else "]"
     accepted = f"a real number in {lo}{low}, {high}{hi}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         _fail(name, accepted, value, kind=InvalidTypeError)

@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 import re
+import stat
 import zlib
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
@@ -24,10 +25,13 @@ import numpy as np
 
 from anonspread.engine import store as _store
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.limits import check_size, memory_budget
 from anonspread.validation import check_int, check_rng
 
 __all__ = [
     "EDGELIST_DELIMITERS",
+    "BYTES_PER_EDGE_READ",
+    "MAX_LINE_CHARS",
     "ContactGraph",
     "LazyTree",
     "as_contact_graph",
@@ -278,18 +282,49 @@ def _check_path(path: Any) -> str:
         raise GraphError(f"path must be an existing edge-list file; got {text!r} (not found)")
     if os.path.isdir(text):
         raise GraphError(f"path must be an edge-list file; got {text!r}, a directory")
+    try:
+        mode = os.stat(text).st_mode
+    except OSError as exc:
+        raise GraphError(f"path {text!r} cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+                else "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        raise GraphError(
+            f"path must be a regular edge-list file (a device or pipe may never end); got {text!r}, {kind}")
     return text
 
 
+#: Longest line (characters) an edge list may hold: two node ids and a few columns.
+MAX_LINE_CHARS = 1 << 16
+#: Bytes of reader state per edge read (two Python list entries and ints, the CSR arrays).
+BYTES_PER_EDGE_READ = 160
+_INT_TOKEN = re.compile(r"-?[0-9]+", re.ASCII)
+
+
 def _lines(path: str) -> Iterator[str]:
-    """The text lines of an edge list; unreadable, non-text or broken gzip files raise GraphError."""
+    """The text lines of an edge list; unreadable, non-text or broken gzip files raise GraphError.
+
+    A line longer than :data:`MAX_LINE_CHARS` is refused as soon as that many characters
+    are read (an endless line never fills the memory).
+    """
     try:
         if path.endswith(".gz"):
             fh = io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
         else:
             fh = open(path, encoding="utf-8", newline=None)
         with fh:
-            yield from fh
+            lineno = 0
+            while True:
+                line = fh.readline(MAX_LINE_CHARS + 1)
+                if not line:
+                    return
+                lineno += 1
+                if len(line) > MAX_LINE_CHARS:
+                    raise GraphError(
+                        f"path {path!r} line {lineno} must be an edge (two node ids); got a line "
+                        f"longer than {MAX_LINE_CHARS} characters (not an edge list?)")
+                yield line
     except UnicodeDecodeError as exc:
         raise GraphError(
             f"path {path!r} must be a UTF-8 text edge list; byte {exc.start} is not text "
@@ -305,6 +340,10 @@ def _lines(path: str) -> Iterator[str]:
 
 def _node_label(nodetype: Any, tok: str, where: str) -> Hashable:
     name = getattr(nodetype, "__name__", repr(nodetype))
+    if nodetype is int and not _INT_TOKEN.fullmatch(tok):
+        # int() also takes '1_000' and non-ASCII digits: two spellings of one node
+        raise GraphError(f"{where}: node token {tok!r} is not a valid int (ASCII digits, "
+                         "with an optional minus sign)")
     try:
         lab = nodetype(tok)
     except (TypeError, ValueError, ArithmeticError):
@@ -380,8 +419,12 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: st
     are counted (``dropped["reciprocal_arcs"]``).
 
     A file that is not UTF-8 text, a ``.gz`` that is not a complete gzip stream, a
-    directory, or a token that ``nodetype`` rejects (or turns into NaN) is a
-    :class:`~anonspread.errors.GraphError` naming the file and line.
+    directory or anything but a regular file (``/dev/zero``, a pipe), a line longer than
+    :data:`MAX_LINE_CHARS`, or a token that ``nodetype`` rejects (or turns into NaN) is a
+    :class:`~anonspread.errors.GraphError` naming the file and line. With the default
+    ``nodetype=int`` a node id is ASCII digits with an optional minus sign (``int`` alone would
+    also read ``1_000`` and non-ASCII digits). An edge list too large for the memory limit
+    (:mod:`spread.limits`) is refused while it is read, before it fills the memory.
 
     Parameters
     ----------
@@ -422,6 +465,7 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: st
     said_directed = False
     extra_columns = 0
     lines_with_extra = 0
+    fits = memory_budget() // BYTES_PER_EDGE_READ  # edges: checked while reading
     for lineno, raw in enumerate(_lines(text), start=1):
         line = raw.strip()
         if not line:
@@ -432,6 +476,9 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: st
         if header and header_line is None:
             header_line = line
             continue
+        if len(a) >= fits:
+            check_size("path", text, nbytes=(len(a) + 1) * BYTES_PER_EDGE_READ,
+                       what=f"the edge list (more than {len(a):,} edges)")
         if delim == "auto":
             delim = _sniff_delimiter(line)
         sep = EDGELIST_DELIMITERS[delim]

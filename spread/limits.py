@@ -17,13 +17,26 @@ The expected reach of a protocol on an infinite tree of mean degree ``d`` comes 
 a registry (:func:`register_reach`), so a new protocol adds its own; a protocol
 without one is guarded by the step and trial counts only. Memory is compared with
 half the machine's physical memory.
+
+The same two limits guard every other request that could exhaust the machine: the graph
+generators of the harness, :func:`spread.graphs.from_edgelist`, :func:`simulate_stems`,
+the transaction model, the privacy Monte Carlo, and a whole sweep (the sum over its
+points). Each estimates what it needs from its parameters, before allocating, and calls
+:func:`check_size`, whose refusal names the parameter, the size needed and the limit.
+
+**Raising the limits.** Both are read from the environment on every check, so that
+pool and Dask workers started by a run see the same values:
+``ANONSPREAD_MEMORY_LIMIT`` (bytes; suffixes K, M, G, T accepted, e.g. ``64G``) and
+``ANONSPREAD_MAX_WORK`` (node visits, e.g. ``1e13``). :func:`raised_limits` sets them
+for a ``with`` block.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from anonspread.errors import InvalidParameterError
@@ -32,18 +45,30 @@ __all__ = [
     "BYTES_PER_NODE",
     "MAX_NODES",
     "MAX_WORK",
+    "MEMORY_ENV",
+    "WORK_ENV",
     "check_run_size",
+    "check_size",
     "expected_reach",
     "memory_budget",
+    "raised_limits",
     "register_reach",
+    "run_work",
+    "work_budget",
 ]
 
 #: int32 node ids.
 MAX_NODES = 2**31 - 1
 #: Bytes of store per touched node of a lazily grown tree (its arrays, doubling slack included).
 BYTES_PER_NODE = 128
-#: Most node visits (trials x nodes touched) a request may ask for.
+#: Most node visits (trials x nodes touched) a request may ask for, unless raised
+#: (:data:`WORK_ENV`): at the compiled kernels' pace, hours.
 MAX_WORK = 10**12
+#: Environment variable raising (or lowering) the memory limit, in bytes (``64G`` allowed).
+MEMORY_ENV = "ANONSPREAD_MEMORY_LIMIT"
+#: Environment variable raising (or lowering) the work limit, in node visits (``1e13`` allowed).
+WORK_ENV = "ANONSPREAD_MAX_WORK"
+_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 _REACH: dict[type, Callable[[Any, float, float, int], float]] = {}
 
@@ -62,12 +87,107 @@ def register_reach(cls: type) -> Callable:
     return deco
 
 
+def _env_number(name: str, *, suffixes: bool) -> float | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    unit = 1
+    if suffixes:  # 64G, 64GB, 64GiB, 512M, 1e10
+        text = text.upper().removesuffix("IB").removesuffix("B")
+        if text[-1:] in ("K", "M", "G", "T"):
+            unit, text = _SUFFIX[text[-1]], text[:-1]
+    try:
+        value = float(text) * unit
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        what = "bytes (a positive number, K/M/G/T suffixes allowed, e.g. 64G)" if suffixes \
+            else "node visits (a positive number, e.g. 1e13)"
+        raise InvalidParameterError(
+            f"the environment variable {name} must give {what}; got {os.environ[name]!r}")
+    return value
+
+
 def memory_budget() -> int:
-    """Bytes a single request may use: half the physical memory (8 GiB if unknown)."""
+    """Bytes a single request may use: :data:`MEMORY_ENV` if set, else half the physical
+    memory (8 GiB if unknown)."""
+    env = _env_number(MEMORY_ENV, suffixes=True)
+    if env is not None:
+        return int(env)
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return 8 * 2**30
+
+
+def work_budget() -> float:
+    """Node visits a single request may ask for: :data:`WORK_ENV` if set, else :data:`MAX_WORK`."""
+    env = _env_number(WORK_ENV, suffixes=False)
+    return float(MAX_WORK) if env is None else env
+
+
+@contextlib.contextmanager
+def raised_limits(*, memory: float | str | None = None, work: float | None = None) -> Iterator[None]:
+    """Within the block, allow ``memory`` bytes and ``work`` node visits per request.
+
+    Sets :data:`MEMORY_ENV` / :data:`WORK_ENV` (so process-pool workers started inside
+    inherit them) and restores the previous values on exit.
+
+    Examples
+    --------
+    >>> with raised_limits(work=1e13):
+    ...     work_budget()
+    1e+13
+    """
+    old = {k: os.environ.get(k) for k in (MEMORY_ENV, WORK_ENV)}
+    try:
+        if memory is not None:
+            os.environ[MEMORY_ENV] = str(memory)
+            memory_budget()  # refuse a bad value here, not at the first check
+        if work is not None:
+            os.environ[WORK_ENV] = repr(float(work)) if not isinstance(work, str) else work
+            work_budget()
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+_HOW_MEMORY = f"raise it with {MEMORY_ENV}, e.g. {MEMORY_ENV}=64G"
+_HOW_WORK = f"split the work into batches or raise the limit with {WORK_ENV}, e.g. {WORK_ENV}=1e13"
+
+
+def check_size(name: str, value: Any, *, nbytes: float = 0.0, work: float = 0.0, what: str = "") -> None:
+    """Refuse a request needing more than :func:`memory_budget` bytes or :func:`work_budget` visits.
+
+    ``name``/``value`` are the parameter that makes the request big (``graph.n``,
+    ``trials``...), ``what`` says what the estimate counts (``"the graph"``).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``name`` and ``value``, the size needed, the limit and how to raise it.
+    """
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    budget = memory_budget()
+    if nbytes > budget or math.isnan(nbytes):
+        raise InvalidParameterError(
+            f"{name} must be small enough for {what or 'the request'} to fit in memory; got "
+            f"{name}={shown}: it needs about {_gib(nbytes)}, more than the {_gib(budget)} "
+            f"allowed ({_HOW_MEMORY})"
+        )
+    limit = work_budget()
+    if work > limit or math.isnan(work):
+        raise InvalidParameterError(
+            f"{name} must be small enough for {what or 'the request'} to finish in reasonable "
+            f"time; got {name}={shown}: about {work:.3g} node visits, more than the {limit:.3g} "
+            f"allowed ({_HOW_WORK})"
+        )
 
 
 def ball(degree: float, offspring: float, radius: float) -> float:
@@ -112,7 +232,7 @@ def check_run_size(graph: Any, protocol: Any, T: int, trials: int = 1, *, per_tr
         name = "trials" if per_trial_steps and trials > 1 else "T"
         raise InvalidParameterError(
             f"{name} must be small enough for the per-step arrays to fit in memory; got T={T}, "
-            f"trials={trials}: they need {_gib(step_bytes)} of the {_gib(budget)} allowed"
+            f"trials={trials}: they need {_gib(step_bytes)} of the {_gib(budget)} allowed ({_HOW_MEMORY})"
         )
     touched = 0.0
     if not getattr(graph, "is_infinite", False):
@@ -130,15 +250,33 @@ def check_run_size(graph: Any, protocol: Any, T: int, trials: int = 1, *, per_tr
                     f"T must be small enough for the spread to fit in memory; got T={T}: "
                     f"{protocol!r} on {graph!r} infects about {reach:.3g} nodes and touches "
                     f"{touched:.3g} ({_gib(touched * BYTES_PER_NODE)}; at most "
-                    f"{min(MAX_NODES, budget // BYTES_PER_NODE):.3g} nodes fit)"
+                    f"{min(MAX_NODES, budget // BYTES_PER_NODE):.3g} nodes fit; {_HOW_MEMORY})"
                 )
     work = trials * (touched + T + 1)
-    if work > MAX_WORK:
+    limit = work_budget()
+    if work > limit:
         name = "trials" if trials > 1 else "T"
         raise InvalidParameterError(
             f"{name} must be small enough to finish in reasonable time; got T={T}, trials={trials}: "
-            f"about {work:.3g} node visits (at most {MAX_WORK:.0e}; split the work into batches)"
+            f"about {work:.3g} node visits (at most {limit:.3g}; {_HOW_WORK})"
         )
+
+
+def run_work(graph: Any, protocol: Any, T: int) -> float:
+    """Node visits of one run of ``protocol`` for ``T`` steps: nodes touched + ``T + 1``.
+
+    The estimate :func:`check_run_size` compares with the limit (inf when it overflows).
+    """
+    if getattr(graph, "is_infinite", False):
+        degree = _mean_degree(graph)
+        reach = expected_reach(protocol, degree, max(degree - 1.0, 0.0), T)
+        touched = 0.0 if reach is None else reach * max(degree, 1.0)
+    else:
+        n = graph.number_of_nodes()
+        degree = 2.0 * graph.number_of_edges() / max(n, 1)
+        reach = expected_reach(protocol, degree, max(degree - 1.0, 0.0), T)
+        touched = float(n) if reach is None else min(float(n), reach)
+    return touched + T + 1
 
 
 def _mean_degree(graph: Any) -> float:

@@ -13,7 +13,7 @@ family                 parameters (defaults)
 ``random-regular``     n (1000), d (4): uniform random d-regular graph
 ``erdos-renyi``        n (1000), mean_degree (5.0): G(n, p) with p = mean_degree/(n-1)
 ``barabasi-albert``    n (1000), m (3): preferential attachment
-``watts-strogatz``     n (1000), k (4), p (0.1): ring lattice with rewiring
+``watts-strogatz``     n (1000), k (4, even), p (0.1): ring lattice with rewiring
 ``powerlaw-cluster``   n (1000), m (3), p (0.5): Holme-Kim (BA + triangle closure)
 ``stochastic-block``   n (1000), blocks (2), p_in (0.05), p_out (0.005): planted partition
 ``edgelist``           path (required), nodetype, delimiter, comments, header, symmetrize:
@@ -26,6 +26,9 @@ family                 parameters (defaults)
 ``regular-tree``       d (3): the infinite d-regular tree
 ``random-tree``        degrees ("3:0.5 4:0.5"): infinite tree, i.i.d. degrees
 =====================  ===============================================================
+
+Every generator estimates the memory of the graph from its parameters and refuses one
+that does not fit before building it (:func:`check_graph_size`).
 
 Named presets kept from the paper figures: ``regular-3``, ``regular-4``,
 ``regular-5``, ``random-tree-34``, ``random-tree-234``, ``random-tree-3-10``, and
@@ -43,8 +46,33 @@ from anonspread.harness.components import register_component
 from anonspread.harness.params import Param
 
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.limits import MAX_NODES, check_size
 
-__all__ = ["TREE_DEGREES", "parse_degree_law"]
+__all__ = ["BYTES_NETWORKX", "BYTES_NUMPY", "TREE_DEGREES", "check_graph_size", "parse_degree_law"]
+
+#: Peak bytes per node and per edge of a generator that builds a networkx graph and
+#: converts it (measured: 300-325 for random-regular, Barabasi-Albert, Watts-Strogatz).
+BYTES_NETWORKX = 350
+#: The same for the numpy generators (erdos-renyi; measured 160-195).
+BYTES_NUMPY = 200
+
+
+def check_graph_size(family: str, n: int, edges: float, *, per_item: int = BYTES_NETWORKX,
+                     **params: Any) -> None:
+    """Refuse a graph of ``n`` nodes and about ``edges`` edges that cannot be built.
+
+    Node ids are int32 (at most :data:`spread.limits.MAX_NODES`); memory is estimated as
+    ``per_item`` bytes per node and per edge and compared with
+    :func:`spread.limits.memory_budget` (raise it with ``ANONSPREAD_MEMORY_LIMIT``).
+    Called by each generator before it allocates anything.
+    """
+    shown = ", ".join(f"{k}={v}" for k, v in {"n": n, **params}.items())
+    if n > MAX_NODES:
+        raise InvalidParameterError(
+            f"graph.n must be at most {MAX_NODES} (node ids are int32); got graph {family!r} "
+            f"with n={n}")
+    check_size("graph.n", n, nbytes=per_item * (float(n) + float(edges)), work=float(n) + float(edges),
+               what=f"graph {family!r} ({shown}: about {float(edges):.3g} edges)")
 
 _N = Param("int", 1000, low=1, doc="number of nodes")
 _PROB = Param("float", 0.1, low=0.0, high=1.0)
@@ -62,6 +90,7 @@ def random_regular(n: int = 1000, d: int = 4, *, rng: int = 0) -> Any:
     if (n * d) % 2 or d >= n:
         raise InvalidParameterError(
             f"graph 'random-regular' needs n * d even and d < n; got n={n}, d={d}")
+    check_graph_size("random-regular", n, n * d / 2, d=d)
     return nx.random_regular_graph(d, n, seed=rng)
 
 
@@ -79,6 +108,7 @@ def erdos_renyi(n: int = 1000, mean_degree: float = 5.0, *, rng: int = 0) -> Any
     if n > 1 and mean_degree > n - 1:
         raise InvalidParameterError(
             f"graph 'erdos-renyi' needs mean_degree <= n - 1; got n={n}, mean_degree={mean_degree}")
+    check_graph_size("erdos-renyi", n, n * mean_degree / 2, per_item=BYTES_NUMPY, mean_degree=mean_degree)
     gen = np.random.default_rng(rng)
     pairs = n * (n - 1) // 2
     m = int(gen.binomial(pairs, mean_degree / (n - 1))) if n > 1 else 0
@@ -104,6 +134,7 @@ def barabasi_albert(n: int = 1000, m: int = 3, *, rng: int = 0) -> Any:
     """Barabasi-Albert preferential attachment, m edges per new node."""
     import networkx as nx
 
+    check_graph_size("barabasi-albert", n, float(n) * m, m=m)
     try:
         return nx.barabasi_albert_graph(n, m, seed=rng)
     except nx.NetworkXError as exc:
@@ -118,6 +149,13 @@ def watts_strogatz(n: int = 1000, k: int = 4, p: float = 0.1, *, rng: int = 0) -
 
     if k >= n:
         raise InvalidParameterError(f"graph 'watts-strogatz' needs k < n; got n={n}, k={k}")
+    if k % 2:
+        # networkx joins each node to k // 2 neighbours on each side: an odd k would
+        # silently give the graph of k - 1
+        raise InvalidParameterError(
+            f"graph.k must be even for graph 'watts-strogatz' (each node joins k/2 ring neighbours "
+            f"on each side); got k={k}")
+    check_graph_size("watts-strogatz", n, n * k / 2, k=k, p=p)
     return nx.watts_strogatz_graph(n, k, p, seed=rng)
 
 
@@ -127,6 +165,7 @@ def powerlaw_cluster(n: int = 1000, m: int = 3, p: float = 0.5, *, rng: int = 0)
     """Holme-Kim powerlaw-cluster graph: BA with a triangle-closing step of probability p."""
     import networkx as nx
 
+    check_graph_size("powerlaw-cluster", n, float(n) * m, m=m, p=p)
     try:
         return nx.powerlaw_cluster_graph(n, m, p, seed=rng)
     except nx.NetworkXError as exc:
@@ -144,6 +183,9 @@ def stochastic_block(n: int = 1000, blocks: int = 2, p_in: float = 0.05, p_out: 
 
     if blocks > n:
         raise InvalidParameterError(f"graph 'stochastic-block' needs blocks <= n; got {blocks} > {n}")
+    within = blocks * (n / blocks) ** 2 / 2
+    check_graph_size("stochastic-block", n, p_in * within + p_out * (n * n / 2 - within) + blocks,
+                     blocks=blocks, p_in=p_in, p_out=p_out)
     sizes = [n // blocks + (i < n % blocks) for i in range(blocks)]
     probs = [[p_in if i == j else p_out for j in range(blocks)] for i in range(blocks)]
     return nx.stochastic_block_model(sizes, probs, seed=rng, sparse=True)

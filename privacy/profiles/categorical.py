@@ -47,7 +47,7 @@ def smooth_categorical(
     edges : iterable of pairs (i, j)
         Sensitive pairs (profile indices).
     eps : float
-        Privacy level, ``eps >= 0``.
+        Privacy level, ``eps >= 0``; ``inf`` (no privacy) gives no noise.
     max_off_diagonal : float
         Cap on every off-diagonal entry (the paper: 1, always feasible since the
         constant mechanisms are private). A smaller cap may make the LP infeasible.
@@ -75,7 +75,7 @@ def smooth_categorical(
     E = _check_edges(edges, k)
     eps = _check_eps(eps)
     max_off = check_real(max_off_diagonal, "max_off_diagonal", low=0.0, high=1.0)
-    if not E:
+    if not E or eps == math.inf:  # no constraint: every profile reports its category
         return [np.eye(d) for _ in range(k)]
     Eexp = math.exp(eps)
     nv = k * d * d  # A^i[x, y] at i*d*d + x*d + y; then t

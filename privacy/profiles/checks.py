@@ -17,7 +17,8 @@ from anonspread.validation import check_distribution, check_probability, check_r
 
 
 def _check_eps(eps: Any) -> float:
-    return check_real(eps, "eps", low=0.0)
+    """``eps >= 0``; ``inf`` is the no-privacy limit (no noise: flip probability 0, identity)."""
+    return check_real(eps, "eps", low=0.0, allow_inf=True)
 
 
 def _check_profiles(P: Any, name: str = "P") -> np.ndarray:

@@ -71,6 +71,8 @@ def ldp_baseline(d: int, eps: float) -> np.ndarray:
     """
     d = check_int(d, "d", low=2)
     eps = _check_eps(eps)
+    if eps == math.inf:  # no privacy: report the truth
+        return np.eye(d)
     E = math.exp(eps)
     A = np.full((d, d), 1.0 / (E + d - 1.0))
     np.fill_diagonal(A, E / (E + d - 1.0))
@@ -120,7 +122,7 @@ def one_bit_two_profile(p_i: float, p_j: float, eps: float, *, max_flip: float =
     p_i, p_j : float
         The Bernoulli parameters of the two profiles, in [0, 1].
     eps : float
-        Privacy level, ``eps >= 0``.
+        Privacy level, ``eps >= 0``; ``inf`` (no privacy) gives no noise.
     max_flip : float
         Largest acceptable flip probability (the paper's mechanism: 1/2, always
         feasible). A smaller cap may make the LP infeasible.
@@ -146,6 +148,8 @@ def one_bit_two_profile(p_i: float, p_j: float, eps: float, *, max_flip: float =
     p_j = check_probability(p_j, "p_j")
     eps = _check_eps(eps)
     max_flip = _check_max_flip(max_flip)
+    if eps == math.inf:  # no ratio constraint: no flipping
+        return 0.0
     p = np.array([p_i, p_j])
     A_ub, b_ub = _one_bit_rows(p, [(0, 1)], math.exp(eps), [0, 0], 1)
     (alpha,) = _solve_lp(np.ones(1), A_ub, b_ub, [(0.0, max_flip)], "one_bit_two_profile (LP (4))")
@@ -188,7 +192,7 @@ def one_bit_cluster(
     edges : iterable of pairs (i, j)
         Sensitive pairs (profile indices).
     eps : float
-        Privacy level, ``eps >= 0``.
+        Privacy level, ``eps >= 0``; ``inf`` (no privacy) gives no noise.
     profile : int, optional
         The input's profile: only its connected component matters. None takes
         every edge (the same value when the graph is connected).
@@ -243,7 +247,7 @@ def smooth_one_bit(ps: Any, edges: Any, eps: float, *, max_flip: float = 0.5) ->
     edges : iterable of pairs (i, j)
         Sensitive pairs (profile indices).
     eps : float
-        Privacy level, ``eps >= 0``.
+        Privacy level, ``eps >= 0``; ``inf`` (no privacy) gives no noise.
     max_flip : float
         Cap on every ``alpha_i`` (the paper: 1/2, always feasible).
 
@@ -269,7 +273,7 @@ def smooth_one_bit(ps: Any, edges: Any, eps: float, *, max_flip: float = 0.5) ->
     E = _check_edges(edges, k)
     eps = _check_eps(eps)
     max_flip = _check_max_flip(max_flip)
-    if not E:
+    if not E or eps == math.inf:
         return np.zeros(k)
     n = k + 1  # alpha_1..alpha_k, t
     A_priv, b_priv = _one_bit_rows(p, E, math.exp(eps), list(range(k)), n)
@@ -310,6 +314,8 @@ def observation10_bound(p_i: float, p_j: float, eps: float) -> float:
     p_i = check_probability(p_i, "p_i")
     p_j = check_probability(p_j, "p_j")
     eps = _check_eps(eps)
+    if eps == math.inf:  # LP (4) is then solved by alpha = 0
+        return 0.0
     if p_i > p_j:
         p_i, p_j = p_j, p_i
     E = math.exp(eps)

@@ -33,7 +33,7 @@ def test_not_summing_to_one(make):
 
 @pytest.mark.parametrize("make", MAKERS)
 def test_negative_eps(make):
-    with pytest.raises(InvalidParameterError, match=r"eps must be a real number in \[0.0, inf\]"):
+    with pytest.raises(InvalidParameterError, match=r"eps must be a real number in \[0.0, inf\)"):
         make(P, -0.1)
 
 
