@@ -96,6 +96,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from anonspread.spread.limits import check_size
 
 from anonspread.engine import transactions as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
@@ -189,6 +190,9 @@ def anonymity_graph(n: int, d: int, *, rng: Any = None) -> tuple[np.ndarray, np.
     """
     n = check_int(n, "n", low=2)
     d = check_int(d, "d", low=1, high=max(1, n - 1))
+    # successor table and CSR (16 n d bytes), permutation, counts and indptr (24 n)
+    check_size("n" if n >= d else "d", n if n >= d else d, nbytes=16.0 * n * d + 24.0 * n,
+               work=float(n) * d, what=f"the anonymity graph (n={n}, d={d})")
     return K.regular_digraph(n, d, check_rng(rng))
 
 
@@ -271,6 +275,11 @@ def observe_transactions(graph: Any, spy: Any, protocol: str = "dandelion", *,
     gen = check_rng(rng)
     sources = np.nonzero(~spy)[0].astype(np.int64)
     h = sources.shape[0]
+    if h == 0:
+        raise InvalidParameterError(
+            f"spy must leave at least one honest node (precision and recall average over the "
+            f"honest nodes' transactions); got all {n} nodes spies")
+    _check_observation_size(n, h, indices.shape[0], protocol, q, cap)
     kind = np.empty(h, np.int8)
     node = np.empty(h, np.int64)
     spy_of = np.empty(h, np.int64)
@@ -282,6 +291,22 @@ def observe_transactions(graph: Any, spy: Any, protocol: str = "dandelion", *,
         K.diffusion_first_spy(n, indptr, indices, spy, gen, kind, node, spy_of, hops)
     return TransactionObservation(n, indptr, indices, spy, sources, kind, node, spy_of, hops,
                                   protocol, routing, q)
+
+
+def _check_observation_size(n: int, h: int, m: int, protocol: str, q: float, cap: int) -> None:
+    """Refuse an observation whose runs would not finish (or fit): every honest node's
+    stem (or diffusion) runs until a spy sees it, so its length depends on the spies."""
+    f = (n - h) / n
+    if protocol == "dandelion":
+        stop = 1.0 - (1.0 - f) * (1.0 - q)  # per hop: a spy reached or a fluff
+        per = min(float(cap), 1.0 / stop if stop > 0 else math.inf)
+        nbytes = 25.0 * h + 48.0 * (n + m)  # observation arrays, routing tables
+    else:
+        per = min(float(n + m), (1.0 + m / n) / f if f > 0 else math.inf)
+        nbytes = 25.0 * h + 16.0 * m + 8.0 * n  # observation arrays, edge stack, marks
+    check_size("graph", f"a graph of {n} nodes", nbytes=nbytes, work=h * per,
+               what=f"{h} honest nodes' transactions ({protocol}, {n - h} spies, about "
+                    f"{per:.3g} steps each)")
 
 
 _CH2_ROUTINGS = {"per-transaction": "per-tx", "per-incoming-edge": "per-edge",
@@ -381,7 +406,17 @@ def precision_recall(obs: TransactionObservation, mapping: Any) -> tuple[float, 
     [0.1111, 0.3333]
     """
     _check_obs(obs)
-    m = np.asarray(mapping, dtype=np.int64)
+    try:
+        raw = np.asarray(mapping)
+    except (TypeError, ValueError):
+        raw = np.asarray(None)
+    if raw.dtype.kind not in "iu" and not (raw.size == 0 and raw.dtype.kind == "f"):
+        # a float mapping would be truncated towards 0 (2.7 -> node 2)
+        raise InvalidTypeError(
+            f"mapping must be integer node indices (-1 for none), one per transaction; got an "
+            f"array of dtype {raw.dtype}"
+        )
+    m = raw.astype(np.int64)
     if m.shape != (obs.n_honest,):
         raise InvalidParameterError(
             f"mapping must give one node per transaction ({obs.n_honest}); got shape {m.shape}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +85,9 @@ class SweepTemplate:
         ``skip(params, components) -> str | None``: why a point does not apply
         (:attr:`harness.Experiment.skip`); such points are skipped and named, never a
         refusal of the whole sweep.
+    cost : callable or None
+        ``cost(params, components=...) -> float``: node visits of one trial at a point
+        (see :attr:`Experiment.cost`).
     """
 
     name: str
@@ -101,6 +105,7 @@ class SweepTemplate:
     metadata: Callable[..., Mapping[str, Any]] | None = None
     paired: str | None = None
     skip: Callable[..., str | None] | None = None
+    cost: Callable[..., float] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -321,6 +326,7 @@ def compose(
         metadata=meta,
         paired=paired,
         skip=skip,
+        cost=functools.partial(_bound, tpl.cost, resolved) if tpl.cost is not None else None,
         **{mode: fn},
     )
     return check_experiment(exp)
@@ -382,6 +388,33 @@ def _tristate(value: Any) -> bool | None:
 _SWEEP_KEYS = {"template", "name", "title", "product", "zip", "plot", "trials", "rng", "batch_size"}
 
 
+#: Largest sweep file read (a grid is a few lines; anything larger is not a sweep).
+MAX_SWEEP_FILE_BYTES = 64 * 2**20
+
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+         (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def _decode_toml(path: str, raw: bytes) -> str:
+    """The text of a TOML file, which the TOML standard requires to be UTF-8."""
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            raise InvalidParameterError(
+                f"sweep file {path} must be UTF-8 text (TOML is always UTF-8); it is {name} "
+                "(it starts with a byte-order mark): save it as UTF-8")
+    if b"\x00" in raw[:4096]:  # valid UTF-8, but never in TOML: UTF-16/32 without a mark
+        raise InvalidParameterError(
+            f"sweep file {path} must be UTF-8 text (TOML is always UTF-8); it holds NUL bytes "
+            f"(byte {raw.index(bytes(1))}: UTF-16 or UTF-32 without a byte-order mark?): save it as UTF-8")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidParameterError(
+            f"sweep file {path} must be UTF-8 text (TOML is always UTF-8); byte {exc.start} is not "
+            "UTF-8: save it as UTF-8") from None
+    return text.removeprefix("\ufeff")  # a UTF-8 byte-order mark is harmless
+
+
 def load_sweep_file(path: str) -> dict[str, Any]:
     """Read a sweep description from TOML (keys: template, name, title, product, zip,
     plot, trials, rng, batch_size).
@@ -398,11 +431,23 @@ def load_sweep_file(path: str) -> dict[str, Any]:
         raise InvalidParameterError(
             "reading sweep files needs Python >= 3.11 (tomllib); give the axes with --set/--zip"
         ) from None
+    import stat
+
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            mode = os.fstat(fh.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise InvalidParameterError(
+                    f"sweep file {path} must be a regular file (a device or pipe may never end)")
+            raw = fh.read(MAX_SWEEP_FILE_BYTES + 1)
     except OSError as exc:
         raise InvalidParameterError(f"cannot read sweep file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SWEEP_FILE_BYTES:
+        raise InvalidParameterError(
+            f"sweep file {path} must be at most {MAX_SWEEP_FILE_BYTES // 2**20} MiB of TOML; it is larger")
+    text = _decode_toml(path, raw)
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError(f"sweep file {path} is not valid TOML: {exc}") from None
     extra = set(data) - _SWEEP_KEYS

@@ -251,6 +251,10 @@ class Experiment:
         estimator whose model assumes another protocol), or None. Points with a reason
         are left out of the run -- never a refusal of the whole grid -- and listed with
         their reasons in the printed table, ``Table.skipped`` and the JSON's ``"skipped"``.
+    cost : callable or None
+        ``cost(params) -> float``: estimated node visits of one trial at a point. The
+        run sums ``trials x cost`` over the grid and refuses a sweep above the work limit
+        (:mod:`spread.limits`) before it starts; default: 1 per trial.
     """
 
     name: str
@@ -269,6 +273,7 @@ class Experiment:
     point_trials: Callable[[Params, int], int] | None = None
     paired: str | None = None
     skip: Callable[[Params], str | None] | None = None
+    cost: Callable[[Params], float] | None = None
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""

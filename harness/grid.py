@@ -18,7 +18,7 @@ from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["Grid", "Scalar", "check_grid", "expand", "is_axis_name"]
+__all__ = ["Grid", "Scalar", "check_grid", "expand", "grid_size", "is_axis_name"]
 
 Scalar = str | int | float | bool
 """The types a grid value may take (values must be printable in a CSV cell)."""
@@ -158,6 +158,16 @@ def check_grid(grid: Any) -> Grid:
             f"zipped grid axes must have equal lengths; got {lengths}"
         )
     return grid
+
+
+def grid_size(grid: Grid) -> int:
+    """Number of points of ``grid`` (computed without expanding it)."""
+    n = 1
+    for values in grid.product.values():
+        n *= len(values)
+    if grid.zip:
+        n *= len(next(iter(grid.zip.values())))
+    return n
 
 
 def expand(grid: Grid) -> list[dict[str, Scalar]]:

@@ -31,12 +31,13 @@ from anonspread.adversaries.batch import CompilePhaseDone, compile_phase
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
-from anonspread.harness.grid import Scalar, expand
+from anonspread.harness.grid import Scalar, expand, grid_size
 from anonspread.harness.journal import Journal, check_units
 from anonspread.harness.progress import Progress
 from anonspread.harness.registry import get_experiment
 from anonspread.harness.results import Table, aggregate, atomic_write, dumps_sidecar
 from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
+from anonspread.spread.limits import check_size, work_budget
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
@@ -262,6 +263,10 @@ def run(
         n_trials = 1
     else:
         n_trials = exp.default_trials if trials is None else check_int(trials, "trials", low=1)
+    n_points = grid_size(exp.grid)
+    # each point becomes a dict and at least one unit (and a journal line)
+    check_size("grid", f"{n_points} points", nbytes=_POINT_BYTES * n_points,
+               work=float(n_points) * n_trials, what=f"the sweep {exp.name!r} ({n_points} points)")
     bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     if not isinstance(executor, Executor):
@@ -288,6 +293,7 @@ def run(
                     f"{_without(points[members[0][0]], exp.paired)} must get the same trials; "
                     f"point_trials gave {sorted(counts)}"
                 )
+    _check_work(exp, points, per_point, n_trials)
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
@@ -422,6 +428,30 @@ def _applicable(exp: Experiment, points: list[dict[str, Scalar]]
             f"experiment {exp.name!r}: no point of the grid applies ({'; '.join(reasons[:3])})"
         )
     return kept, skipped
+
+
+#: Bytes per grid point of a run's bookkeeping (point dict, units, results, table rows).
+_POINT_BYTES = 2048
+
+
+def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: int | list[int],
+                n_trials: int) -> None:
+    """Refuse a run whose estimated work (sum over points of trials x cost) is above the limit.
+
+    Stops summing as soon as the limit is passed, so a huge grid is refused quickly.
+    """
+    if exp.cost is None or exp.is_exact:
+        return
+    limit = work_budget()
+    total = 0.0
+    for i, point in enumerate(points):
+        t = per_point if isinstance(per_point, int) else per_point[i]
+        total += t * float(exp.cost(point))
+        if total > limit:
+            break
+    check_size("trials", n_trials, work=total,
+               what=f"the sweep {exp.name!r} ({len(points)} points x {n_trials} trials"
+                    f"{', stopped counting at point ' + str(i + 1) if total > limit and i + 1 < len(points) else ''})")
 
 
 def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from anonspread.privacy._limits import check_array_size
+from anonspread.spread.limits import check_size
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real, check_rng
@@ -706,11 +707,16 @@ def epsilon_monte_carlo(
             f"quantile estimate; got {n_samples}"
         )
     K = 1 << L
+    classes = _pair_classes(L)
+    # per pair class: the sampled counts (K floats per sample), the changed record, the
+    # two sums and the loss; the multinomial draw costs ~K per sample
+    check_size("n_samples", n_samples, nbytes=n_samples * (8.0 * K + 40.0),
+               work=float(n_samples) * K * len(classes),
+               what=f"the privacy-loss samples (L={L}: {K} outcome classes, {len(classes)} pairs)")
     W = _transition(L, q)
     pat = patterns(L)
     codes = {tuple(int(v) for v in row): i for i, row in enumerate(pat)}
     wc = W[0]  # c = d_1 = (1, ..., 1)
-    classes = _pair_classes(L)
     alpha = (1.0 - confidence) / len(classes)
     est = lo = hi = -math.inf
     for a_bits, b_bits in classes:

@@ -75,13 +75,14 @@ including infinite trees, through :func:`spread.simulate`).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
-from anonspread.spread.limits import MAX_WORK, memory_budget
+from anonspread.spread.limits import check_size
 from anonspread.spread.protocols import Protocol, _class_registrar
 from anonspread.spread.spy_observation import SpyObservation
 
@@ -142,6 +143,19 @@ class StemProtocol(Protocol):
             raise GraphError(
                 f"graph must have more than relays={self.relays} nodes for {self!r}; got {n}"
             )
+        if self.peers == "contacts" and self.anonymity_kind == K.RELAYS and n:
+            deg = np.diff(graph.indptr)
+            short = int(np.count_nonzero(deg < self.relays))
+            if short == n:
+                raise GraphError(
+                    f"relays={self.relays} must not exceed the largest degree of the graph with "
+                    f"peers='contacts' (relays are picked among a node's contacts); got {graph!r} "
+                    f"of maximum degree {int(deg.max())}: use relays <= {int(deg.max())} or peers='all'"
+                )
+            if short:
+                warnings.warn(
+                    f"{short} of {n} nodes have fewer than relays={self.relays} contacts: they relay "
+                    f"to all of their contacts ({self!r} on {graph!r})", stacklevel=3)
         k = _components(graph)
         if k > 1:
             raise GraphError(
@@ -583,20 +597,10 @@ def simulate_stems(graph: Any, protocol: Any, trials: int, *, spies: Any = (),
     n = g.number_of_nodes()
     shape = np.shape(np.asarray(spies, dtype=object))
     k = shape[-1] if len(shape) else 0
-    nbytes = trials * (41 + 25 * k)  # the output tables (spy rows included)
-    if nbytes > memory_budget():
-        raise InvalidParameterError(
-            f"trials must be small enough for the result tables to fit in memory; got "
-            f"trials={trials} with {k} spies: they need {nbytes / 2**30:.3g} GiB of the "
-            f"{memory_budget() / 2**30:.3g} GiB allowed (split the trials into batches)"
-        )
-    work = trials * (n + int(g.indices.shape[0]))
-    if work > MAX_WORK:
-        raise InvalidParameterError(
-            f"trials must be small enough to finish in reasonable time; got trials={trials} on "
-            f"{g!r}: about {work:.3g} node and edge visits (at most {MAX_WORK:.0e}; split the "
-            "trials into batches)"
-        )
+    # the output tables (spy rows included); every trial runs a heap Dijkstra to the last node
+    check_size("trials", trials, nbytes=trials * (41.0 + 25.0 * k),
+               work=trials * (n + float(g.indices.shape[0])) * max(1.0, math.log2(n)),
+               what=f"{trials} stem-and-fluff runs on {g!r} with {k} spies")
     spy = _spy_matrix(g, spies, trials)
     if sources is None:
         src = gen.integers(0, n, size=trials).astype(np.int64)

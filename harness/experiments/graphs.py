@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 from anonspread.harness.components import register_component
 from anonspread.harness.params import Param
+from anonspread.spread.limits import MAX_NODES, check_size
 
 from anonspread.errors import InvalidParameterError
-from anonspread.spread.limits import MAX_NODES, check_size
 
 __all__ = ["BYTES_NETWORKX", "BYTES_NUMPY", "TREE_DEGREES", "check_graph_size", "parse_degree_law"]
 

@@ -180,6 +180,29 @@ def attack_skip(params: Mapping[str, Any], components: Mapping[str, Any] | None 
     return _why_not(proto_name, adv, make_protocol(proto_name, g, params), g)
 
 
+def attack_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] | None = None) -> float:
+    """Estimated node visits of one transaction: a stem protocol runs a heap Dijkstra over
+    the whole graph ((n + m) log2 n); adaptive diffusion what :func:`spread.limits.run_work`
+    says. A point that cannot be built counts 1 (its trials report why)."""
+    from anonspread.harness.experiments.spreading import _component
+    from anonspread.harness.graphs import graph_for
+    from anonspread.spread.limits import run_work
+
+    from anonspread.errors import AnonspreadError
+
+    try:
+        proto_name, _ = _split(params["attack"])
+        g = graph_for(_component("graph", params, components), params)
+        if g.is_infinite:
+            return 1.0
+        if proto_name == "adaptive-diffusion":
+            return run_work(g, make_protocol(proto_name, g, params), int(params["T"]))
+        n = g.number_of_nodes()
+        return (n + 2.0 * g.number_of_edges()) * max(1.0, math.log2(n))
+    except AnonspreadError:
+        return 1.0
+
+
 def _labels(g: Any, idx: np.ndarray) -> list:
     return g.labels_of(idx).tolist()
 
@@ -209,6 +232,7 @@ register_template(SweepTemplate(
     metrics=(Metric("detection", "proportion", "P(detect source)"),),
     trials=attack_trials,
     skip=attack_skip,
+    cost=attack_cost,
     default_trials=300,
     plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="attack", y=("detection",), logx=True,
                   theory=(Theory("detection", recall_bound, "p (Dandelion papers' recall bound)"),)),

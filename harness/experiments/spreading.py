@@ -353,6 +353,25 @@ def _contact(g: Any) -> Any:
     return as_contact_graph(g)
 
 
+def detection_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] | None = None) -> float:
+    """Estimated node visits of one detection trial (:func:`spread.limits.run_work`).
+
+    The point's graph is built (once per process, as the trials do); a point whose graph
+    or protocol cannot be built counts 1: its trials then report why.
+    """
+    from anonspread.harness.graphs import graph_for
+    from anonspread.spread.limits import run_work
+
+    from anonspread.errors import AnonspreadError
+
+    try:
+        g = graph_for(_component("graph", params, components), params)
+        proto = make_protocol(params, g, components=components)
+        return run_work(g, proto, int(params["T"]))
+    except AnonspreadError:
+        return 1.0
+
+
 DETECTION_METRICS = (
     Metric("detection", "proportion", "P(detect)",
            description="probability that the estimator names the true source"),
@@ -402,6 +421,7 @@ register_template(SweepTemplate(
     default_trials=2000,
     plot=PlotSpec(x="T", series="estimator", y=("detection", "hops")),
     metadata=detection_metadata,
+    cost=detection_cost,
 ))
 
 

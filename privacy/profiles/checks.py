@@ -21,8 +21,25 @@ def _check_eps(eps: Any) -> float:
     return check_real(eps, "eps", low=0.0, allow_inf=True)
 
 
+def _numeric(values: Any, name: str, what: str) -> None:
+    """Refuse strings, booleans and other non-numbers that ``np.array(dtype=float)`` would coerce."""
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        return  # ragged: the float conversion names it
+    if raw.dtype.kind not in "iuf":
+        bad = next((v for v in raw.ravel() if isinstance(v, (str, bytes, bool, np.bool_))
+                    or not isinstance(v, (numbers.Real, np.number))), None) if raw.size else None
+        if isinstance(bad, np.generic):
+            bad = bad.item()
+        if bad is not None or raw.dtype.kind in "bUS":
+            raise InvalidTypeError(f"{name} must be {what} (real numbers); got the entry {bad!r}"
+                                   if bad is not None else f"{name} must be {what} (real numbers)")
+
+
 def _check_profiles(P: Any, name: str = "P") -> np.ndarray:
     """Validate a (k, d) array whose rows are distributions; return a float copy."""
+    _numeric(P, name, "a 2-D array of profile distributions")
     try:
         arr = np.array(P, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -43,6 +60,7 @@ def _check_profiles(P: Any, name: str = "P") -> np.ndarray:
 
 def _check_bernoulli(ps: Any, name: str = "ps") -> np.ndarray:
     """Validate Bernoulli parameters; return them as the (k, 2) profiles [1 - p, p]."""
+    _numeric(ps, name, "a 1-D array of Bernoulli parameters")
     try:
         arr = np.array(ps, dtype=float)
     except (TypeError, ValueError) as exc:
