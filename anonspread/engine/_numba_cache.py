@@ -23,6 +23,14 @@ signatures of one index both pick the same data-file number, and one could then 
 the other's machine code. Compile locks follow the call graph (a caller's compile takes
 its callees' locks, never the reverse), so they cannot deadlock; within a process they
 are reentrant and taken under numba's compiler lock.
+
+And it heals a corrupt cache. numba trusts its files: a truncated, emptied or
+overwritten index (``.nbi``) or data file (``.nbc``) fails every later run with a raw
+``UnpicklingError``, ``EOFError`` or LLVM parsing error, and flipped bytes in machine
+code may load and run. The project's entries therefore end with a checksum (a trailer
+after the pickle, which ``pickle`` ignores, so the files keep numba's layout); an entry
+that fails its checksum, or whose loading fails in any way, is deleted with a one-line
+:class:`CacheCorruptionWarning` and the function is compiled (and saved) again.
 """
 
 from __future__ import annotations
@@ -30,7 +38,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import io
 import os
+import pickle
+import warnings
 from pathlib import Path
 
 try:
@@ -38,7 +49,11 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: compile without the file locks
     fcntl = None
 
-__all__ = ["DEPENDS", "compile_lock_path", "install", "source_stamp"]
+__all__ = ["DEPENDS", "CacheCorruptionWarning", "compile_lock_path", "install", "source_stamp"]
+
+
+class CacheCorruptionWarning(UserWarning):
+    """A corrupt compile-cache entry was found, deleted and is being recompiled."""
 
 
 def _find_package_dirs() -> dict[str, Path]:
@@ -188,10 +203,164 @@ def _locked_save(save):
         if fcntl is None or self._cache_path not in _OUR_PATHS:
             return save(self, key, data)
         with _flock(self._index_path + ".save.lock"):
-            return save(self, key, data)
+            try:
+                return save(self, key, data)
+            except _Corrupt as exc:  # the index went bad since it was loaded: start it afresh
+                _discard(self, None, exc, os.path.basename(self._index_path))
+                return save(self, key, data)
 
     locked_save._anonspread_locked = True
     return locked_save
+
+
+# ----------------------------------------------------------------- checksummed entries
+
+#: Marks the checksum trailer: MAGIC + sha256(payload) after the pickled payload.
+_MAGIC = b"ANONSPREAD-SHA256"
+_TRAILER = len(_MAGIC) + 32
+
+
+class _Corrupt(Exception):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{reason}: {path}")
+        self.path, self.reason = path, reason
+
+
+def _sealed(payload: bytes) -> bytes:
+    return payload + _MAGIC + hashlib.sha256(payload).digest()
+
+
+def _unsealed(raw: bytes, path: str) -> bytes:
+    """The payload of a sealed file; raises _Corrupt when the trailer is missing or wrong."""
+    if len(raw) < _TRAILER or raw[-_TRAILER:-32] != _MAGIC:
+        raise _Corrupt(path, "no checksum (truncated or overwritten)" if raw else "empty file")
+    payload = raw[:-_TRAILER]
+    if hashlib.sha256(payload).digest() != raw[-32:]:
+        raise _Corrupt(path, "checksum mismatch")
+    return payload
+
+
+def _ours(cache_file) -> bool:
+    return cache_file._cache_path in _OUR_PATHS
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _checked_index(load_index):
+    @functools.wraps(load_index)
+    def _load_index(self):
+        if not _ours(self):
+            return load_index(self)
+        path = self._index_path
+        try:
+            raw = _read(path)
+        except FileNotFoundError:
+            return {}
+        # numba's layout: pickle(numba version) + pickle((stamp, overloads)), then our trailer
+        head = io.BytesIO(raw)
+        try:
+            version = pickle.load(head)
+        except Exception:
+            raise _Corrupt(path, "unreadable header" if raw else "empty file") from None
+        if version != self._version:
+            return {}  # another numba's index (numba's rule)
+        rest = raw[head.tell():]
+        try:
+            payload = _unsealed(rest, path)
+        except _Corrupt:
+            # an index written without a checksum (an older anonspread) is only stale
+            try:
+                stamp, _ = pickle.loads(rest)
+            except Exception:
+                raise _Corrupt(path, "unreadable index") from None
+            if stamp != self._source_stamp:
+                return {}
+            raise
+        stamp, overloads = pickle.loads(payload)
+        return overloads if stamp == self._source_stamp else {}
+
+    _load_index._anonspread_checked = True
+    return _load_index
+
+
+def _checked_save_index(save_index):
+    @functools.wraps(save_index)
+    def _save_index(self, overloads):
+        if not _ours(self):
+            return save_index(self, overloads)
+        data = _sealed(self._dump((self._source_stamp, overloads)))
+        with self._open_for_write(self._index_path) as f:
+            pickle.dump(self._version, f, protocol=-1)
+            f.write(data)
+
+    _save_index._anonspread_checked = True
+    return _save_index
+
+
+def _checked_load_data(load_data):
+    @functools.wraps(load_data)
+    def _load_data(self, name):
+        if not _ours(self):
+            return load_data(self, name)
+        path = self._data_path(name)
+        return pickle.loads(_unsealed(_read(path), path))
+
+    _load_data._anonspread_checked = True
+    return _load_data
+
+
+def _checked_save_data(save_data):
+    @functools.wraps(save_data)
+    def _save_data(self, name, data):
+        if not _ours(self):
+            return save_data(self, name, data)
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(_sealed(self._dump(data)))
+
+    _save_data._anonspread_checked = True
+    return _save_data
+
+
+def _discard(cache_file, key, exc: BaseException, what: str) -> None:
+    """Delete a corrupt entry (its data file, when the index still names it, and the index)."""
+    path = exc.path if isinstance(exc, _Corrupt) else cache_file._index_path
+    reason = exc.reason if isinstance(exc, _Corrupt) else f"{type(exc).__name__}: {exc}".splitlines()[0]
+    victims = [cache_file._index_path]
+    try:
+        name = cache_file._load_index().get(key) if key is not None else None
+    except Exception:
+        name = None
+    if name is not None:
+        victims.append(cache_file._data_path(name))
+    if isinstance(exc, _Corrupt) and exc.path not in victims:
+        victims.append(exc.path)
+    for victim in victims:
+        with contextlib.suppress(OSError):
+            os.unlink(victim)
+    warnings.warn(f"anonspread: discarded a corrupt compile-cache entry of {what} ({reason[:160]}; "
+                  f"{path}); recompiling", CacheCorruptionWarning, stacklevel=2)
+
+
+def _healing_load(load_overload):
+    @functools.wraps(load_overload)
+    def load(self, sig, target_context):
+        if not hasattr(getattr(self._impl, "_locator", None), "_anonspread_package"):
+            return load_overload(self, sig, target_context)
+        try:
+            return load_overload(self, sig, target_context)
+        except Exception as exc:  # any failure to load a cached entry: compile instead
+            try:
+                key = self._index_key(sig, target_context.codegen())
+            except Exception:
+                key = None
+            _discard(self._cache_file, key, exc, getattr(self._py_func, "__qualname__", self._name))
+            return None
+
+    load._anonspread_checked = True
+    return load
 
 
 @functools.cache
@@ -209,3 +378,9 @@ def install() -> None:
     files = caching.IndexDataCacheFile
     if not getattr(files.save, "_anonspread_locked", False):
         files.save = _locked_save(files.save)
+    for attr, wrap in (("_load_index", _checked_index), ("_save_index", _checked_save_index),
+                       ("_load_data", _checked_load_data), ("_save_data", _checked_save_data)):
+        if not getattr(getattr(files, attr), "_anonspread_checked", False):
+            setattr(files, attr, wrap(getattr(files, attr)))
+    if not getattr(caching.Cache.load_overload, "_anonspread_checked", False):
+        caching.Cache.load_overload = _healing_load(caching.Cache.load_overload)
