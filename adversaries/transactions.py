@@ -208,10 +208,13 @@ def draw_spy_mask(n: int, fraction: float, *, rng: Any = None) -> np.ndarray:
 
 def _csr(graph: Any) -> tuple[int, np.ndarray, np.ndarray]:
     try:
-        indptr, indices = (np.ascontiguousarray(a, np.int64) for a in graph)
+        raw = [np.asarray(a) for a in graph]
+        if len(raw) != 2 or any(a.ndim != 1 or (a.dtype.kind not in "iu" and a.size) for a in raw):
+            raise TypeError  # floats would be truncated: not a graph
+        indptr, indices = (np.ascontiguousarray(a, np.int64) for a in raw)
     except (TypeError, ValueError):
         raise InvalidTypeError(
-            f"graph must be a CSR pair (indptr, indices) of integer arrays; got {graph!r}"[:200]
+            f"graph must be a CSR pair (indptr, indices) of 1-D integer arrays; got {graph!r}"[:200]
         ) from None
     n = indptr.shape[0] - 1
     if n < 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.shape[0]:

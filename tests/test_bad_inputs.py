@@ -18,6 +18,7 @@ import contextlib
 import functools
 import io
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -268,12 +269,78 @@ CASES += [
          {"fraction": "prob", "by": "choice", "rng": "rng", "graph": "graph"}, positional=("graph", "fraction")),
 ]
 
+# ----------------------------------------------------------------- sizes, stems, transactions (issue 24)
+
+_huge = st.one_of(st.integers(min_value=10**10, max_value=10**40), st.sampled_from([2**31, 2**63, 10**100]))
+BAD.update({
+    # a size no machine holds: refused up front (naming the parameter), never allocated
+    "huge": _huge,
+    "huge-float": st.one_of(_huge.map(float), st.floats(min_value=1e10, max_value=1e300)),
+    "int>=1|huge": st.one_of(_int_kind(1), _huge),
+    "int>=2|huge": st.one_of(_int_kind(2), _huge),
+    "csr": st.one_of(_junk, st.just((np.array([0, 2]), np.array([0]))),
+                     st.just((np.array([0, 1, 0]), np.array([1]))), st.just((np.array([0, 1]), np.array([5]))),
+                     st.just((np.array([0.0, 1.0]), np.array([0.9])))),
+    "mask": st.one_of(_junk, st.just(np.zeros(3, bool)), st.just(np.zeros(6, int)), st.just(np.ones(6, bool)),
+                      st.just(np.zeros((2, 3), bool))),
+    "mapping": st.one_of(_junk.filter(lambda v: v is not None and not isinstance(v, list)),
+                         st.just([0.0, 1.0, 2.0, 3.0, 4.0]), st.just([2.7] * 5), st.just(["0"] * 5),
+                         st.just([0] * 4), st.just([9] * 5), st.just([-2] * 5)),
+})
+
+
+def _generator_cases() -> list[Case]:
+    """The harness's finite graph families, called with sizes that cannot be built."""
+    from anonspread.harness.experiments import graphs as G
+
+    return [
+        Case("graph erdos-renyi", G.erdos_renyi, {"n": 50, "mean_degree": 3.0},
+             {"n": "huge", "mean_degree": "huge-float"}),
+        Case("graph random-regular", G.random_regular, {"n": 50, "d": 4}, {"n": "huge", "d": "huge"}),
+        Case("graph barabasi-albert", G.barabasi_albert, {"n": 50, "m": 3}, {"n": "huge", "m": "huge"}),
+        Case("graph watts-strogatz", G.watts_strogatz, {"n": 50, "k": 4, "p": 0.1}, {"n": "huge", "k": "huge"}),
+        Case("graph powerlaw-cluster", G.powerlaw_cluster, {"n": 50, "m": 3, "p": 0.5},
+             {"n": "huge", "m": "huge"}),
+        Case("graph stochastic-block", G.stochastic_block, {"n": 50, "blocks": 2, "p_in": 0.2, "p_out": 0.05},
+             {"n": "huge", "blocks": "huge"}),
+    ]
+
+
+def _stem_cases() -> list[Case]:
+    import networkx as nx
+    from anonspread.adversaries import transactions as tx
+    from anonspread.spread.dandelion import DandelionPlusPlus, simulate_stems
+    ring = (np.array([0, 1, 2, 3, 4, 5, 6]), np.array([1, 2, 3, 4, 5, 0]))
+    spy = np.array([False, False, False, True, False, False])
+    return [
+        Case("spread.dandelion.simulate_stems", simulate_stems,
+             {"graph": nx.random_regular_graph(4, 20, seed=0), "protocol": DandelionPlusPlus(0.2), "trials": 3,
+              "rng": 0},
+             {"graph": "graph", "protocol": "protocol", "trials": "int>=1|huge", "rng": "rng"},
+             positional=("graph", "protocol", "trials")),
+        Case("adversaries.transactions.anonymity_graph", tx.anonymity_graph, {"n": 6, "d": 2, "rng": 0},
+             {"n": "int>=2|huge", "d": "int>=1", "rng": "rng"}, positional=("n", "d")),
+        Case("adversaries.transactions.observe_transactions", tx.observe_transactions,
+             {"graph": ring, "spy": spy, "protocol": "dandelion", "routing": "per-tx", "q": 0.0, "cap": None,
+              "revisit": "escape", "rng": 0},
+             {"graph": "csr", "spy": "mask", "protocol": "choice", "routing": "choice", "q": "prob",
+              "cap": "int>=1|None", "revisit": "choice", "rng": "rng"}, positional=("graph", "spy")),
+        Case("adversaries.transactions.precision_recall", tx.precision_recall,
+             {"obs": tx.observe_transactions(ring, spy, rng=0), "mapping": [0, 1, 2, 4, 5]},
+             {"mapping": "mapping"}, positional=("obs", "mapping")),
+    ]
+
+
+CASES += _generator_cases() + _stem_cases()
+
 # Parameters whose valid default needs a fresh object per call.
 _FRESH = {"snapshot": _snapshot, "spread": _spread, "obs": _spy_observation}
+_KEEP = {"adversaries.transactions.precision_recall"}  # its obs is a transaction observation
 
 
 def assert_project_error_naming(case: Case, param: str, value: Any, tmp: str) -> None:
-    kw: dict[str, Any] = {p: make() for p, make in _FRESH.items() if p in case.defaults}
+    kw: dict[str, Any] = {p: make() for p, make in _FRESH.items() if p in case.defaults
+                          and case.name not in _KEEP}
     if case.name == "spread.graphs.from_edgelist" and param != "path":
         kw["path"] = _EDGES
     if case.name == "harness.run" and param != "out":
@@ -316,7 +383,7 @@ def test_every_case_runs_with_its_defaults(tmp_path):
     # the cases are valid calls: a bad value is what makes them fail, nothing else
     refused = []
     for case in CASES:
-        kw = {p: make() for p, make in _FRESH.items() if p in case.defaults}
+        kw = {p: make() for p, make in _FRESH.items() if p in case.defaults and case.name not in _KEEP}
         if case.name == "spread.graphs.from_edgelist":
             kw["path"] = _EDGES
         if case.name == "harness.run":
@@ -515,3 +582,30 @@ def test_estimators_refuse_what_is_not_an_observation(case, data):
     param = next(iter(case.params))
     value = data.draw(BAD["graph"], label="value")
     assert_project_error_naming(case, param, value, "")
+
+
+# ----------------------------------------------------------------- edge-list tokens (issue 24)
+
+_ASCII_INT = re.compile(r"-?[0-9]+", re.ASCII)
+
+
+@pytest.mark.timeout(120)
+@EXAMPLES
+@given(tok=st.one_of(
+    st.text(min_size=1, max_size=6),
+    st.from_regex(r"-?[0-9]{1,6}", fullmatch=True),
+    st.sampled_from(["1_000", "\u0661\u0662", "\uff11", "+5", "007", "1e3", "0x10", "\u00b2", "-0", "nan"]),
+).filter(lambda t: not any(c.isspace() for c in t) and not t.startswith("#")
+         and t.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == t))
+def test_edge_list_tokens_parse_as_ascii_ints_or_are_refused(tok, tmp_path_factory):
+    """A node token reads as an int only when it is ASCII digits (optionally signed '-');
+    anything else is a GraphError naming the file, the line and the token."""
+    path = tmp_path_factory.mktemp("tok") / "g.txt"
+    path.write_text(f"0 1\n{tok} 1\n", encoding="utf-8")
+    if _ASCII_INT.fullmatch(tok):
+        g = from_edgelist(path)
+        assert int(tok) in g.labels
+    else:
+        with pytest.raises(AnonspreadError) as info:
+            from_edgelist(path)
+        assert "line 2" in str(info.value) and repr(tok) in str(info.value)
