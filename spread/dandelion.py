@@ -143,6 +143,12 @@ class StemProtocol(Protocol):
             raise GraphError(
                 f"graph must have more than relays={self.relays} nodes for {self!r}; got {n}"
             )
+        k = _components(graph)
+        if k > 1:
+            raise GraphError(
+                f"graph must be connected for {self!r} (the fluff must reach every node); got "
+                f"{graph!r} with {k} connected components"
+            )
         if self.peers == "contacts" and self.anonymity_kind == K.RELAYS and n:
             deg = np.diff(graph.indptr)
             short = int(np.count_nonzero(deg < self.relays))
@@ -156,12 +162,6 @@ class StemProtocol(Protocol):
                 warnings.warn(
                     f"{short} of {n} nodes have fewer than relays={self.relays} contacts: they relay "
                     f"to all of their contacts ({self!r} on {graph!r})", stacklevel=3)
-        k = _components(graph)
-        if k > 1:
-            raise GraphError(
-                f"graph must be connected for {self!r} (the fluff must reach every node); got "
-                f"{graph!r} with {k} connected components"
-            )
 
     def _codes(self) -> tuple:
         return (self.anonymity_kind, int(self.relays), self.peers == "all",
@@ -236,7 +236,9 @@ class DandelionPlusPlus(StemProtocol):
     rate : float > 0
     routing : {"one-to-one", "per-incoming-edge", "all-to-one", "per-transaction"}
     relays : int >= 1
-        Out-degree of the anonymity graph (2 in the paper).
+        Out-degree of the anonymity graph (2 in the paper). With ``peers="contacts"``
+        at most the graph's largest degree (refused otherwise); a node with fewer
+        contacts relays to all of them, and a warning says how many nodes do.
     peers : {"contacts", "all"}
         Where relays are picked: the node's contacts, or every other node (overlay).
     coin : {"epoch", "hop"}

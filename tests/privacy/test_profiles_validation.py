@@ -11,7 +11,7 @@ from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTyp
 P3 = [[0.2, 0.8], [0.5, 0.5], [0.9, 0.1]]
 
 
-@pytest.mark.parametrize("eps", [-0.1, float("nan"), float("inf")])
+@pytest.mark.parametrize("eps", [-0.1, float("nan"), -float("inf")])  # +inf: no noise (issue 24)
 def test_bad_eps(eps):
     with pytest.raises(InvalidParameterError, match="eps must be"):
         pr.one_bit_two_profile(0.1, 0.9, eps)

@@ -428,8 +428,9 @@ def test_bad_batch_arguments():
         simulate_stems(g, Dandelion(), 2, anonymity=draw_anonymity_graph(g, p, rng=0))
     with pytest.raises(InvalidTypeError, match=r"^anonymity must be an AnonymityGraph"):
         simulate_stems(g, p, 2, anonymity="cycle")
-    with pytest.raises(InvalidParameterError, match=r"^trials must be small enough for the result "
-                                                    r"tables to fit in memory; got trials=10000000000"):
+    with pytest.raises(InvalidParameterError, match=r"^trials must be small enough for 10000000000 "
+                                                    r"stem-and-fluff runs .* to fit in memory; got "
+                                                    r"trials=10000000000"):
         simulate_stems(g, p, 10**10, spies=[1, 2])
     big = rr(4, 10000)
     with pytest.raises(InvalidParameterError, match=r"^trials must be small enough to finish in "
