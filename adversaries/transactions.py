@@ -201,6 +201,7 @@ def draw_spy_mask(n: int, fraction: float, *, rng: Any = None) -> np.ndarray:
     n = check_int(n, "n", low=1)
     fraction = check_probability(fraction, "fraction")
     k = math.floor(fraction * n + 1e-9)
+    check_size("n", n, nbytes=n + 8.0 * k, what="the spy mask")
     mask = np.zeros(n, bool)
     mask[check_rng(rng).choice(n, size=k, replace=False)] = True
     return mask

@@ -266,7 +266,7 @@ def run(
     n_points = grid_size(exp.grid)
     # each point becomes a dict and at least one unit (and a journal line)
     check_size("grid", f"{n_points} points", nbytes=_POINT_BYTES * n_points,
-               work=float(n_points) * n_trials, what=f"the sweep {exp.name!r} ({n_points} points)")
+               what=f"the sweep {exp.name!r} ({n_points} points)")
     bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     if not isinstance(executor, Executor):
@@ -293,8 +293,8 @@ def run(
                     f"{_without(points[members[0][0]], exp.paired)} must get the same trials; "
                     f"point_trials gave {sorted(counts)}"
                 )
-    _check_work(exp, points, per_point, n_trials)
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
+    _check_work(exp, points, per_point, n_trials)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
                    units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)})
@@ -438,15 +438,16 @@ def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_poi
                 n_trials: int) -> None:
     """Refuse a run whose estimated work (sum over points of trials x cost) is above the limit.
 
-    Stops summing as soon as the limit is passed, so a huge grid is refused quickly.
+    Without a ``cost`` a trial counts 1. Stops summing as soon as the limit is passed, so
+    a huge grid is refused quickly.
     """
-    if exp.cost is None or exp.is_exact:
+    if exp.is_exact:
         return
     limit = work_budget()
     total = 0.0
     for i, point in enumerate(points):
         t = per_point if isinstance(per_point, int) else per_point[i]
-        total += t * float(exp.cost(point))
+        total += t * (float(exp.cost(point)) if exp.cost is not None else 1.0)
         if total > limit:
             break
     check_size("trials", n_trials, work=total,

@@ -37,7 +37,8 @@ from anonspread.harness.cli import main
 from anonspread.harness.experiments import graphs as G
 from anonspread.spread.graphs import from_edgelist
 from anonspread.spread.dandelion import DandelionPlusPlus, simulate_stems
-from anonspread.adversaries.transactions import anonymity_graph, observe_transactions
+from anonspread.adversaries.transactions import anonymity_graph, draw_spy_mask, observe_transactions
+from anonspread.privacy.profiles import ldp_baseline
 from anonspread.privacy.krandom import epsilon_monte_carlo
 
 tmp = sys.argv[1]
@@ -84,6 +85,8 @@ CASES = {
     "anonymity_graph(1e11)": lambda: anonymity_graph(10**11, 2),
     "epsilon_monte_carlo n_samples=1e13":
         lambda: epsilon_monte_carlo(100, 0.25, L=2, delta=0.1, n_samples=10**13),
+    "draw_spy_mask n=1e13": lambda: draw_spy_mask(10**13, 0.1),
+    "ldp_baseline d=1e7": lambda: ldp_baseline(10**7, 1.0),
 }
 out = {}
 for name, fn in CASES.items():
@@ -107,6 +110,7 @@ CASES = [
     "from_edgelist long line", "simulate_stems 1e6 trials on a 200,000-cycle",
     "observe_transactions no spies, 3e6 nodes", "TOML sweep with 200,000 values of T",
     "protocol-attack 1e8 trials on 1e5 nodes", "anonymity_graph(1e11)", "epsilon_monte_carlo n_samples=1e13",
+    "draw_spy_mask n=1e13", "ldp_baseline d=1e7",
 ]
 
 

@@ -16,6 +16,7 @@ from anonspread.privacy.profiles.checks import (
 from anonspread.privacy.profiles.epsilon import profile_epsilon  # noqa: F401  (used by the examples)
 from anonspread.privacy.profiles.graph import _components
 from anonspread.privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
+from anonspread.spread.limits import check_size
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.validation import check_int, check_probability
@@ -70,6 +71,7 @@ def ldp_baseline(d: int, eps: float) -> np.ndarray:
     (Theorem 9).
     """
     d = check_int(d, "d", low=2)
+    check_size("d", d, nbytes=8.0 * d * d, what=f"the {d} x {d} matrix")
     eps = _check_eps(eps)
     if eps == math.inf:  # no privacy: report the truth
         return np.eye(d)
