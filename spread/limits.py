@@ -136,7 +136,7 @@ def raised_limits(*, memory: float | str | None = None, work: float | None = Non
     Examples
     --------
     >>> with raised_limits(work=1e13):
-    ...     work_budget()
+    ...     print(f"{work_budget():.0e}")
     1e+13
     """
     old = {k: os.environ.get(k) for k in (MEMORY_ENV, WORK_ENV)}
