@@ -29,8 +29,8 @@ from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeErro
 from anonspread.validation import check_int, check_rng
 
 __all__ = [
-    "EDGELIST_DELIMITERS",
     "BYTES_PER_EDGE_READ",
+    "EDGELIST_DELIMITERS",
     "MAX_LINE_CHARS",
     "ContactGraph",
     "LazyTree",
