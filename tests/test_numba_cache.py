@@ -155,8 +155,7 @@ def warm_cache(tmp_path_factory):
 @pytest.mark.parametrize("how", ["truncated", "zero-length", "garbage", "flipped"])
 def test_a_corrupt_cache_entry_is_discarded_and_recompiled(warm_cache, suffix, how):
     """Every later run failed with a raw UnpicklingError / EOFError / LLVM error (issue 24)."""
-    cache, env, expected = warm_cache
-    assert _run(env)["hits"] == 1  # a sound entry loads
+    cache, env, expected = warm_cache  # a sound entry (each case leaves one: see the end)
     (path,) = [p for p in cache.rglob(f"scoring.tree_rumor-*.{suffix}")]
     _corrupt(path, how)
     healed = _run(env)
