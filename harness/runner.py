@@ -444,15 +444,16 @@ def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_poi
     if exp.is_exact:
         return
     limit = work_budget()
-    total = 0.0
+    total, counted = 0.0, 0
     for i, point in enumerate(points):
         t = per_point if isinstance(per_point, int) else per_point[i]
         total += t * (float(exp.cost(point)) if exp.cost is not None else 1.0)
+        counted = i + 1
         if total > limit:
             break
+    more = f", counted up to point {counted}" if counted < len(points) else ""
     check_size("trials", n_trials, work=total,
-               what=f"the sweep {exp.name!r} ({len(points)} points x {n_trials} trials"
-                    f"{', stopped counting at point ' + str(i + 1) if total > limit and i + 1 < len(points) else ''})")
+               what=f"the sweep {exp.name!r} ({len(points)} points x {n_trials} trials{more})")
 
 
 def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:
