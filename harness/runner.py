@@ -276,6 +276,8 @@ def run(
     if not overwrite and not resume:
         _refuse_existing(exp.name, paths)
     grid_points = expand(exp.grid)
+    if exp.cost is not None:  # before the points are prepared: a sweep too big is refused at once
+        _check_work(exp, grid_points, n_trials, skipped_known=False)
     per = "" if exp.is_exact else f" x {n_trials} trials"
     Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
         f"{len(grid_points)} grid points{per}; preparing")
@@ -294,7 +296,8 @@ def run(
                     f"point_trials gave {sorted(counts)}"
                 )
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
-    _check_work(exp, points, per_point, n_trials)
+    if exp.cost is None:
+        _check_work(exp, points, n_trials, skipped_known=True)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
                    units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)})
@@ -434,21 +437,33 @@ def _applicable(exp: Experiment, points: list[dict[str, Scalar]]
 _POINT_BYTES = 2048
 
 
-def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: int | list[int],
-                n_trials: int) -> None:
+def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], n_trials: int, *,
+                skipped_known: bool) -> None:
     """Refuse a run whose estimated work (sum over points of trials x cost) is above the limit.
 
     Without a ``cost`` a trial counts 1. Stops summing as soon as the limit is passed, so
-    a huge grid is refused quickly.
+    a huge grid is refused quickly. Unless ``skipped_known`` (``points`` are those that
+    run), a point's ``skip`` is asked only when the sum passes the limit, and only for the
+    points counted so far, so a sweep is not refused for points it would skip.
     """
     if exp.is_exact:
         return
     limit = work_budget()
-    total, counted = 0.0, 0
+    total, counted, verified = 0.0, 0, 0
+    costs: list[float] = []
     for i, point in enumerate(points):
-        t = per_point if isinstance(per_point, int) else per_point[i]
-        total += t * (float(exp.cost(point)) if exp.cost is not None else 1.0)
+        t = n_trials
+        if exp.point_trials is not None:
+            with contextlib.suppress(Exception):  # checked with its own message later
+                t = int(exp.point_trials(point, n_trials))
+        costs.append(t * (float(exp.cost(point)) if exp.cost is not None else 1.0))
+        total += costs[-1]
         counted = i + 1
+        if total > limit and not skipped_known and exp.skip is not None:
+            for j in range(verified, counted):
+                if exp.skip(points[j]) is not None:
+                    total -= costs[j]
+            verified = counted
         if total > limit:
             break
     more = f", counted up to point {counted}" if counted < len(points) else ""

@@ -189,7 +189,7 @@ def test_sweep_work_is_the_sum_over_its_points(tmp_path, monkeypatch):
 
     from anonspread import harness
 
-    exp = harness.compose("detection", product={"T": [2, 4]}, default_trials=10)
+    exp = harness.compose("detection", product={"T": [2, 4], "estimator": "jordan"}, default_trials=10)
     per = [exp.cost(p) for p in expand(exp.grid)]
     # regular-3 tree, adaptive diffusion: the ball of radius (T + 1) // 2 (4, then 10 nodes)
     # and their children (x 3), plus T + 1 steps
@@ -210,3 +210,22 @@ def test_run_work_counts_steps_and_touched_nodes():
     # flooding on the 3-regular tree touches the ball of radius T (1 + 3 + 6 = 10 at T=2)
     # and its children (x3), plus T + 1 steps
     assert limits.run_work(regular_tree(3), Flooding(), 2) == pytest.approx(10 * 3 + 3)
+
+
+def test_points_a_sweep_skips_do_not_count(tmp_path):
+    import dataclasses
+
+    import numpy as np
+
+    from anonspread import harness
+
+    exp = harness.Experiment(
+        name="skip-cost", title="t", description="an expensive point that is skipped",
+        grid=harness.Grid(product={"k": [0, 1]}), metrics=(harness.Metric("x", "mean"),),
+        trials=lambda params, n, rng: {"x": np.zeros(n)}, default_trials=2,
+        cost=lambda p: 1e15 if p["k"] else 1.0, skip=lambda p: "too big" if p["k"] else None)
+    res = harness.run(exp, trials=2, rng=0, out=tmp_path / "a", workers=1, plot=False, progress=False)
+    assert res.computed == 1
+    with pytest.raises(InvalidParameterError, match=r"about 2e\+15 node visits"):
+        harness.run(dataclasses.replace(exp, skip=None), trials=2, out=tmp_path / "b", workers=1,
+                    plot=False, progress=False)
