@@ -4,7 +4,7 @@ A random 8-regular graph of 1,000 nodes (``--n``), 10 % spies, each trial a whol
 transaction run to completion: the message-level SimPy engine
 (``spread.events.simulate_messages``, horizon 10^6) against the compiled engine
 (``spread.simulate_stems``). The cold figure is the first compiled call in this process
-(numba compiling or loading its on-disk cache, plus one small batch); the warm figures are
+(module import plus one small batch; the engine is compiled when the package is built); the warm figures are
 interleaved rounds after it. CPU time (``time.process_time``); the machine load is printed.
 Not a test: ``python benchmarks/bench_dandelion.py``.
 """
@@ -40,7 +40,7 @@ def main() -> None:
           f"random {args.degree}-regular graph, n = {args.n}, {spies.size} spies")
     t0 = time.process_time()
     spread.simulate_stems(g, protos[2], 10, spies=spies, rng=0)
-    print(f"cold: first compiled call (compile or cache load + 10 trials) "
+    print(f"cold: first compiled call (import + 10 trials) "
           f"{time.process_time() - t0:.2f} s CPU")
     for p in protos:  # warm every kernel and code path
         spread.simulate_stems(g, p, 10, spies=spies, rng=0)

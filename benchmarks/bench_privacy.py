@@ -5,8 +5,7 @@ fixed seed), solves the staircase LP of Theorem 3.2.4 with
 ``solve_staircase_lp(..., method="column_generation")`` for every k and with
 ``method="full"`` up to ``--full-max-k``, each in a fresh subprocess, and reports wall time
 of the solve, the process's peak resident memory, the optimum, and (column generation)
-rounds and columns held. numba kernels are compiled/loaded by a k = 6 warm-up before the
-timed solve.
+rounds and columns held. A k = 6 solve warms the imports before the timed solve.
 
 Usage::
 
@@ -47,7 +46,7 @@ def run_one(method: str, name: str, k: int, eps: float, seed: int) -> dict:
     """Solve one instance in this process; return the measurements."""
     from anonspread.privacy.staircase import solve_staircase_lp
 
-    solve_staircase_lp(_utility(name, 6, seed), eps)  # load/compile numba kernels
+    solve_staircase_lp(_utility(name, 6, seed), eps)  # imports and first calls
     U = _utility(name, k, seed)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0 = time.perf_counter()

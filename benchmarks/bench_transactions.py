@@ -83,7 +83,7 @@ def main() -> None:
         sys.path.insert(0, args.authors)
     rng = np.random.default_rng(1)
     res: dict[str, dict[str, list[float]]] = {c[0]: {"ours": [], "authors": []} for c in CASES}
-    for _label, d, routing, transport, est, akind in CASES:  # warm-up (numba compile, imports)
+    for _label, d, routing, transport, est, akind in CASES:  # warm-up (imports, caches)
         ours(args.n, args.p, d, routing, transport, est, 2, rng)
         if args.authors:
             authors(args.n, args.p, d, akind, 1)

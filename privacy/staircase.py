@@ -21,7 +21,7 @@ is left out. Both solvers use HiGHS.
     A master LP over a few patterns is solved by the primal simplex method in ``highspy``
     and warm-started after each round. With row duals ``w``, *pricing* computes the reduced
     cost ``rc_j = mu(T_j) - w.T_j`` of **all** ``2^k - 1`` patterns, by a subset-sum
-    enumeration in a numba kernel that never materialises ``T`` (``O(2^k)`` time,
+    enumeration in a compiled kernel that never materialises ``T`` (``O(2^k)`` time,
     ``O(2^(k/2))`` memory, see :mod:`anonspread.engine.staircase`), and adds the best pattern of each
     of many blocks. *Certificate*: for any ``w`` and any feasible ``phi``,
     ``sum_j phi_j mu(T_j) = sum(w) + sum_j phi_j rc_j``; every ``T_j`` has an entry 1, so

@@ -61,7 +61,7 @@ Engines
   message on SimPy (kinds ``"stem"`` and ``"fluff"``); ``run.anonymity`` is the epoch's
   :class:`AnonymityGraph`; :func:`adversaries.observe_spies` reads the spies' view.
   ``T`` is a time horizon there (messages arriving after ``T`` are in flight).
-* :func:`simulate_stems` is the compiled Monte Carlo path (numba): it runs each
+* :func:`simulate_stems` is the compiled Monte Carlo path (Cython, built with the package): it runs each
   transaction to completion (no horizon) and returns what the spies saw, the stem length and
   the fluff node for every trial, in a :class:`StemBatch`.
 

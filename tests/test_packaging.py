@@ -2,7 +2,8 @@
 
 * the build configuration lists every package of the source tree and maps the
   repository's top-level folders into the namespace;
-* a built wheel holds nothing but ``anonspread`` (and its dist-info) at its top level;
+* a built wheel holds nothing but ``anonspread`` (and its dist-info) at its top level,
+  with the engine's compiled extension modules inside;
 * with packages named ``datasets`` (Hugging Face's), ``spread``, ``harness``, ``privacy``
   and ``adversaries`` first on ``sys.path``, the CLI, a small sweep and the README's
   Python example run, and none of those packages is imported.
@@ -67,13 +68,18 @@ def test_the_wheel_has_one_top_level_package(tmp_path):
     (wheel,) = tmp_path.glob("anonspread-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names}
-    assert top == {"anonspread", wheel.name.split("-py3")[0] + ".dist-info"}, sorted(top)
+    dist_info = "-".join(wheel.name.split("-")[:2]) + ".dist-info"  # name-version
+    assert top == {"anonspread", dist_info}, sorted(top)
     for expected in ("anonspread/spread/__init__.py", "anonspread/adversaries/batch.py",
                      "anonspread/privacy/funnel/optimal.py", "anonspread/harness/experiments/__init__.py",
                      "anonspread/engine/spreading.py", "anonspread/datasets/facebook_combined.txt.gz",
                      "anonspread/datasets/README.md", "anonspread/py.typed"):
         assert expected in names, expected
-    entry = zipfile.ZipFile(wheel).read(wheel.name.split("-py3")[0] + ".dist-info/entry_points.txt")
+    for pyx in (ROOT / "anonspread" / "engine").glob("_*.pyx"):
+        ext = [n for n in names if n.startswith(f"anonspread/engine/{pyx.stem}.")
+               and n.endswith((".so", ".pyd"))]
+        assert len(ext) == 1, (pyx.name, ext)
+    entry = zipfile.ZipFile(wheel).read(dist_info + "/entry_points.txt")
     assert b"anonspread = anonspread.harness.cli:main" in entry
 
 

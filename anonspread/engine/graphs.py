@@ -1,34 +1,30 @@
-"""Per-graph statistics computed once per graph (compiled)."""
+"""Per-graph statistics computed once per graph (compiled ahead of time, :mod:`._graphs`)."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from anonspread.engine._numba_cache import install as _install_numba_cache
-
-_install_numba_cache()  # cache entries stamped with the sources they contain
+from anonspread.engine import _graphs
 
 __all__ = ["triangles"]
 
 
-@nb.njit(cache=True)
-def triangles(indptr, indices, nodes):  # pragma: no cover - compiled
-    """Triangles through each node of ``nodes`` (mark the neighbours, walk two steps)."""
-    n = indptr.shape[0] - 1
-    mark = np.zeros(n, np.bool_)
-    out = np.zeros(nodes.shape[0], np.int64)
-    for k in range(nodes.shape[0]):
-        v = nodes[k]
-        for j in range(indptr[v], indptr[v + 1]):
-            mark[indices[j]] = True
-        t = 0
-        for j in range(indptr[v], indptr[v + 1]):
-            u = indices[j]
-            for i in range(indptr[u], indptr[u + 1]):
-                if mark[indices[i]]:
-                    t += 1
-        for j in range(indptr[v], indptr[v + 1]):
-            mark[indices[j]] = False
-        out[k] = t // 2
-    return out
+def triangles(indptr: np.ndarray, indices: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Triangles through each node of ``nodes`` of the CSR graph ``(indptr, indices)``.
+
+    For each node, its neighbours are marked and every two-step walk from it that ends on a
+    marked node counted; each triangle is walked twice. Returns an int64 array, one count
+    per entry of ``nodes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr = np.array([0, 2, 4, 6]); indices = np.array([1, 2, 0, 2, 0, 1])
+    >>> triangles(indptr, indices, np.arange(3)).tolist()
+    [1, 1, 1]
+    """
+    indices = np.ascontiguousarray(indices)
+    if indices.dtype != np.int32:
+        indices = np.ascontiguousarray(indices, np.int64)
+    return _graphs.triangles(np.ascontiguousarray(indptr, np.int64), indices,
+                             np.ascontiguousarray(nodes, np.int64))

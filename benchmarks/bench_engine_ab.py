@@ -1,0 +1,168 @@
+"""Engine A/B: the same workloads in two installs of anonspread, interleaved in one run.
+
+Starts one worker process per Python interpreter (``--baseline`` and ``--candidate``, each
+an environment with its own anonspread installed, e.g. the last numba commit and this
+one), warms both up on every case, then runs the cases round by round, baseline then
+candidate for each case, and prints the median CPU time per case and the ratio
+(baseline / candidate: above 1 means the candidate is faster). CPU time is
+``time.process_time`` inside the worker, so the machine's other load affects both sides
+alike. The cases are those of ``bench_dandelion.py`` (compiled column),
+``bench_transactions.py`` and ``bench_privacy.py`` (column generation), and the
+triangle count of the harness's graph statistics.
+
+    python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
+        --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs")
+_MARK = "@@bench "
+
+
+def _cases() -> dict:
+    """name -> (family, zero-argument callable returning CPU seconds of one round)."""
+    import networkx as nx
+    import numpy as np
+    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
+    from anonspread.spread.events import ContinuousDiffusion
+
+    from anonspread import spread
+
+    cases = {}
+    g = spread.graphs.from_networkx(nx.random_regular_graph(8, 1000, seed=0))
+    spies = np.arange(0, 1000, 10)
+    counter = {"r": 0}
+    for p in (ContinuousDiffusion(1.0), Dandelion(0.1), DandelionPlusPlus(0.1),
+              DandelionPlusPlus(0.1, peers="all")):
+        def stems(p=p):
+            counter["r"] += 1
+            t = time.process_time()
+            spread.simulate_stems(g, p, 2000, spies=spies, rng=counter["r"])
+            return time.process_time() - t
+        cases[f"simulate_stems {p!r}, 2000 trials"] = ("dandelion", stems)
+
+    from anonspread.adversaries import transactions as tx
+    from anonspread.harness.experiments.dandelion import _undirected
+
+    for label, d, routing, transport, est in (
+            ("first-spy, 4-regular per-tx", 2, "per-tx", "dandelion", "first-spy"),
+            ("first-spy, 4-regular one-to-one", 2, "one-to-one", "dandelion", "first-spy"),
+            ("first-spy, diffusion on 4-regular", 2, "per-tx", "diffusion", "first-spy"),
+            ("max-precision, 4-regular per-tx", 2, "per-tx", "dandelion", "max-precision")):
+        def trans(d=d, routing=routing, transport=transport, est=est):
+            rng = np.random.default_rng(counter["r"])
+            counter["r"] += 1
+            t = time.process_time()
+            for _ in range(500):
+                a = tx.anonymity_graph(100, d, rng=rng)
+                spy = tx.draw_spy_mask(100, 0.1, rng=rng)
+                if transport == "diffusion":
+                    a = _undirected(100, *a)
+                obs = tx.observe_transactions(a, spy, transport, routing=routing, rng=rng)
+                tx.precision_recall(obs, tx.estimate(est, obs, rng=rng))
+            return time.process_time() - t
+        cases[f"transactions {label}, n = 100, 500 trials"] = ("transactions", trans)
+
+    from anonspread.privacy.staircase import solve_staircase_lp
+    from anonspread.privacy.utility import KL, MutualInformation
+
+    for name in ("kl", "mi"):
+        for k in (20, 22):
+            r = np.random.default_rng([0, k])
+            P0, P1 = r.dirichlet(np.ones(k)), r.dirichlet(np.ones(k))
+            U = KL(P0, P1) if name == "kl" else MutualInformation(P0)
+
+            def lp(U=U):
+                t = time.process_time()
+                solve_staircase_lp(U, 1.0, method="column_generation")
+                return time.process_time() - t
+            cases[f"staircase LP {name}, k = {k}, column generation"] = ("privacy", lp)
+
+    from anonspread.engine.graphs import triangles
+
+    h = spread.graphs.from_networkx(nx.barabasi_albert_graph(100_000, 5, seed=0))
+    nodes = np.arange(h.number_of_nodes(), dtype=np.int64)
+
+    def tri():
+        t = time.process_time()
+        triangles(h.indptr, h.indices, nodes)
+        return time.process_time() - t
+    cases["triangles, Barabasi-Albert n = 10^5, m = 5"] = ("graphs", tri)
+    return cases
+
+
+def worker(families: list[str]) -> None:
+    cases = {k: f for k, (fam, f) in _cases().items() if fam in families}
+    print(_MARK + json.dumps(list(cases)), flush=True)
+    for line in sys.stdin:
+        name = json.loads(line)
+        print(_MARK + json.dumps(cases[name]()), flush=True)
+
+
+class _Side:
+    def __init__(self, python: str, families: list[str]):
+        self.p = subprocess.Popen([python, __file__, "--worker", *families], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        self.names = self._read()
+
+    def _read(self):
+        while True:  # skip what the library prints (e.g. a solver's log)
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"worker {self.p.args[0]} exited")
+            if line.startswith(_MARK):
+                return json.loads(line[len(_MARK):])
+
+    def run(self, name: str) -> float:
+        self.p.stdin.write(json.dumps(name) + "\n")
+        self.p.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", help="Python of the baseline environment")
+    ap.add_argument("--candidate", default=sys.executable, help="Python of the candidate")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", action="append", choices=FAMILIES)
+    ap.add_argument("--worker", nargs="*", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker is not None:
+        worker(args.worker)
+        return
+    if not args.baseline:
+        ap.error("--baseline is required")
+    fams = args.only or list(FAMILIES)
+    old, new = _Side(args.baseline, fams), _Side(args.candidate, fams)
+    assert old.names == new.names, (old.names, new.names)
+    for name in old.names:  # warm-up: first calls, imports, JIT compile or cache load
+        old.run(name)
+        new.run(name)
+    times = {name: ([], []) for name in old.names}
+    for _ in range(args.rounds):
+        for name in old.names:
+            times[name][0].append(old.run(name))
+            times[name][1].append(new.run(name))
+    old.close()
+    new.close()
+    print(f"CPU seconds per round, median of {args.rounds} interleaved rounds after a warm-up")
+    print("| case | baseline | candidate | ratio |\n|---|---:|---:|---:|")
+    for name, (a, b) in times.items():
+        ma, mb = statistics.median(a), statistics.median(b)
+        print(f"| {name} | {ma:.4f} | {mb:.4f} | {ma / mb:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
