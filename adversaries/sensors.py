@@ -4,7 +4,7 @@ Both read the spies' observation of :func:`adversaries.observe_spies` -- for eve
 the time of its first receipt (``inf`` if none by T) and who sent it -- and score every
 node of the graph realised so far (the candidates of :meth:`SpyObservation.candidates`).
 A spy with a receipt is a *timestamped node* (Zhu, Chen & Ying) or *observer* (Pinto,
-Thiran & Vetterli). The hot loops are the kernels of :mod:`anonspread.engine.literature`
+Thiran & Vetterli). The hot loops are the kernels of :mod:`anonspread.engine.sensors`
 over the contact graph's CSR arrays.
 
 * :func:`earliest_infection_first` -- Zhu, Chen & Ying, "Locating the contagion source in
@@ -25,7 +25,7 @@ from anonspread.adversaries.scores import Scores
 from anonspread.adversaries.spies import SpyObservation, _check_obs, _index, register_spy_estimator
 from anonspread.spread.graphs import LazyTree
 
-from anonspread.engine import literature as _lit_kernels
+from anonspread.engine import sensors as _sensor_kernels
 from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
 
@@ -55,7 +55,7 @@ def _tree_constraints(obs, indptr, indices, nodes, senders, n) -> np.ndarray:
     """True for the candidates the senders rule out (on a tree only; see direction_mask)."""
     bad = np.zeros(n, np.bool_)
     if graph_is_forest(obs.graph) and nodes.shape[0]:
-        _lit_kernels.direction_mask(indptr, indices, nodes, senders, bad)
+        _sensor_kernels.direction_mask(indptr, indices, nodes, senders, bad)
     return bad
 
 
@@ -168,7 +168,7 @@ def earliest_infection_first(obs: SpyObservation, mu: float | None = None) -> Sc
     blocked = np.zeros(indptr.shape[0] - 1, np.bool_)
     blocked[obs.spy_index] = True  # timestamped spies, and spies that heard nothing
     out = np.empty(idx.shape[0])
-    _lit_kernels.eif_costs(indptr, indices, idx, nodes, times, blocked, float(mu), out)
+    _sensor_kernels.eif_costs(indptr, indices, idx, nodes, times, blocked, float(mu), out)
     return Scores(labels, -out, "minus-eif-cost")
 
 
@@ -254,7 +254,7 @@ def pinto(obs: SpyObservation, mu: float, sigma2: float) -> Scores:
     nodes, times, senders = _observers(obs)
     out = np.zeros(idx.shape[0])
     if nodes.shape[0] >= 1:
-        _lit_kernels.pinto_loglik(indptr, indices, idx, nodes, times, mu, sigma2, out)
+        _sensor_kernels.pinto_loglik(indptr, indices, idx, nodes, times, mu, sigma2, out)
     bad = _tree_constraints(obs, indptr, indices, nodes, senders, indptr.shape[0] - 1)
     out[bad[idx]] = -np.inf
     return Scores(labels, out, "gaussian-log-density")

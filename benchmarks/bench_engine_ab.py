@@ -7,8 +7,9 @@ candidate for each case, and prints the median CPU time per case and the ratio
 (baseline / candidate: above 1 means the candidate is faster). CPU time is
 ``time.process_time`` inside the worker, so the machine's other load affects both sides
 alike. The cases are those of ``bench_dandelion.py`` (compiled column),
-``bench_transactions.py`` and ``bench_privacy.py`` (column generation), and the
-triangle count of the harness's graph statistics.
+``bench_transactions.py`` and ``bench_privacy.py`` (column generation), the
+triangle count of the harness's graph statistics, and the sensor estimators of
+``bench_literature.py`` (earliest-infection-first, Pinto et al.).
 
     python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
         --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors")
 _MARK = "@@bench "
 
 
@@ -96,6 +97,35 @@ def _cases() -> dict:
         triangles(h.indptr, h.indices, nodes)
         return time.process_time() - t
     cases["triangles, Barabasi-Albert n = 10^5, m = 5"] = ("graphs", tri)
+
+    from anonspread.adversaries import observe_spies
+    from anonspread.adversaries.sensors import earliest_infection_first, pinto
+    from anonspread.adversaries.spies import draw_spies
+    from anonspread.spread.events import simulate_messages
+
+    for gname, G, T, n_obs in (
+            ("random tree n = 150", nx.random_labeled_tree(150, seed=0), 8, 50),
+            ("Barabasi-Albert n = 150, m = 2", nx.barabasi_albert_graph(150, 2, seed=0), 8, 50),
+            ("Watts-Strogatz n = 1,000, k = 4", nx.connected_watts_strogatz_graph(1000, 4, 0.1, seed=0),
+             12, 5)):
+        obs = []
+        for i in range(n_obs):
+            run = simulate_messages(G, spread.RandomDiffusion(0.5), T, rng=i)
+            obs.append(observe_spies(run, draw_spies(G, 0.2, rng=100 + i)))
+
+        def eif(obs=obs):
+            t = time.process_time()
+            for o in obs:
+                earliest_infection_first(o, 2.0)
+            return time.process_time() - t
+
+        def pin(obs=obs):
+            t = time.process_time()
+            for o in obs:
+                pinto(o, 2.0, 2.0)
+            return time.process_time() - t
+        cases[f"earliest-infection-first, {gname}, {n_obs} observations"] = ("sensors", eif)
+        cases[f"Pinto et al., {gname}, {n_obs} observations"] = ("sensors", pin)
     return cases
 
 

@@ -27,7 +27,7 @@ from anonspread import spread
 from anonspread.engine import transactions as T
 
 ENGINE = pathlib.Path(__file__).resolve().parents[1] / "anonspread" / "engine"
-PORTED = ("graphs", "staircase", "stems", "transactions")
+PORTED = ("graphs", "sensors", "staircase", "stems", "transactions")
 
 
 @pytest.mark.parametrize("pyx", sorted(p.stem for p in ENGINE.glob("_*.pyx")))

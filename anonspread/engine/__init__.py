@@ -11,7 +11,8 @@ and per trial:
 * :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan,
   rumour centrality, BFS, tie-aware summaries);
 * :mod:`~anonspread.engine.rumor_threads`: the threaded rumour scan of large 2-cores;
-* :mod:`~anonspread.engine.literature`: NETSLEUTH, LISN and the sensor estimators;
+* :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
+* :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
 * :mod:`~anonspread.engine.transactions`: the abstract transaction model;
 * :mod:`~anonspread.engine.fused`: the fused simulate -> score loop;
 * :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);

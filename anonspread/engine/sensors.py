@@ -1,0 +1,71 @@
+"""Compiled kernels of the sensor-based source estimators (:mod:`adversaries.sensors`).
+
+Compiled ahead of time (:mod:`._sensors`). Graphs are CSR ``(indptr, indices)``; node
+arrays are int64, times float64; outputs are written into the arrays passed in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonspread.engine import _sensors
+
+__all__ = ["direction_mask", "eif_costs", "pinto_loglik"]
+
+
+def _graph(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    indices = np.ascontiguousarray(indices)
+    if indices.dtype != np.int32:
+        indices = np.ascontiguousarray(indices, np.int64)
+    return np.ascontiguousarray(indptr, np.int64), indices
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, np.int64)
+
+
+def direction_mask(indptr, indices, spies, senders, bad: np.ndarray) -> None:
+    """On a tree: ``bad[v] = True`` for every v on a spy's side of the edge to its sender.
+
+    Every node of a tree first hears the rumour from its neighbour towards the source,
+    so the source lies on the sender's side of each edge (spy, sender). ``bad`` is a
+    boolean array, updated in place.
+    """
+    _sensors.direction_mask(*_graph(indptr, indices), _i64(spies), _i64(senders),
+                            bad.view(np.uint8))
+
+
+def pinto_loglik(indptr, indices, cands, obs, t, mu: float, sigma2: float,
+                 out: np.ndarray) -> None:
+    """Gaussian log-density of the observers' arrival-time differences, per candidate.
+
+    For candidate s, on the BFS tree rooted at s (the tree itself on a tree), with the
+    reference observer ``o_0 = obs[0]`` and ``d_k = t_k - t_0`` (k = 1..K-1):
+
+    ``mu_s[k] = mu (|P(s, o_k)| - |P(s, o_0)|)``,
+    ``Lambda[k, i] = sigma2 |P(o_0, o_k) ∩ P(o_0, o_i)|``,
+
+    ``out = -1/2 (d - mu_s)' Lambda^{-1} (d - mu_s) - 1/2 log det(2 pi Lambda)``
+    (Pinto, Thiran & Vetterli 2012, Eqs. 4-7), through the Cholesky factor of
+    ``Lambda``; ``-inf`` where an observer is unreachable. ``cands`` are global ids.
+    """
+    _sensors.pinto_loglik(*_graph(indptr, indices), _i64(cands), _i64(obs),
+                          np.ascontiguousarray(t, np.float64), float(mu), float(sigma2), out)
+
+
+def eif_costs(indptr, indices, cands, alpha, t_alpha, blocked, mu: float,
+              out: np.ndarray) -> None:
+    """Cost of the greedy earliest-infection-first spreading tree rooted at each candidate.
+
+    ``alpha``: the timestamped nodes in increasing time order, ``t_alpha`` their times;
+    ``blocked[v]``: v may not be an interior node of a path (every timestamped node,
+    and spies known not to have received). For root r (time ``t_alpha[0] - mu`` unless
+    r is timestamped), each timestamped node a in turn is joined to the tree node m
+    minimising ``L ((t_a - t_m) / L - mu)^2`` over modified shortest paths of L edges
+    (interior nodes neither in the tree nor blocked); the interior nodes get evenly
+    spaced times, which minimise the path's cost ``sum (t_v - t_u - mu)^2``. Ties go to
+    the tree node added first. If some a cannot be reached the cost is ``inf``.
+    """
+    _sensors.eif_costs(*_graph(indptr, indices), _i64(cands), _i64(alpha),
+                       np.ascontiguousarray(t_alpha, np.float64),
+                       np.ascontiguousarray(blocked, np.bool_).view(np.uint8), float(mu), out)
