@@ -44,6 +44,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+
 from anonspread.adversaries.scores import TIE_RTOL
 
 __all__ = ["regular_ml_trials", "sphere_scores"]

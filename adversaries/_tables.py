@@ -19,10 +19,10 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from anonspread.spread.limits import memory_budget
-from anonspread.spread.protocols import log_alpha
 
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.limits import memory_budget
+from anonspread.spread.protocols import log_alpha
 
 __all__ = ["ad_tables"]
 

@@ -26,18 +26,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries._regular_ml import regular_ml_trials
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import graph_is_forest
 from anonspread.adversaries.registry import check_applicable
+from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES, SIMULATE_ENTRIES
+from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, run_batch_for
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
 from anonspread.spread.protocols import Protocol
 from anonspread.spread.simulate import batch_setup
-
-from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES, SIMULATE_ENTRIES
-from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, run_batch_for
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_rng
 
 __all__ = ["BatchScores", "CompilePhaseDone", "EstimatorTrials", "compile_phase", "simulate_and_score"]

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
-
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real

@@ -15,10 +15,12 @@ import math
 from collections import defaultdict
 
 import numpy as np
+
 from anonspread.adversaries.estimators import _check_snapshot
 from anonspread.adversaries.observation import Snapshot
 from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -29,8 +31,6 @@ from anonspread.spread.protocols import (
     TreeProtocolPseudocode,
     alpha,
 )
-
-from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int
 
 __all__ = ["exact_likelihood"]

@@ -19,14 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries.observation import Snapshot
 from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
-from anonspread.spread.graphs import LazyTree
-
 from anonspread.engine import literature as _lit_kernels
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.graphs import LazyTree
 from anonspread.validation import check_real
 
 __all__ = ["lisn", "netsleuth"]

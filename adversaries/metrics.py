@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from anonspread.adversaries.scores import TIE_RTOL, Scores, _as_arrays, pick, top_set
-from anonspread.spread.graphs import LazyTree, as_contact_graph
 
+from anonspread.adversaries.scores import TIE_RTOL, Scores, _as_arrays, pick, top_set
 from anonspread.errors import GraphError, InvalidParameterError
+from anonspread.spread.graphs import LazyTree, as_contact_graph
 
 __all__ = [
     "Evaluation",

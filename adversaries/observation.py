@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
-from anonspread.spread.result import Spread
 
 from anonspread.errors import GraphError, InvalidTypeError
+from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from anonspread.spread.result import Spread
 from anonspread.validation import check_int
 
 __all__ = ["Snapshot", "observe"]

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import as_contact_graph
 from anonspread.spread.protocols import Protocol
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = [
     "ESTIMATORS",

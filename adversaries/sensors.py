@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries.observation import _csr_from_edges, graph_is_forest
 from anonspread.adversaries.scores import Scores
 from anonspread.adversaries.spies import SpyObservation, _check_obs, _index, register_spy_estimator
-from anonspread.spread.graphs import LazyTree
-
 from anonspread.engine import sensors as _sensor_kernels
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.graphs import LazyTree
 from anonspread.validation import check_real
 
 __all__ = ["earliest_infection_first", "pinto"]

@@ -26,14 +26,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries.estimators import ml_adaptive_diffusion
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.adversaries.registry import ESTIMATORS, EstimatorSpec, register_estimator
 from anonspread.adversaries.scores import Scores
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.spy_observation import SpyObservation
-
-from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_probability, check_rng
 
 __all__ = [

@@ -96,10 +96,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from anonspread.spread.limits import check_size
 
 from anonspread.engine import transactions as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.spread.limits import check_size
 from anonspread.validation import check_int, check_probability, check_rng
 
 __all__ = [

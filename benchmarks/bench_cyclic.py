@@ -35,10 +35,10 @@ import time
 
 import networkx as nx
 import numpy as np
-from anonspread.spread.graphs import ContactGraph, as_contact_graph
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.spread.graphs import ContactGraph, as_contact_graph
 
 
 def random_regular(n: int, d: int, seed: int) -> ContactGraph:

@@ -18,10 +18,10 @@ import time
 
 import networkx as nx
 import numpy as np
-from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
-from anonspread.spread.events import ContinuousDiffusion, simulate_messages
 
 from anonspread import spread
+from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
+from anonspread.spread.events import ContinuousDiffusion, simulate_messages
 
 
 def main() -> None:

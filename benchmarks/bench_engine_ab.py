@@ -32,10 +32,10 @@ def _cases() -> dict:
     """name -> (family, zero-argument callable returning CPU seconds of one round)."""
     import networkx as nx
     import numpy as np
-    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
-    from anonspread.spread.events import ContinuousDiffusion
 
     from anonspread import spread
+    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
+    from anonspread.spread.events import ContinuousDiffusion
 
     cases = {}
     g = spread.graphs.from_networkx(nx.random_regular_graph(8, 1000, seed=0))

@@ -14,9 +14,9 @@ import platform
 import time
 
 import numpy as np
-from anonspread.spread.events import simulate_messages
 
 from anonspread import datasets, spread
+from anonspread.spread.events import simulate_messages
 
 
 def main() -> None:

@@ -35,6 +35,8 @@ import platform
 import time
 
 import numpy as np
+
+from anonspread import datasets
 from anonspread.privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
@@ -56,8 +58,6 @@ from anonspread.privacy.funnel.optimal import (
     column_utility,
     ldp_cone_constraints,
 )
-
-from anonspread import datasets
 
 PAPER_EPS = (0.5, 1.0, 1.5, 2.0)
 ADULT_EPS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0)

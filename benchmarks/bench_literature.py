@@ -43,12 +43,12 @@ import time
 
 import networkx as nx
 import numpy as np
-from anonspread.adversaries.sensors import earliest_infection_first, pinto
-from anonspread.adversaries.spies import draw_spies, observe_spies
-from anonspread.spread.events import simulate_messages
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.adversaries.sensors import earliest_infection_first, pinto
+from anonspread.adversaries.spies import draw_spies, observe_spies
+from anonspread.spread.events import simulate_messages
 
 
 def _graph(G: nx.Graph) -> nx.Graph:

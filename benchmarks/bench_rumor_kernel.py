@@ -35,11 +35,11 @@ import time
 import networkx as nx
 import numba as nb
 import numpy as np
-from anonspread.spread.graphs import as_contact_graph
 
 from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.engine import scoring as K
+from anonspread.spread.graphs import as_contact_graph
 
 
 @nb.njit(cache=True)

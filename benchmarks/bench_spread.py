@@ -37,12 +37,12 @@ import time
 from collections import deque
 
 import numpy as np
+
+from anonspread import datasets, spread
 from anonspread.adversaries import simulate_and_score
 from anonspread.adversaries._tables import ad_tables
 from anonspread.spread.graphs import ContactGraph, random_tree, regular_tree
 from anonspread.spread.protocols import AdaptiveDiffusion, alpha
-
-from anonspread import datasets, spread
 
 
 # ----------------------------------------------------------------- plain Python

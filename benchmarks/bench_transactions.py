@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+
 from anonspread.adversaries import transactions as tx
 
 

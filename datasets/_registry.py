@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anonspread.datasets._integrity import verify
-
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["DatasetInfo", "info", "list_datasets", "path"]

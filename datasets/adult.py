@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from anonspread.datasets import _registry
 
+from anonspread.datasets import _registry
 from anonspread.errors import DatasetError, InvalidParameterError, InvalidTypeError
 
 __all__ = ["ADULT_COLUMNS", "Records", "load_adult"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import networkx as nx
+
 from anonspread.datasets import _registry
 from anonspread.datasets._edgelist import read_simple_edges
-
 from anonspread.errors import InvalidTypeError
 from anonspread.validation import check_int
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import networkx as nx
-from anonspread.spread.graphs import from_edgelist
-from anonspread.spread.protocols import AdaptiveDiffusion
 
 import anonspread as asp
+from anonspread.spread.graphs import from_edgelist
+from anonspread.spread.protocols import AdaptiveDiffusion
 
 # %%
 # A small edge list: 12 cliques of 5 nodes on a ring, neighbouring cliques joined.

@@ -15,9 +15,9 @@ the Jordan centre and rumour centrality, at several T.
 import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
-from anonspread.spread.protocols import RandomDiffusion
 
 import anonspread as asp
+from anonspread.spread.protocols import RandomDiffusion
 
 G = nx.random_regular_graph(4, 2000, seed=1)
 protocol = RandomDiffusion(0.5)

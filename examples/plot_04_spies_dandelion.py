@@ -16,10 +16,10 @@ of any protocol against a spy fraction ``p``.
 
 import matplotlib.pyplot as plt
 import networkx as nx
-from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
-from anonspread.spread.events import ContinuousDiffusion
 
 from anonspread import adversaries, spread
+from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus
+from anonspread.spread.events import ContinuousDiffusion
 
 g = nx.random_regular_graph(8, 500, seed=1)
 protocols = {

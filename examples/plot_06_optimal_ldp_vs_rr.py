@@ -12,10 +12,10 @@ closed-form baselines. Put your own two distributions in ``P0`` and ``P1``.
 
 import matplotlib.pyplot as plt
 import numpy as np
-from anonspread.privacy import binary_mechanism
-from anonspread.privacy.utility import KL
 
 import anonspread as asp
+from anonspread.privacy import binary_mechanism
+from anonspread.privacy.utility import KL
 
 P0 = np.array([0.30, 0.25, 0.20, 0.10, 0.10, 0.05])
 P1 = np.array([0.05, 0.10, 0.10, 0.20, 0.25, 0.30])

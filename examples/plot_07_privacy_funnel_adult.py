@@ -15,6 +15,7 @@ bundled with anonspread (:func:`anonspread.datasets.load_adult`).
 
 import matplotlib.pyplot as plt
 import numpy as np
+
 from anonspread.privacy import funnel
 
 joint = funnel.adult_joint(None, "marital-status", "relationship")

@@ -17,6 +17,7 @@ checks the privacy level of the result exactly.
 
 import matplotlib.pyplot as plt
 import numpy as np
+
 from anonspread.privacy import profiles as pr
 
 p_i, p_j = 0.3, 0.6

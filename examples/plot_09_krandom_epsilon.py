@@ -14,6 +14,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+
 from anonspread.privacy import krandom as kr
 
 q = 0.25

@@ -15,11 +15,11 @@ node and the posterior is no longer flat.
 
 import matplotlib.pyplot as plt
 import numpy as np
+
+import anonspread as asp
 from anonspread.adversaries import posterior
 from anonspread.spread.graphs import random_tree, regular_tree
 from anonspread.spread.protocols import AdaptiveDiffusion
-
-import anonspread as asp
 
 T = 8
 cases = {

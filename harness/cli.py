@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from anonspread.errors import AnonspreadError, InvalidParameterError
 from anonspread.harness.grid import Scalar, is_axis_name
 from anonspread.harness.params import CliText
-
-from anonspread.errors import AnonspreadError, InvalidParameterError
 
 __all__ = ["main", "parse_assignment", "parse_value"]
 

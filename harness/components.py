@@ -26,10 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.kinds import KINDS
 from anonspread.harness.params import REQUIRED, Param
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.registry import Registry
 
 __all__ = [

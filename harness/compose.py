@@ -24,12 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.components import component_info
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, check_experiment
 from anonspread.harness.grid import Grid, Scalar, check_grid
 from anonspread.harness.params import REQUIRED, Param, infer_param
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.registry import Registry, suggest
 
 __all__ = [

@@ -17,9 +17,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from anonspread.harness.errors import ExecutorError
-
 from anonspread.errors import InvalidParameterError
+from anonspread.harness.errors import ExecutorError
 from anonspread.registry import Registry
 from anonspread.validation import check_int, check_real
 

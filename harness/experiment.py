@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from anonspread.harness.grid import Grid, Scalar, check_grid
-from anonspread.harness.params import Param, infer_param
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.harness.grid import Grid, Scalar, check_grid
+from anonspread.harness.params import Param, infer_param
 from anonspread.validation import check_int
 
 __all__ = [

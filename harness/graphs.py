@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from anonspread.harness.components import Component, component_info
 
 from anonspread.engine.graphs import triangles
+from anonspread.harness.components import Component, component_info
 
 __all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_notes",
            "graph_summary"]

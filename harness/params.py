@@ -21,9 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonspread.harness.kinds import lookup
-
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.harness.kinds import lookup
 
 __all__ = ["REQUIRED", "CliText", "Param", "check_params", "infer_param"]
 

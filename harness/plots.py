@@ -26,10 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anonspread.errors import InvalidParameterError
 from anonspread.harness.experiment import PlotSpec, Reference
 from anonspread.harness.results import Table, atomic_write
-
-from anonspread.errors import InvalidParameterError
 
 __all__ = ["draw", "figure_title", "plot_table"]
 

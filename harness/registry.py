@@ -10,7 +10,6 @@ anonspread.harness`` stays light.
 from __future__ import annotations
 
 from anonspread.harness.experiment import Experiment, check_experiment
-
 from anonspread.registry import Registry, suggest
 
 __all__ = [

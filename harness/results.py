@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anonspread.errors import InvalidParameterError
 from anonspread.harness.errors import OutputError
 from anonspread.harness.grid import Scalar
 from anonspread.harness.stats import Moments, summarize
 from anonspread.harness.work import UnitResult
-
-from anonspread.errors import InvalidParameterError
 
 __all__ = [
     "STAT_COLUMNS",

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from anonspread.adversaries.batch import CompilePhaseDone, compile_phase
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
@@ -38,8 +40,6 @@ from anonspread.harness.registry import get_experiment
 from anonspread.harness.results import Table, aggregate, atomic_write, dumps_sidecar
 from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
 from anonspread.spread.limits import check_size, work_budget
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
 
 __all__ = ["RunResult", "output_paths", "resolve_seed", "run"]

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InvalidParameterError
 from anonspread.harness.errors import TrialError
 from anonspread.harness.grid import Scalar
 from anonspread.harness.stats import Moments
-
-from anonspread.errors import InvalidParameterError
 
 __all__ = [
     "Task",

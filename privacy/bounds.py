@@ -30,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.mechanisms import balanced_partition
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy.mechanisms import balanced_partition
 from anonspread.validation import check_distribution, check_real
 
 __all__ = [

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from anonspread.privacy.mechanism import Mechanism
 from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError, InvalidParameterError
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_probability, check_real
 
 __all__ = ["ErrorRegion", "dominates", "dp_error_region", "error_region", "garbling", "is_approx_dp"]

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from anonspread.privacy._limits import check_array_size
-from anonspread.spread.limits import check_size
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy._limits import check_array_size
+from anonspread.spread.limits import check_size
 from anonspread.validation import check_int, check_real, check_rng
 
 __all__ = [

@@ -24,11 +24,11 @@ import math
 from typing import Any
 
 import numpy as np
-from anonspread.privacy._limits import check_array_size, check_finite_eps
-from anonspread.privacy.mechanism import Mechanism
 from scipy.special import expit
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy._limits import check_array_size, check_finite_eps
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_distribution, check_int, check_probability, check_real
 
 __all__ = [

@@ -50,11 +50,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
 from anonspread.privacy._highs import quiet_highs
 from anonspread.privacy.mechanism import Mechanism
 from anonspread.privacy.utility import FDivergence, MutualInformation, SublinearUtility
-
-from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
 
 __all__ = [

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_distribution
 
 __all__ = [

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from anonspread.spread.protocols import Protocol
-
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_real
 
 __all__ = ["ContinuousDiffusion"]

@@ -80,14 +80,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+
+from anonspread.engine import stems as K
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
 from anonspread.spread.limits import check_size
 from anonspread.spread.protocols import Protocol, _class_registrar
 from anonspread.spread.spy_observation import SpyObservation
-
-from anonspread.engine import stems as K
-from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_probability, check_real, check_rng
 
 __all__ = [

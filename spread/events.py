@@ -53,6 +53,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import simpy
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread._params import Parametrized
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import LazyTree, as_contact_graph
@@ -69,8 +71,6 @@ from anonspread.spread.protocols import (
 )
 from anonspread.spread.result import Spread
 from anonspread.spread.simulate import _check_protocol, _source_index, make_spread
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real, check_rng
 
 __all__ = [

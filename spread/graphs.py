@@ -22,10 +22,10 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from anonspread.spread.limits import check_size, memory_budget
 
 from anonspread.engine import store as _store
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.limits import check_size, memory_budget
 from anonspread.validation import check_int, check_rng
 
 __all__ = [

@@ -20,10 +20,10 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
-from anonspread.spread._params import Parametrized
 
 from anonspread.engine import spreading as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread._params import Parametrized
 from anonspread.validation import check_int, check_probability
 
 __all__ = [

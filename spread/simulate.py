@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from anonspread.spread.graphs import LazyTree, as_contact_graph
-from anonspread.spread.limits import check_run_size
-from anonspread.spread.protocols import Protocol
-from anonspread.spread.result import Spread, SpreadBatch
 
 from anonspread.engine.spreading import run_batch_for
 from anonspread.engine.store import NCOL, PARENT, TIME, reset_run_state
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.spread.graphs import LazyTree, as_contact_graph
+from anonspread.spread.limits import check_run_size
+from anonspread.spread.protocols import Protocol
+from anonspread.spread.result import Spread, SpreadBatch
 from anonspread.validation import check_int, check_rng
 
 __all__ = ["batch_setup", "make_spread", "simulate", "simulate_many"]

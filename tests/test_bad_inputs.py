@@ -25,15 +25,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anonspread import AnonspreadError, adversaries, harness, privacy, spread
 from anonspread.harness.cli import main
 from anonspread.privacy import funnel, krandom, profiles
 from anonspread.privacy.utility import KL, MutualInformation, TotalVariation
 from anonspread.spread.graphs import from_edgelist, line, random_tree, regular_tree
 from anonspread.spread.protocols import AdaptiveDiffusion, RandomDiffusion, alpha
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from anonspread import AnonspreadError, adversaries, harness, privacy, spread
 
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -308,6 +308,7 @@ def _generator_cases() -> list[Case]:
 
 def _stem_cases() -> list[Case]:
     import networkx as nx
+
     from anonspread.adversaries import transactions as tx
     from anonspread.spread.dandelion import DandelionPlusPlus, simulate_stems
     ring = (np.array([0, 1, 2, 3, 4, 5, 6]), np.array([1, 2, 3, 4, 5, 0]))

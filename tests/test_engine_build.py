@@ -20,11 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.spread.dandelion import DandelionPlusPlus
-from anonspread.spread.events import ContinuousDiffusion
 
 from anonspread import spread
 from anonspread.engine import transactions as T
+from anonspread.spread.dandelion import DandelionPlusPlus
+from anonspread.spread.events import ContinuousDiffusion
 
 ENGINE = pathlib.Path(__file__).resolve().parents[1] / "anonspread" / "engine"
 PORTED = ("graphs", "sensors", "staircase", "stems", "transactions")

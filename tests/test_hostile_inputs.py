@@ -12,12 +12,12 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries import transactions as tx
-from anonspread.privacy import funnel
-from anonspread.privacy import profiles as pr
 
 from anonspread import AnonspreadError
+from anonspread.adversaries import transactions as tx
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.privacy import funnel
+from anonspread.privacy import profiles as pr
 from anonspread.validation import check_real
 
 # ----------------------------------------------------------------- 2. self-contradictory refusals
@@ -35,9 +35,8 @@ def _obs():
 
 
 def _snapshot():
-    from anonspread.spread.protocols import RandomDiffusion
-
     from anonspread import adversaries, spread
+    from anonspread.spread.protocols import RandomDiffusion
 
     g = nx.random_regular_graph(3, 30, seed=0)
     return adversaries.observe(spread.simulate(g, RandomDiffusion(0.5), 4, rng=0))

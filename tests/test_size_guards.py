@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from anonspread.spread import limits
 
 from anonspread.errors import InvalidParameterError
+from anonspread.spread import limits
 
 #: Address space of the child: the imports need ~350 MB; every refused request needs GBs.
 AS_LIMIT = 2 * 2**30
@@ -185,9 +185,8 @@ def test_edge_list_larger_than_the_memory_limit_is_refused_while_read(tmp_path, 
 
 
 def test_sweep_work_is_the_sum_over_its_points(tmp_path, monkeypatch):
-    from anonspread.harness.grid import expand
-
     from anonspread import harness
+    from anonspread.harness.grid import expand
 
     exp = harness.compose("detection", product={"T": [2, 4], "estimator": "jordan"}, default_trials=10)
     per = [exp.cost(p) for p in expand(exp.grid)]

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
 from anonspread.harness.grid import Grid
 from anonspread.harness.params import Param
@@ -329,6 +330,7 @@ def deployed_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator)
     max-precision / max-recall.
     """
     import networkx as nx
+
     from anonspread.adversaries import transactions as tx
     from anonspread.spread.dandelion import DandelionPlusPlus, draw_anonymity_graph, simulate_stems
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
 from anonspread.harness.grid import Grid
 from anonspread.harness.registry import register_experiment
@@ -155,9 +156,8 @@ METHODS = ("opt_lip", "grr", "cr", "oue")
 @lru_cache(maxsize=16)
 def adult(secret: str, data: str) -> np.ndarray:
     """Empirical joint p_sx of an Adult secret and data attribute (training split, '?' kept)."""
-    from anonspread.privacy.funnel import adult_joint
-
     from anonspread import datasets
+    from anonspread.privacy.funnel import adult_joint
 
     return adult_joint(datasets.load_adult("train"), secret, data).p_sx
 

@@ -42,11 +42,11 @@ import math
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InvalidParameterError
 from anonspread.harness.components import register_component
 from anonspread.harness.params import Param
 from anonspread.spread.limits import MAX_NODES, check_size
-
-from anonspread.errors import InvalidParameterError
 
 __all__ = ["BYTES_NETWORKX", "BYTES_NUMPY", "TREE_DEGREES", "check_graph_size", "parse_degree_law"]
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory
 from anonspread.harness.grid import Grid
 from anonspread.harness.registry import register_experiment

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
 from anonspread.harness.components import register_component
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Theory

@@ -31,11 +31,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import GraphError, InvalidParameterError
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Metric, PlotSpec, Theory
 from anonspread.harness.params import Param
-
-from anonspread.errors import GraphError, InvalidParameterError
 
 __all__: list[str] = []
 
@@ -96,9 +96,8 @@ def _observation_of(spec: Any, snapshot: Any, spies: Any) -> tuple:
 def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
                   components: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """``n`` transactions of one protocol on the point's graph, scored by one adversary."""
-    from anonspread.harness.experiments.spreading import make_graph
-
     from anonspread import adversaries as A
+    from anonspread.harness.experiments.spreading import make_graph
 
     proto_name, adv = _split(params["attack"])
     g = make_graph(params, rng, components=components)
@@ -184,11 +183,10 @@ def attack_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] | No
     """Estimated node visits of one transaction: a stem protocol runs a heap Dijkstra over
     the whole graph ((n + m) log2 n); adaptive diffusion what :func:`spread.limits.run_work`
     says. A point that cannot be built counts 1 (its trials report why)."""
+    from anonspread.errors import AnonspreadError
     from anonspread.harness.experiments.spreading import _component
     from anonspread.harness.graphs import graph_for
     from anonspread.spread.limits import run_work
-
-    from anonspread.errors import AnonspreadError
 
     try:
         proto_name, _ = _split(params["attack"])

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec
 from anonspread.harness.grid import Grid
 from anonspread.harness.registry import register_experiment
@@ -23,11 +24,10 @@ __all__: list[str] = []
 
 def spy_trial(params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One run: spread, draw spies, score the source with first-spy and the model's ML."""
-    from anonspread.adversaries.spies import first_spy, ml_snapshot_spies, ml_spies_diffusion
-    from anonspread.spread.events import simulate_messages
-
     from anonspread import adversaries as A
     from anonspread import spread
+    from anonspread.adversaries.spies import first_spy, ml_snapshot_spies, ml_spies_diffusion
+    from anonspread.spread.events import simulate_messages
 
     d, T = 3, int(params["T"])
     g = spread.graphs.regular_tree(d)

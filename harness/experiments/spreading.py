@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InvalidParameterError
 from anonspread.harness.components import component_info, register_component
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
@@ -26,8 +28,6 @@ from anonspread.harness.experiments.graphs import TREE_DEGREES
 from anonspread.harness.grid import Grid
 from anonspread.harness.params import Param
 from anonspread.harness.registry import register_experiment
-
-from anonspread.errors import InvalidParameterError
 
 __all__: list[str] = []
 
@@ -359,10 +359,9 @@ def detection_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] |
     The point's graph is built (once per process, as the trials do); a point whose graph
     or protocol cannot be built counts 1: its trials then report why.
     """
+    from anonspread.errors import AnonspreadError
     from anonspread.harness.graphs import graph_for
     from anonspread.spread.limits import run_work
-
-    from anonspread.errors import AnonspreadError
 
     try:
         g = graph_for(_component("graph", params, components), params)

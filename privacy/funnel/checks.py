@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_distribution, check_real
 
 __all__ = ["check_eps", "check_joint", "check_mechanism_matrix"]

@@ -26,10 +26,10 @@ import heapq
 
 import highspy
 import numpy as np
-from anonspread.privacy._highs import quiet_highs
 from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError
+from anonspread.privacy._highs import quiet_highs
 
 __all__ = ["colgen_optimum"]
 

@@ -11,9 +11,9 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.funnel.checks import check_joint, check_mechanism_matrix
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy.funnel.checks import check_joint, check_mechanism_matrix
 
 __all__ = ["ldp_epsilon", "lip_epsilon", "mutual_information", "srlip_epsilon"]
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import highspy
 import numpy as np
+
+from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.privacy._highs import quiet_highs
 from anonspread.privacy.funnel.checks import check_eps, check_joint
 from anonspread.privacy.funnel.colgen import colgen_optimum
 from anonspread.privacy.funnel.measures import ldp_epsilon, lip_epsilon
 from anonspread.privacy.funnel.polytope import cone_rays, polytope_vertices
 from anonspread.privacy.mechanism import Mechanism
-
-from anonspread.errors import InfeasibleError, InvalidParameterError
 
 __all__ = [
     "_optimal_ldp_vertex_enumeration",

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.funnel.checks import check_eps, check_joint
-from anonspread.privacy.mechanism import Mechanism
 from scipy.optimize import brentq
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy.funnel.checks import check_eps, check_joint
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_real
 
 __all__ = [

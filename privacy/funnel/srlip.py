@@ -11,12 +11,12 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InvalidParameterError
 from anonspread.privacy.funnel.checks import check_eps, check_joint
 from anonspread.privacy.funnel.optimal import _embed, optimal_from_rays
 from anonspread.privacy.funnel.polytope import cone_rays
 from anonspread.privacy.mechanism import Mechanism
-
-from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
 
 __all__ = ["product_mechanism", "srlip_components", "srlip_product"]

@@ -6,6 +6,9 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import sparse
+
+from anonspread.errors import InvalidParameterError
 from anonspread.privacy.profiles.checks import (
     _check_edges,
     _check_eps,
@@ -15,9 +18,6 @@ from anonspread.privacy.profiles.checks import (
 from anonspread.privacy.profiles.epsilon import EPS_ATOL, profile_epsilon  # noqa: F401  (examples)
 from anonspread.privacy.profiles.graph import categorical_chain_3  # noqa: F401  (used by the examples)
 from anonspread.privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
-from scipy import sparse
-
-from anonspread.errors import InvalidParameterError
 from anonspread.validation import check_real
 
 __all__ = ["category_costs", "smooth_categorical"]

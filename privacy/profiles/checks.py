@@ -10,9 +10,9 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.mechanism import Mechanism
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy.mechanism import Mechanism
 from anonspread.validation import check_distribution, check_probability, check_real
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.mechanism import Mechanism
-from anonspread.privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy.mechanism import Mechanism
+from anonspread.privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 __all__ = [
     "independent_profiles_epsilon",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from anonspread.privacy.profiles.checks import _check_edges, _check_matrices, _check_profiles
 
 __all__ = ["EPS_ATOL", "profile_epsilon"]

@@ -6,9 +6,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.profiles.checks import _check_edges, _check_profiles
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy.profiles.checks import _check_edges, _check_profiles
 from anonspread.validation import check_int, check_probability
 
 __all__ = ["ProfileGraph", "bernoulli_chain", "bernoulli_couplet", "categorical_chain_3"]

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from anonspread.privacy.profiles.epsilon import EPS_ATOL, _profile_epsilon
-from anonspread.privacy.profiles.graph import _components
 from scipy.optimize import linprog
 
 from anonspread.errors import InfeasibleError
+from anonspread.privacy.profiles.epsilon import EPS_ATOL, _profile_epsilon
+from anonspread.privacy.profiles.graph import _components
 
 # (module docstring) moves the LP optimum by ~1e-10 at most.
 _HIGHS_OPTIONS = {

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.privacy.mechanism import Mechanism
 from anonspread.privacy.profiles.checks import _check_matrices, _check_profiles
 from anonspread.privacy.profiles.epsilon import profile_epsilon
 from anonspread.privacy.profiles.one_bit import flip_matrices
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_rng
 
 __all__ = ["ProfileMechanism"]

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.privacy.profiles.checks import (
     _check_bernoulli,
     _check_edges,
@@ -17,8 +19,6 @@ from anonspread.privacy.profiles.epsilon import profile_epsilon  # noqa: F401  (
 from anonspread.privacy.profiles.graph import _components
 from anonspread.privacy.profiles.lp import _PHASE2_SLACK, _finish, _solve_lp
 from anonspread.spread.limits import check_size
-
-from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.validation import check_int, check_probability
 
 __all__ = [

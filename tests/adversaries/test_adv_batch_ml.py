@@ -11,14 +11,14 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries import _regular_ml as R
-from anonspread.adversaries import batch as B
-from anonspread.adversaries._tables import ad_tables
-from anonspread.adversaries.scores import TIE_RTOL
 from scipy import stats
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.adversaries import _regular_ml as R
+from anonspread.adversaries import batch as B
+from anonspread.adversaries._tables import ad_tables
+from anonspread.adversaries.scores import TIE_RTOL
 from anonspread.engine import fused
 from anonspread.engine import scoring as K
 

@@ -17,6 +17,9 @@ from fractions import Fraction
 import networkx as nx
 import numpy as np
 import pytest
+
+from anonspread import adversaries as A
+from anonspread import spread
 from anonspread.adversaries.theory import (
     adaptive_diffusion_detection,
     adaptive_diffusion_min_size,
@@ -24,9 +27,6 @@ from anonspread.adversaries.theory import (
     tree_protocol_size,
 )
 from anonspread.spread.protocols import alpha
-
-from anonspread import adversaries as A
-from anonspread import spread
 
 # ----------------------------------------------------------------- the enumeration
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries import batch
 
 from anonspread import spread
+from anonspread.adversaries import batch
 from anonspread.errors import InvalidParameterError
 
 

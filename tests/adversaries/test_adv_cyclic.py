@@ -9,9 +9,9 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries.scores import top_set
 
 from anonspread import adversaries as A
+from anonspread.adversaries.scores import top_set
 from anonspread.engine import scoring as K
 from anonspread.errors import GraphError
 

@@ -5,12 +5,12 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries.literature import estimate_rate, lisn, netsleuth
 from scipy.special import gammainc
 from scipy.stats import binom
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.adversaries.literature import estimate_rate, lisn, netsleuth
 from anonspread.engine import literature as _lit_kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 

@@ -5,12 +5,12 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries.scores import top_set
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.adversaries.scores import top_set
 from anonspread.errors import GraphError
 
 D0S = [2, 2.5, 3, 4, math.inf]

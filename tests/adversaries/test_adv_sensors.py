@@ -6,6 +6,10 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from scipy.stats import multivariate_normal
+
+from anonspread import adversaries as A
+from anonspread import spread
 from anonspread.adversaries.sensors import earliest_infection_first, estimate_mu, graph_csr, pinto
 from anonspread.adversaries.spies import (
     SpyObservation,
@@ -14,12 +18,8 @@ from anonspread.adversaries.spies import (
     ml_spies_diffusion,
     observe_spies,
 )
-from anonspread.spread.events import ContinuousDiffusion, simulate_messages
-from scipy.stats import multivariate_normal
-
-from anonspread import adversaries as A
-from anonspread import spread
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.spread.events import ContinuousDiffusion, simulate_messages
 
 
 def _path_obs(times, senders, spies=(0, 4), n=5, p=0.5):

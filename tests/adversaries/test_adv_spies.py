@@ -3,6 +3,9 @@
 import networkx as nx
 import numpy as np
 import pytest
+
+from anonspread import adversaries as A
+from anonspread import spread
 from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     draw_spies,
@@ -12,11 +15,8 @@ from anonspread.adversaries.spies import (
     ml_spies_diffusion,
     observe_spies,
 )
-from anonspread.spread.events import simulate_messages
-
-from anonspread import adversaries as A
-from anonspread import spread
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.spread.events import simulate_messages
 
 
 def test_first_spy_on_a_line_with_every_node_a_spy_finds_the_source():

@@ -6,10 +6,10 @@ from functools import cache
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries.scores import top_set
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.adversaries.scores import top_set
 
 
 @pytest.mark.parametrize("d, T", [(2, 10), (3, 8), (4, 6)])

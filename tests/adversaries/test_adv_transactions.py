@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from anonspread.adversaries import transactions as tx
 from anonspread.adversaries import transactions_theory as th
-
 from anonspread.engine import transactions as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
@@ -336,6 +336,7 @@ def _one_epoch(G, protocol, k, seed):
 
 def test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_line():
     import networkx as nx
+
     from anonspread.spread.dandelion import Dandelion
 
     G = nx.random_regular_graph(4, 40, seed=1)
@@ -354,6 +355,7 @@ def test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_
 
 def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
     import networkx as nx
+
     from anonspread.spread.dandelion import DandelionPlusPlus
     from anonspread.spread.events import ContinuousDiffusion
 
@@ -381,6 +383,7 @@ def test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs():
 
 def test_transactions_from_stems_refuses_what_is_not_one_epoch():
     import networkx as nx
+
     from anonspread.spread.dandelion import Dandelion, simulate_stems
 
     G = nx.random_regular_graph(4, 20, seed=3)

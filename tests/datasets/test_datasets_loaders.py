@@ -17,9 +17,9 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.datasets import _edgelist, _integrity, _registry
 
 from anonspread import datasets
+from anonspread.datasets import _edgelist, _integrity, _registry
 from anonspread.errors import DatasetError, InvalidParameterError, InvalidTypeError
 
 PACKAGE_DIR = Path(datasets.__file__).resolve().parent

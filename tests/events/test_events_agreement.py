@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
-from anonspread.spread.events import simulate_messages
 from scipy import stats
 
 from anonspread import adversaries as A
 from anonspread import spread
+from anonspread.spread.events import simulate_messages
 
 N = 2000
 ALPHA = 1e-3

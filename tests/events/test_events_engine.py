@@ -5,6 +5,9 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+
+from anonspread import spread
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.events import (
     ContinuousDiffusion,
     ExponentialDelay,
@@ -14,9 +17,6 @@ from anonspread.spread.events import (
     simulate_messages,
 )
 from anonspread.spread.protocols import alpha
-
-from anonspread import spread
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 PROTOCOLS = [spread.AdaptiveDiffusion(3), spread.LineProtocol(), spread.TreeProtocol(),
              spread.RandomDiffusion(0.4), spread.Flooding()]

@@ -6,6 +6,7 @@ import json
 
 import harness_testexp  # noqa: F401 - registers the test experiments
 import pytest
+
 from anonspread.harness.cli import main
 
 IMPORT = ["--import", "harness_testexp"]

@@ -15,15 +15,15 @@ import textwrap
 import networkx as nx
 import numpy as np
 import pytest
+
+from anonspread import harness
+from anonspread.errors import AnonspreadError, InvalidParameterError, InvalidTypeError
 from anonspread.harness.cli import main
 from anonspread.harness.components import component_info
 from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
 from anonspread.harness.graphs import graph_summary
 from anonspread.harness.params import CliText, Param
 from anonspread.spread.graphs import from_networkx
-
-from anonspread import harness
-from anonspread.errors import AnonspreadError, InvalidParameterError, InvalidTypeError
 
 # ------------------------------------------------------------------ typed values
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import harness_testexp as tx
 import pytest
-from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
 
 from anonspread import harness
+from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
 
 
 def _csv(tmp_path, executor, name="x", exp=tx.COIN, **kw):

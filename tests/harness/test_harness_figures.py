@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from anonspread import harness
 from anonspread.harness import cli
 from anonspread.harness.experiment import PlotSpec
 from anonspread.harness.plots import SATURATED, choose_scale, draw
-
-from anonspread import harness
 
 # detection per (protocol, T): "hide" finds the source only at T = 0, never after (an
 # estimate of exactly 0), "leak" always; saturation at T = 3 for "leak"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from anonspread.harness.cli import main
-from anonspread.harness.results import read_table
 
 from anonspread import harness
+from anonspread.harness.cli import main
+from anonspread.harness.results import read_table
 
 NAMES = [e.name for e in harness.list_experiments()]
 

@@ -14,9 +14,9 @@ import stat
 
 import harness_testexp as tx
 import pytest
-from anonspread.harness.journal import Journal, _checksum
 
 from anonspread import harness
+from anonspread.harness.journal import Journal, _checksum
 
 UNITS = 8  # test-coin-batched: 2 points x 4 batches (1000 trials by 300)
 

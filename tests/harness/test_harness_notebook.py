@@ -11,10 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
-from anonspread.harness import progress
-from anonspread.harness.executors import DaskExecutor
 
 from anonspread import harness
+from anonspread.harness import progress
+from anonspread.harness.executors import DaskExecutor
 
 SCREEN_LINES, SCREEN_CHARS = 25, 2500
 

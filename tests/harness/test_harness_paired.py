@@ -8,12 +8,12 @@ import json
 import harness_testexp as tx
 import numpy as np
 import pytest
-from anonspread.harness.errors import TrialError
-from anonspread.harness.executors import InProcessExecutor, ProcessPoolExecutor
-from anonspread.harness.experiment import check_experiment
 
 from anonspread import harness
 from anonspread.errors import InvalidParameterError
+from anonspread.harness.errors import TrialError
+from anonspread.harness.executors import InProcessExecutor, ProcessPoolExecutor
+from anonspread.harness.experiment import check_experiment
 
 
 def _run(tmp_path, name, exp=tx.PAIRED, **kw):

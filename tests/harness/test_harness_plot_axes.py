@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from anonspread import harness
 from anonspread.harness.experiment import PlotSpec
 from anonspread.harness.plots import draw
-
-from anonspread import harness
 
 FEW = [0.02, 0.05, 0.1, 0.2, 0.3]
 MANY = [0.02, 0.04, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.45, 0.5]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from anonspread.harness.experiment import PlotSpec, Reference, Theory
-from anonspread.harness.plots import draw
 
 from anonspread import harness
+from anonspread.harness.experiment import PlotSpec, Reference, Theory
+from anonspread.harness.plots import draw
 
 
 def _trials(params, n, rng):

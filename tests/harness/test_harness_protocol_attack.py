@@ -6,12 +6,12 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.adversaries import transactions as tx
-from anonspread.harness.cli import main
-from anonspread.harness.experiments.protocol_attack import DEFAULT_ATTACKS, attack_trials
 
 from anonspread import harness
+from anonspread.adversaries import transactions as tx
 from anonspread.errors import InvalidParameterError
+from anonspread.harness.cli import main
+from anonspread.harness.experiments.protocol_attack import DEFAULT_ATTACKS, attack_trials
 
 
 def test_default_sweep_runs_tiny_on_a_chosen_family(tmp_path):

@@ -17,9 +17,9 @@ import tempfile
 
 import numpy as np
 import pytest
-from anonspread.harness import cli
 
 from anonspread import harness
+from anonspread.harness import cli
 
 
 def _trials(params, n, rng):

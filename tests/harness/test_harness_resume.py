@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import harness_testexp as tx
-from anonspread.harness.journal import Journal
 
 from anonspread import harness
+from anonspread.harness.journal import Journal
 
 HERE = Path(__file__).parent
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from anonspread.harness.stats import Moments, normal_interval, summarize, wilson_interval
 from scipy import stats
+
+from anonspread.harness.stats import Moments, normal_interval, summarize, wilson_interval
 
 
 def test_wilson_matches_hand_computation():

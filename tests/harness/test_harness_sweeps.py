@@ -18,12 +18,12 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.harness.cli import build_parser, main
-from anonspread.harness.experiments.spreading import strongest_estimator
-from anonspread.harness.progress import Progress
 
 from anonspread import harness, spread
 from anonspread.errors import InvalidTypeError
+from anonspread.harness.cli import build_parser, main
+from anonspread.harness.experiments.spreading import strongest_estimator
+from anonspread.harness.progress import Progress
 
 HERE = Path(__file__).parent
 

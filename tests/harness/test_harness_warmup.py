@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import harness_testexp as tx
+
+from anonspread import harness
 from anonspread.harness.executors import InProcessExecutor, ProcessPoolExecutor
 from anonspread.harness.grid import Grid, expand
 from anonspread.harness.runner import _shape, warm_up
-
-from anonspread import harness
 
 calls: list[dict] = []
 

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+
+from anonspread import datasets
 from anonspread.privacy.funnel import (
     ADULT_DATA,
     ADULT_SECRETS,
@@ -14,8 +16,6 @@ from anonspread.privacy.funnel import (
     optimal_lip,
     oue,
 )
-
-from anonspread import datasets
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+
+from anonspread import datasets
 from anonspread.privacy.funnel import (
     adult_joint,
     ldp_epsilon,
@@ -10,8 +12,6 @@ from anonspread.privacy.funnel import (
     optimal_ldp,
     optimal_lip,
 )
-
-from anonspread import datasets
 
 
 def dirichlet_joint(seed, c, a):

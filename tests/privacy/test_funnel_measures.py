@@ -4,6 +4,7 @@ from itertools import product
 
 import numpy as np
 import pytest
+
 from anonspread.privacy import Mechanism
 from anonspread.privacy.funnel import (
     ldp_epsilon,

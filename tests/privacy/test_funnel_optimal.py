@@ -4,6 +4,8 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog
+
 from anonspread.privacy.funnel import (
     conditional_reporting,
     grr,
@@ -15,7 +17,6 @@ from anonspread.privacy.funnel import (
     oue,
 )
 from anonspread.privacy.funnel.optimal import _optimal_ldp_vertex_enumeration
-from scipy.optimize import linprog
 
 
 def random_joint(seed, c, a):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from anonspread.privacy.funnel import (
     conditional_reporting,
     cr_alpha,

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+
+from anonspread.errors import InvalidParameterError
 from anonspread.privacy.funnel import (
     lip_epsilon,
     mutual_information,
@@ -11,8 +13,6 @@ from anonspread.privacy.funnel import (
     srlip_epsilon,
     srlip_product,
 )
-
-from anonspread.errors import InvalidParameterError
 
 
 def random_joint(seed, shape):

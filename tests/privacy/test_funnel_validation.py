@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from anonspread.privacy import funnel
-from anonspread.privacy.funnel.polytope import cone_rays, polytope_vertices
 
 from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
+from anonspread.privacy import funnel
+from anonspread.privacy.funnel.polytope import cone_rays, polytope_vertices
 
 P = np.array([[0.3, 0.2], [0.1, 0.4]])
 MAKERS = [

@@ -4,11 +4,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from anonspread.privacy import krandom as kr
 from scipy.special import logsumexp
 from scipy.stats import binom
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy import krandom as kr
 
 
 def convolved(n, m, q):

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from anonspread.privacy import krandom as kr
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy import krandom as kr
 
 
 def brute_force_l1(n, q, delta):

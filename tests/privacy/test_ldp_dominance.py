@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonspread.errors import InfeasibleError, InvalidParameterError
 from anonspread.privacy import bounds
 from anonspread.privacy.dominance import (
     dominates,
@@ -17,10 +21,6 @@ from anonspread.privacy.mechanisms import (
     randomized_response,
 )
 from anonspread.privacy.utility import KL, MutualInformation
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from anonspread.errors import InfeasibleError, InvalidParameterError
 
 
 def _random(rng, k, m):

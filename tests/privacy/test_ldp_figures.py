@@ -7,6 +7,7 @@ grid from 0.1 to 10 (the regimes its figures discuss).
 
 import numpy as np
 import pytest
+
 from anonspread.privacy import bounds
 from anonspread.privacy.mechanisms import (
     binary_mechanism,

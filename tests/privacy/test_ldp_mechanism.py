@@ -4,13 +4,13 @@ import itertools
 
 import numpy as np
 import pytest
-from anonspread.privacy import Mechanism
-from anonspread.privacy.mechanisms import quaternary_mechanism, randomized_response
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.privacy import Mechanism
+from anonspread.privacy.mechanisms import quaternary_mechanism, randomized_response
 
 
 def _random_mechanism(rng, k, m):

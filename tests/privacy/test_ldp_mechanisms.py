@@ -4,6 +4,10 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.privacy import bounds
 from anonspread.privacy.mechanisms import (
     balanced_partition,
@@ -15,10 +19,6 @@ from anonspread.privacy.mechanisms import (
     randomized_response,
 )
 from anonspread.privacy.utility import KL, MutualInformation, TotalVariation, chi_square
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 
 @st.composite

@@ -4,6 +4,11 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.privacy.mechanisms import (
     binary_mechanism,
     binary_mechanism_mi,
@@ -20,11 +25,6 @@ from anonspread.privacy.utility import (
     chi_square,
     squared_hellinger,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.optimize import linprog
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 EPS_GRID = [0.05, 0.3, 1.0, 2.5, 6.0]
 

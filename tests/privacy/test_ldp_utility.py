@@ -2,6 +2,10 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.privacy.mechanisms import randomized_response
 from anonspread.privacy.utility import (
     KL,
@@ -11,10 +15,6 @@ from anonspread.privacy.utility import (
     chi_square,
     squared_hellinger,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 
 def _instance(seed, k):

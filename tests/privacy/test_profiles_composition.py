@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from anonspread.privacy import profiles as pr
 
 from anonspread.errors import InvalidParameterError
+from anonspread.privacy import profiles as pr
 
 
 def _random_setting(seed, k=3, d=3, m=3):

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from anonspread.privacy import profiles as pr
 from anonspread.privacy.profiles.lp import _repair
 

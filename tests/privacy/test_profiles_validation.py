@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from anonspread.privacy import profiles as pr
-from anonspread.privacy.profiles import lp as profiles_lp
 from scipy.optimize import OptimizeResult
 
 from anonspread.errors import InfeasibleError, InvalidParameterError, InvalidTypeError
+from anonspread.privacy import profiles as pr
+from anonspread.privacy.profiles import lp as profiles_lp
 
 P3 = [[0.2, 0.8], [0.5, 0.5], [0.9, 0.1]]
 

@@ -8,6 +8,11 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from scipy import stats
+
+from anonspread import adversaries as A
+from anonspread import spread
+from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.dandelion import (
     STEM_PROTOCOLS,
     AnonymityGraph,
@@ -17,11 +22,6 @@ from anonspread.spread.dandelion import (
     simulate_stems,
 )
 from anonspread.spread.events import ContinuousDiffusion, simulate_messages
-from scipy import stats
-
-from anonspread import adversaries as A
-from anonspread import spread
-from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
 
 ALPHA = 1e-3
 

@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from anonspread.spread.protocols import alpha, alpha_table, log_alpha
 
 from anonspread import AnonspreadError
+from anonspread.spread.protocols import alpha, alpha_table, log_alpha
 
 
 def target(d, t):
@@ -69,9 +69,8 @@ def test_huge_design_degree_is_correct():
     # smallest double at h = 2 (0.0 is then the correctly rounded value)
     assert alpha(1e300 + 1, 10, 1) == pytest.approx(1e-300, rel=1e-12)
     assert alpha(1e300, 10, 2) == 0.0
-    from anonspread.spread.protocols import AdaptiveDiffusion
-
     from anonspread import spread
+    from anonspread.spread.protocols import AdaptiveDiffusion
 
     s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(d0=1e300), 8, rng=1)
     # alpha ~ 1e-300: the token always moves, as with d0 = inf, drawing the same numbers
@@ -125,19 +124,17 @@ def test_alpha_table_refuses_a_table_that_does_not_fit():
 
 def test_adaptive_diffusion_needs_no_table():
     # T = 10**5 on the line: the O(T^2) table would need 37 GiB; the kernel computes alpha
-    from anonspread.spread.protocols import AdaptiveDiffusion
-
     from anonspread import spread
+    from anonspread.spread.protocols import AdaptiveDiffusion
 
     s = spread.simulate(spread.graphs.line(), AdaptiveDiffusion(), 10**5, rng=0)
     assert s.n_infected == 10**5 + 1
 
 
 def test_ml_tables_that_do_not_fit_are_refused():
+    from anonspread import spread
     from anonspread.adversaries import simulate_and_score
     from anonspread.spread.protocols import AdaptiveDiffusion
-
-    from anonspread import spread
 
     with pytest.raises(AnonspreadError, match=r"^T must be small enough .* likelihood tables .* GiB"):
         simulate_and_score(spread.graphs.line(), AdaptiveDiffusion(), 10**5, 2, estimators=["ml"], rng=0)

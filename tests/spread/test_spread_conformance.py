@@ -4,10 +4,10 @@ round-trips through the harness (its component factory and the ``detection`` swe
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.spread.protocols import PROTOCOLS, AdaptiveDiffusion
 
 from anonspread import spread
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.protocols import PROTOCOLS, AdaptiveDiffusion
 
 
 def instance(cls):

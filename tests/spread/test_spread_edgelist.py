@@ -11,10 +11,10 @@ import gzip
 import json
 
 import pytest
-from anonspread.harness import cli
-from anonspread.spread.graphs import from_edgelist
 
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.harness import cli
+from anonspread.spread.graphs import from_edgelist
 
 
 def _write(tmp_path, text, name="g.txt"):

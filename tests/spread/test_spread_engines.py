@@ -5,10 +5,10 @@ import math
 import numba as nb
 import numpy as np
 import pytest
-from anonspread.spread.graphs import line, random_tree, regular_tree
-from anonspread.spread.protocols import AdaptiveDiffusion
 
 from anonspread.engine import spreading as _kernels
+from anonspread.spread.graphs import line, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion
 
 
 def run(kernel, g, T, seed, d0):

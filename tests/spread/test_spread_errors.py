@@ -5,11 +5,11 @@ import math
 
 import networkx as nx
 import pytest
-from anonspread.spread.graphs import from_edgelist, random_tree, regular_tree
-from anonspread.spread.protocols import AdaptiveDiffusion, Flooding, RandomDiffusion
 
 from anonspread import spread
 from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.graphs import from_edgelist, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion, Flooding, RandomDiffusion
 
 
 def raises(exc, match):

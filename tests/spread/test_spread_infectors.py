@@ -6,11 +6,11 @@ from collections import defaultdict
 import networkx as nx
 import numpy as np
 import pytest
-from anonspread.spread.graphs import from_networkx
-from anonspread.spread.protocols import AdaptiveDiffusion
 
 from anonspread import spread
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.graphs import from_networkx
+from anonspread.spread.protocols import AdaptiveDiffusion
 
 
 def _children(s):

@@ -7,6 +7,15 @@ import math
 
 import numpy as np
 import pytest
+
+from anonspread import (
+    AnonspreadError,
+    GraphError,
+    InvalidParameterError,
+    InvalidTypeError,
+    adversaries,
+    spread,
+)
 from anonspread.spread.graphs import from_edgelist, line, random_tree, regular_tree
 from anonspread.spread.limits import expected_reach
 from anonspread.spread.protocols import (
@@ -16,15 +25,6 @@ from anonspread.spread.protocols import (
     RandomDiffusion,
     TreeProtocol,
     TreeProtocolPseudocode,
-)
-
-from anonspread import (
-    AnonspreadError,
-    GraphError,
-    InvalidParameterError,
-    InvalidTypeError,
-    adversaries,
-    spread,
 )
 
 

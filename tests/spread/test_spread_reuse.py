@@ -5,6 +5,8 @@ import pickle
 
 import networkx as nx
 import numpy as np
+
+from anonspread import spread
 from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -12,8 +14,6 @@ from anonspread.spread.protocols import (
     RandomDiffusion,
     TreeProtocol,
 )
-
-from anonspread import spread
 
 PROTOCOLS = [AdaptiveDiffusion(math.inf, 3), AdaptiveDiffusion(math.inf, 2, relay="graph"),
              RandomDiffusion(0.5), Flooding(), LineProtocol(), TreeProtocol()]

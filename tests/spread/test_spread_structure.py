@@ -6,6 +6,8 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
+
+from anonspread import datasets, spread
 from anonspread.spread.graphs import line, random_tree, regular_tree
 from anonspread.spread.protocols import (
     AdaptiveDiffusion,
@@ -14,8 +16,6 @@ from anonspread.spread.protocols import (
     RandomDiffusion,
     TreeProtocol,
 )
-
-from anonspread import datasets, spread
 
 ALL_PROTOCOLS = [
     Flooding(),

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from anonspread.spread.graphs import line, random_tree, regular_tree
-from anonspread.spread.protocols import AdaptiveDiffusion, LineProtocol, TreeProtocol
 from scipy import stats
 
 from anonspread import spread
+from anonspread.spread.graphs import line, random_tree, regular_tree
+from anonspread.spread.protocols import AdaptiveDiffusion, LineProtocol, TreeProtocol
 
 
 def ball_size(d, r):
