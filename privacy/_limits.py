@@ -1,18 +1,18 @@
 """Size and range limits shared by :mod:`privacy`: requests that cannot fit are refused up front.
 
 A request whose result (or working array) would not fit in memory is refused before
-anything is allocated, with the size it would need; so is a closed form whose
+anything is allocated, with the size it would need: the project's one memory budget
+(:func:`anonspread.spread.limits.memory_budget`, raisable with ``ANONSPREAD_MEMORY_LIMIT``
+or :func:`~anonspread.spread.limits.raised_limits`); so is a closed form whose
 probabilities would underflow double precision.
 """
 
 from __future__ import annotations
 
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.limits import check_size
 
-__all__ = ["MAX_ARRAY_BYTES", "MAX_FINITE_EPS", "check_array_size", "check_finite_eps"]
-
-#: Largest float64 array a privacy function allocates for one result (1 GiB).
-MAX_ARRAY_BYTES = 1 << 30
+__all__ = ["MAX_FINITE_EPS", "check_array_size", "check_finite_eps"]
 
 #: Largest finite eps of the closed-form mechanisms: ``e^-eps`` must stay a normal double
 #: (it is subnormal beyond ~708.4 and 0 beyond ~745, which would put exact zeros in the
@@ -21,22 +21,9 @@ MAX_ARRAY_BYTES = 1 << 30
 MAX_FINITE_EPS = 700.0
 
 
-def _human(n_bytes: float) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n_bytes < 1024 or unit == "PiB":
-            return f"{n_bytes:,.0f} {unit}" if unit == "bytes" else f"{n_bytes:,.1f} {unit}"
-        n_bytes /= 1024
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def check_array_size(n_entries: int, what: str, name: str, value: object) -> None:
-    """Refuse a result of ``n_entries`` float64 values beyond :data:`MAX_ARRAY_BYTES`."""
-    need = 8 * int(n_entries)
-    if need > MAX_ARRAY_BYTES:
-        raise InvalidParameterError(
-            f"{name}={value!r} is too large: {what} needs {int(n_entries):,} float64 entries "
-            f"({_human(need)}), more than the {_human(MAX_ARRAY_BYTES)} limit"
-        )
+    """Refuse a result of ``n_entries`` float64 values beyond the memory budget."""
+    check_size(name, value, nbytes=8.0 * int(n_entries), what=what)
 
 
 def check_finite_eps(eps: float, name: str = "eps") -> float:

@@ -14,7 +14,8 @@
 
 ``eps = inf`` is accepted by the closed forms (the limit, a deterministic mechanism); a
 finite eps above 700 is refused (``e^-eps`` would underflow, leaving zeros, i.e. an infinite
-privacy loss, in the matrix). The ``k x k`` mechanisms are refused beyond 1 GiB.
+privacy loss, in the matrix). The ``k x k`` mechanisms are refused beyond the memory limit
+(:func:`anonspread.spread.limits.memory_budget`).
 """
 
 from __future__ import annotations

@@ -161,12 +161,21 @@ def test_bad_counts_arguments():
 @pytest.mark.timeout(10)
 def test_sizes_that_cannot_fit_are_refused_up_front():
     """Issue 14, defect 7: count_pmf(10**12, 1, .25) hung / ended in MemoryError."""
-    with pytest.raises(InvalidParameterError, match=r"n=1000000000000 is too large.*TiB"):
+    with pytest.raises(InvalidParameterError, match=r"n=1000000000000.*7.45e\+03 GiB.*ANONSPREAD_MEMORY_LIMIT"):
         kr.count_pmf(10**12, 1, 0.25)
-    with pytest.raises(InvalidParameterError, match="too large"):
+    with pytest.raises(InvalidParameterError, match="to fit in memory"):
         kr.log_count_pmf(10**12, 1, 0.25)
-    with pytest.raises(InvalidParameterError, match="too large"):
+    with pytest.raises(InvalidParameterError, match="to fit in memory"):
         kr.privacy_ratio(10**12, 1, 0.25)
+
+
+def test_the_privacy_size_limit_is_the_projects_raisable_memory_budget():
+    """Issue 24, class 1: the privacy functions' limit is the one a user can set."""
+    from anonspread.spread.limits import raised_limits
+
+    assert kr.count_pmf(10**5, 1, 0.25).shape == (10**5 + 1,)  # 0.8 MB: within the default
+    with raised_limits(memory="256K"), pytest.raises(InvalidParameterError, match="0.000745 GiB"):
+        kr.count_pmf(10**5, 1, 0.25)
 
 
 @pytest.mark.parametrize("x", [[[1, 0], [1]], [[1, 0], [1, 1, 0]], [[1], 0]])
