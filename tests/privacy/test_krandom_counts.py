@@ -174,7 +174,7 @@ def test_the_privacy_size_limit_is_the_projects_raisable_memory_budget():
     from anonspread.spread.limits import raised_limits
 
     assert kr.count_pmf(10**5, 1, 0.25).shape == (10**5 + 1,)  # 0.8 MB: within the default
-    with raised_limits(memory="256K"), pytest.raises(InvalidParameterError, match="0.000745 GiB"):
+    with raised_limits(memory="256K"), pytest.raises(InvalidParameterError, match=r"0\.000745 GiB"):
         kr.count_pmf(10**5, 1, 0.25)
 
 
