@@ -160,6 +160,13 @@ def get_estimator(name: str) -> EstimatorSpec:
     ----------
     name : str
         A name of :data:`ESTIMATORS` (unknown names raise, suggesting close ones).
+
+    Examples
+    --------
+    >>> from anonspread import adversaries
+    >>> spec = adversaries.get_estimator("ml")
+    >>> sorted(spec.protocols), spec.likelihood
+    (['adaptive-diffusion'], True)
     """
     try:
         return ESTIMATORS[name]
@@ -259,6 +266,17 @@ def check_applicable(
         The contact graph.
     reveal_edges : bool
         Whether the observation includes the infection tree's edges.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> adversaries.check_applicable("jordan", spread.Flooding(), tree).name
+    'jordan'
+    >>> adversaries.check_applicable("ml", spread.Flooding(), tree)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: estimator 'ml' assumes a protocol in ['adaptive-diffusion']; got Flooding()
     """
     spec = get_estimator(name)
     reason = spec.why_not(_check_protocol(protocol), graph, reveal_edges=reveal_edges)

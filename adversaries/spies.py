@@ -206,6 +206,12 @@ def get_spy_estimator(name: str) -> EstimatorSpec:
     ----------
     name : str
         A name of :data:`SPY_ESTIMATORS`.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries
+    >>> adversaries.get_spy_estimator("first-spy").observation
+    'spies'
     """
     try:
         return SPY_ESTIMATORS[name]

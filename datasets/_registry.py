@@ -223,6 +223,13 @@ def info(name: str, *, kind: str | None = None) -> DatasetInfo:
         If ``name`` is not a string.
     InvalidParameterError
         If ``name`` is unknown (the message lists the known names) or not of ``kind``.
+
+    Examples
+    --------
+    >>> from anonspread import datasets
+    >>> i = datasets.info("ego-facebook")
+    >>> i.name, i.kind
+    ('ego-facebook', 'graph')
     """
     if not isinstance(name, str):
         raise InvalidTypeError(f"name must be a dataset name (str); got {name!r}")

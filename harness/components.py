@@ -364,6 +364,13 @@ def get_component(kind: str, name: str) -> Callable[..., Any]:
         ``"graph"``, ``"protocol"``, ``"estimator"``, ... (:func:`list_components`).
     name : str
         A component of that kind.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> make = harness.get_component("graph", "regular-3")
+    >>> make().regular_degree()
+    3
     """
     return component_info(kind, name).factory
 
@@ -377,6 +384,12 @@ def component_info(kind: str, name: str) -> Component:
         ``"graph"``, ``"protocol"``, ``"estimator"``, ... (:func:`list_components`).
     name : str
         A component of that kind.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.component_info("graph", "regular-3").kind
+    'graph'
     """
     return KINDS.get(kind).get(name)
 
@@ -388,6 +401,12 @@ def list_components(kind: str | None = None) -> dict[str, list[str]]:
     ----------
     kind : str, optional
         One kind only.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.list_components("protocol")["protocol"][:4]
+    ['adaptive-diffusion', 'flooding', 'line', 'random-diffusion']
     """
     kinds = [kind] if kind is not None else KINDS.names()
     return {k: KINDS.get(k).names() for k in kinds}

@@ -152,12 +152,25 @@ def get_template(name: str) -> SweepTemplate:
     ----------
     name : str
         As ``anonspread sweep --list`` shows it.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.get_template("detection").name
+    'detection'
     """
     return _TEMPLATES.get(name)
 
 
 def list_templates() -> list[SweepTemplate]:
-    """All registered sweep templates, sorted by name."""
+    """All registered sweep templates, sorted by name.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> [t.name for t in harness.list_templates()][:3]
+    ['detection', 'ldp-utility', 'protocol-attack']
+    """
     return [_TEMPLATES.get(n) for n in _TEMPLATES.names()]
 
 
@@ -271,6 +284,14 @@ def compose(
     InvalidParameterError
         Unknown parameters or component names, a required parameter left out,
         unequal zipped axes.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> exp = harness.compose("detection", product={
+    ...     "graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "ml", "T": [2, 4]})
+    >>> exp.name, len(harness.expand(exp.grid))
+    ('sweep-detection-a09d0c67', 2)
     """
     tpl = get_template(template) if isinstance(template, str) else template
     product = {k: _as_list(k, v) for k, v in (product or {}).items()}

@@ -322,6 +322,12 @@ def make_executor(
         ``LocalCluster`` started for the run.
     timeout : float
         Seconds to wait for a Dask scheduler before failing.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.make_executor(workers=1).describe()
+    'inprocess(workers=1)'
     """
     workers = default_workers() if workers is None else check_int(workers, "workers", low=1, high=max_workers())
     timeout = check_real(timeout, "timeout", low=0.0, low_open=True)

@@ -177,6 +177,12 @@ def expand(grid: Grid) -> list[dict[str, Scalar]]:
     ----------
     grid : Grid
         The grid (product axes crossed with the zipped ones).
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.expand(harness.Grid(product={"a": [1, 2], "b": ["x"]}))
+    [{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'x'}]
     """
     check_grid(grid)
     axes: list[list[dict[str, Scalar]]] = [

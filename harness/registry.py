@@ -57,6 +57,16 @@ def unregister_experiment(name: str) -> None:
     ----------
     name : str
         A registered experiment's name.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> exp = harness.register_experiment(harness.Experiment(
+    ...     name="doc-temp", title="t", description="d", grid=harness.Grid(product={"p": [0.5]}),
+    ...     metrics=(harness.Metric("x", "mean"),), trial=lambda params, rng: {"x": 1.0}), replace=True)
+    >>> harness.unregister_experiment("doc-temp")
+    >>> "doc-temp" in [e.name for e in harness.list_experiments()]
+    False
     """
     _EXPERIMENTS.remove(name)
 
@@ -72,10 +82,23 @@ def get_experiment(name: str) -> Experiment:
     Returns
     -------
     Experiment
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.get_experiment("compare-detection").title
+    'Who finds the source? Adaptive diffusion vs random diffusion vs flooding, every estimator'
     """
     return _EXPERIMENTS.get(name)
 
 
 def list_experiments() -> list[Experiment]:
-    """All registered experiments, sorted by name."""
+    """All registered experiments, sorted by name.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> "compare-detection" in [e.name for e in harness.list_experiments()]
+    True
+    """
     return [_EXPERIMENTS.get(n) for n in _EXPERIMENTS.names()]

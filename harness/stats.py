@@ -120,6 +120,13 @@ def normal_interval(mean: float, stderr: float, level: float = 0.95) -> tuple[fl
         The estimate and its standard error.
     level : float
         Confidence level, in (0, 1).
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> lo, hi = harness.normal_interval(0.5, 0.1)
+    >>> round(lo, 4), round(hi, 4)
+    (0.304, 0.696)
     """
     z = _z(level)
     return mean - z * stderr, mean + z * stderr

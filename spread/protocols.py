@@ -123,6 +123,14 @@ class RandomDiffusion(Protocol):
     Parameters
     ----------
     p : float in [0, 1]
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> b = spread.simulate_many(spread.graphs.regular_tree(3), spread.RandomDiffusion(0.5), 4, 100,
+    ...                          rng=1)
+    >>> float(b.n_infected.mean())
+    13.93
     """
 
     kernel = staticmethod(_kernels.run_random_diffusion)
