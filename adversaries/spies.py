@@ -317,6 +317,16 @@ def ml_spies_diffusion(obs: SpyObservation, p: float) -> Scores:
         What the spies saw (:func:`observe_spies`) of a run of :class:`spread.RandomDiffusion`.
     p : float
         The infection probability per step of that run, in (0, 1].
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> run = spread.simulate_messages(nx.balanced_tree(2, 5), spread.RandomDiffusion(0.5), 6,
+    ...                                source=0, rng=3)
+    >>> obs = adversaries.observe_spies(run, [10, 20, 30, 40, 50, 60])
+    >>> adversaries.pick(adversaries.ml_spies_diffusion(obs, 0.5), rng=0)
+    0
     """
     obs = _check_obs(obs, "ml-spies")
     _check_model(obs, "ml-spies", ("random-diffusion",), tree=True)
@@ -411,6 +421,17 @@ def ml_snapshot_spies(snapshot: Snapshot, obs: SpyObservation, d0: float | None)
         What the spies saw (:func:`observe_spies`).
     d0 : float or None
         The design degree of adaptive diffusion, as for :func:`ml_adaptive_diffusion`.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> run = spread.simulate_messages(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(3), 4,
+    ...                                rng=1)
+    >>> snap = adversaries.observe(run.spread)
+    >>> obs = adversaries.observe_spies(run, list(run.spread.infected[1:4]))
+    >>> scores = adversaries.ml_snapshot_spies(snap, obs, 3)
+    >>> len(scores), adversaries.pick(scores, rng=0) == run.spread.source
+    (10, True)
     """
     if not isinstance(snapshot, Snapshot):
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}"[:200])

@@ -371,6 +371,16 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
     Returns
     -------
     Table
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> exp = harness.compose("detection", product={
+    ...     "graph": "regular-3", "protocol": "random-diffusion", "estimator": "jordan", "T": 3})
+    >>> res = harness.run(exp, trials=40, rng=1, out=".", workers=1, progress=False)
+    >>> row = harness.read_table(res.paths["csv"]).where(metric="detection")[0]
+    >>> row["n"], row["mean"]
+    (40, 0.55)
     """
     sidecar = read_sidecar(csv_path) if sidecar is None else sidecar
     types = dict(sidecar["parameter_types"])
