@@ -11,6 +11,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t
 from numpy.random cimport bitgen_t
 
 from anonspread.engine._bitgen cimport bitgen_of, exponential, randint, uniform
+from anonspread.engine._csr cimport in_neighbours
 
 ctypedef fused index_t:
     int32_t
@@ -136,20 +137,7 @@ cdef int64_t _draw(int kind, int64_t n, const int64_t[::1] indptr, const index_t
             m += k
             out_ptr[v + 1] = m
     # in-edges, grouped by head, in order of tail
-    for v in range(n + 1):
-        in_ptr[v] = 0
-    for v in range(n):
-        for j in range(out_ptr[v], out_ptr[v + 1]):
-            in_ptr[out[j] + 1] += 1
-    for v in range(n):
-        in_ptr[v + 1] += in_ptr[v]
-    for v in range(n):
-        work[v] = in_ptr[v]
-    for u in range(n):
-        for j in range(out_ptr[u], out_ptr[u + 1]):
-            w = out[j]
-            in_src[work[w]] = u
-            work[w] += 1
+    in_neighbours(n, out_ptr, out, in_ptr, in_src, work)
     # forwarding rules
     for v in range(n):
         lo = out_ptr[v]

@@ -10,6 +10,7 @@ from libc.stdint cimport int8_t, int64_t
 from numpy.random cimport bitgen_t
 
 from anonspread.engine._bitgen cimport bitgen_of, randint, uniform
+from anonspread.engine._csr cimport in_neighbours
 
 
 def regular_digraph(int64_t n, int64_t d, object rng):
@@ -57,18 +58,7 @@ cdef void _routing_tables(int64_t n, const int64_t[::1] indptr, const int64_t[::
                           int64_t[::1] iind, int64_t[::1] table, int64_t[::1] own,
                           int64_t[::1] deck) noexcept nogil:
     cdef int64_t e, u, w, a, b, d, left, i, j, t
-    # the in-neighbour CSR
-    for e in range(indices.shape[0]):
-        cnt[indices[e]] += 1
-    for u in range(n):
-        iptr[u + 1] = iptr[u] + cnt[u]
-    for u in range(n):
-        cnt[u] = iptr[u]
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            w = indices[e]
-            iind[cnt[w]] = u
-            cnt[w] += 1
+    in_neighbours(n, indptr, indices, iptr, iind, cnt)
     for u in range(n):
         a = indptr[u]
         b = indptr[u + 1]
