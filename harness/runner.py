@@ -711,31 +711,21 @@ def _write_outputs(
     points: Sequence[Mapping[str, Scalar]],
     table: Table,
     paths: Mapping[str, Path],
-    *,
-    seed: int,
-    trials: int,
-    batch_size: int,
-    level: float,
-    executor: Executor,
-    plot: bool,
-    pdf: bool,
-    timing: Mapping[str, Any],
+    **details: Any,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """CSV, figures and sidecar replaced together: each is written to a temporary file in
     a staging folder inside the output directory, then all are renamed into place (the
     sidecar last); a figure this run does not draw is removed, so a stale PNG or PDF of an
     earlier run of the same name never sits beside the new CSV. A failure before the
     renames (a plot that cannot be drawn, a full disk) leaves the previous files as they
-    were."""
+    were. ``details`` are :func:`_stage_outputs`'s keyword arguments."""
     import shutil
     import tempfile
 
     out_dir = paths["csv"].parent
     stage = Path(tempfile.mkdtemp(prefix=f".{paths['csv'].stem}.", suffix=".staging", dir=out_dir))
     try:
-        staged = _stage_outputs(exp, points, table, paths, stage, seed=seed, trials=trials,
-                                batch_size=batch_size, level=level, executor=executor, plot=plot,
-                                pdf=pdf, timing=timing)
+        staged = _stage_outputs(exp, points, table, paths, stage, **details)
         written, sidecar, files = staged
         for kind in ("csv", "png", "pdf"):
             if kind in files:

@@ -343,7 +343,8 @@ def _node_label(nodetype: Any, tok: str, where: str) -> Hashable:
     if nodetype is int and not _INT_TOKEN.fullmatch(tok):
         # int() also takes '1_000' and non-ASCII digits: two spellings of one node
         raise GraphError(f"{where}: node token {tok!r} is not a valid int (ASCII digits, "
-                         "with an optional minus sign)")
+                         "with an optional minus sign); node names that are not numbers need "
+                         "nodetype='str' (command line: --set graph.nodetype=str)")
     try:
         lab = nodetype(tok)
     except (TypeError, ValueError, ArithmeticError):
@@ -500,7 +501,8 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: st
                 lab = _node_label(nodetype, tok, f"path {text!r} line {lineno}")
             except GraphError as exc:
                 if not a and not header:
-                    raise GraphError(f"{exc}; if this line names the columns, pass header=True") from None
+                    raise GraphError(f"{exc}; if this line names the columns, pass header=True "
+                                     "(command line: --set graph.header=true)") from None
                 raise
             i = index.get(lab)
             if i is None:

@@ -51,6 +51,16 @@ def test_a_header_line_without_header_true_says_what_to_do(tmp_path):
     assert from_edgelist(p, header=True).number_of_edges() == 1
 
 
+def test_named_nodes_with_a_header_say_what_to_set_on_the_command_line(tmp_path):
+    """The newcomer's file: a header, then names like user0 (a CSV exported elsewhere)."""
+    p = _write(tmp_path, "source,target\nuser0,user1\nuser1,user2\n")
+    with pytest.raises(GraphError, match=r"--set graph\.header=true"):
+        from_edgelist(p)
+    with pytest.raises(GraphError, match=r"line 2: node token 'user0'.*--set graph\.nodetype=str"):
+        from_edgelist(p, header=True)
+    assert from_edgelist(p, header=True, nodetype="str").labels == ["user0", "user1", "user2"]
+
+
 def test_a_comma_file_read_as_whitespace_names_the_delimiter(tmp_path):
     p = _write(tmp_path, "0,1\n1,2\n")
     with pytest.raises(GraphError, match="pass delimiter='comma'"):
