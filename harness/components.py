@@ -52,15 +52,29 @@ class Component:
     Calling the component calls the factory (``component(*args, **kwargs)``);
     :meth:`build` calls it with the parameters of a grid point.
 
-    Attributes
+    Parameters
     ----------
     kind, name : str
+        The component's kind (``"graph"``) and its name within the kind.
     factory : callable
+        What the component calls.
+    description : str
+        One line for ``anonspread sweep --list``.
     params : dict of str to Param
         Declared parameters (``seed`` included for random factories).
     random : bool
         The factory takes ``rng`` (called with ``rng=seed``).
-    description : str
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> er = harness.component_info("graph", "erdos-renyi")
+    >>> sorted(er.params), er.random
+    (['mean_degree', 'n', 'seed'], True)
+    >>> er.values({"graph.n": 50}, "graph")
+    {'n': 50, 'mean_degree': 5.0, 'seed': 0}
+    >>> er.build(point={"graph.n": 50, "graph.seed": 3}, axis="graph")
+    ContactGraph(n=50, m=123)
     """
 
     kind: str
@@ -74,7 +88,20 @@ class Component:
         return self.factory(*args, **kwargs)
 
     def values(self, point: Mapping[str, Any], axis: str) -> dict[str, Any]:
-        """This component's parameter values at a grid point (axes ``axis.p``, else defaults)."""
+        """This component's parameter values at a grid point (axes ``axis.p``, else defaults).
+
+        Parameters
+        ----------
+        point : mapping of str to object
+            A grid point, ``{"graph.n": 50, ...}``.
+        axis : str
+            The axis the component fills (``"graph"``); its parameters are ``axis.p``.
+
+        Returns
+        -------
+        dict of str to object
+            One value per declared parameter.
+        """
         out = {}
         for p, spec in self.params.items():
             key = f"{axis}.{p}"
@@ -92,7 +119,21 @@ class Component:
               **values: Any) -> Any:
         """Call the factory with ``context`` positionals and the parameter values.
 
-        ``point``/``axis`` take the values from a grid point; explicit keywords win.
+        Parameters
+        ----------
+        *context
+            The positional arguments the sweep supplies (the graph, for a protocol).
+        point : mapping of str to object, optional
+            A grid point to read the parameter values from (:meth:`values`).
+        axis : str, optional
+            The axis of ``point`` the component fills (default: its kind).
+        **values
+            Parameter values; they win over those of ``point``.
+
+        Returns
+        -------
+        object
+            What the factory returns.
         """
         params = self.values(point or {}, axis or self.kind) if point is not None else {}
         params.update(values)
@@ -111,9 +152,10 @@ class KindConvention:
     positionally (the graph, for a protocol); the component's own parameters follow as
     keywords; randomness arrives only as the keyword ``rng``.
 
-    Attributes
+    Parameters
     ----------
     kind : str
+        The component kind.
     context : tuple of str
         Names of the positional arguments the sweep passes first.
     rng : {"seed", "trial"}
@@ -122,6 +164,12 @@ class KindConvention:
         trial's :class:`numpy.random.Generator` as ``rng=`` (required, no ``seed``).
     returns : str
         What the factory returns (for messages and docs).
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.KindConvention("doc-noise", context=("k",), rng="trial").signature()
+    'factory(k, *, rng, **params)'
     """
 
     kind: str
@@ -190,6 +238,18 @@ def kind_convention(kind: str) -> KindConvention | None:
     ----------
     kind : str
         A component kind.
+
+    Returns
+    -------
+    KindConvention or None
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.kind_convention("protocol").signature()
+    'factory(graph, *, rng (optional), **params) -> a spread.Protocol'
+    >>> harness.kind_convention("no-such-kind") is None
+    True
     """
     return _CONVENTIONS.get(kind)
 

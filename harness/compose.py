@@ -87,6 +87,20 @@ class SweepTemplate:
     cost : callable or None
         ``cost(params, components=...) -> float``: node visits of one trial at a point
         (see :attr:`Experiment.cost`).
+
+    Examples
+    --------
+    A template with no component: the share of heads of a coin of bias ``p``
+    (:func:`register_template` registers and runs it).
+
+    >>> from anonspread import harness
+    >>> def coin(params, rng, *, components):
+    ...     return {"heads": float(rng.random() < params["p"])}
+    >>> tpl = harness.SweepTemplate(name="doc-coin", description="a biased coin",
+    ...                             components={}, defaults={"p": 0.5},
+    ...                             metrics=(harness.Metric("heads", "mean"),), trial=coin)
+    >>> tpl.parameters, tpl.default_trials
+    (('p',), 1000)
     """
 
     name: str
@@ -112,7 +126,20 @@ class SweepTemplate:
         return tuple(dict.fromkeys((*self.components, *self.required, *self.defaults)))
 
     def param(self, name: str) -> Param:
-        """The declared (or default-inferred) type of a non-dotted parameter."""
+        """The declared (or default-inferred) type of a non-dotted parameter.
+
+        Parameters
+        ----------
+        name : str
+            A parameter of the template (a component's own parameters are dotted,
+            ``graph.n``, and typed by the component).
+
+        Returns
+        -------
+        Param
+            A component parameter is a ``str`` naming a component of its kind; an
+            undeclared one without default accepts anything.
+        """
         if name in self.components:
             return Param("str", self.defaults.get(name, REQUIRED), kind=self.components[name])
         if name in self.types:
@@ -134,6 +161,30 @@ def register_template(template: SweepTemplate, *, replace: bool = False) -> Swee
         The template; its name must be new unless ``replace``.
     replace : bool
         Replace a template of the same name.
+
+    Returns
+    -------
+    SweepTemplate
+        ``template``.
+
+    Examples
+    --------
+    Register the coin of :class:`SweepTemplate`, sweep its bias and run it (in this
+    process; the CSV and JSON go to the current folder):
+
+    >>> from anonspread import harness
+    >>> def coin(params, rng, *, components):
+    ...     return {"heads": float(rng.random() < params["p"])}
+    >>> _ = harness.register_template(harness.SweepTemplate(
+    ...     name="doc-coin", description="a biased coin", components={}, defaults={"p": 0.5},
+    ...     metrics=(harness.Metric("heads", "mean"),), trial=coin), replace=True)
+    >>> exp = harness.compose("doc-coin", product={"p": [0.1, 0.9]})
+    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False, progress=False)
+    >>> print(result.table.format_text())
+    p    trials  heads
+    ---  ------  --------------------
+    0.1  200     0.08 [0.0423, 0.118]
+    0.9  200     0.925 [0.888, 0.962]
     """
     if not isinstance(template, SweepTemplate):
         raise InvalidTypeError(f"template must be a SweepTemplate; got {type(template).__name__}")
@@ -360,6 +411,17 @@ def default_name(template: str, grid: Grid) -> str:
     other's files; the same grid gives the same name (rerun it with ``--resume``, or
     ``--overwrite`` to replace it).
 
+    Parameters
+    ----------
+    template : str
+        The template's name.
+    grid : Grid
+        The sweep's grid.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> from anonspread.harness import Grid
@@ -438,6 +500,17 @@ def _decode_toml(path: str, raw: bytes) -> str:
 def load_sweep_file(path: str) -> dict[str, Any]:
     """Read a sweep description from TOML (keys: template, name, title, product, zip,
     plot, trials, rng, batch_size).
+
+    Parameters
+    ----------
+    path : str
+        A TOML file (UTF-8, as TOML requires) of at most 64 MiB.
+
+    Returns
+    -------
+    dict
+        The file's keys and values, checked (``anonspread sweep --file`` passes them on
+        to :func:`compose`).
 
     Raises
     ------

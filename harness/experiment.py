@@ -77,6 +77,14 @@ class Metric:
     description : str
         One sentence on what the metric measures (shown by ``anonspread show``, in the
         result JSON and in the HTML report); defaults to the label.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> harness.Metric("detection", "proportion", label="P(detect source)").words
+    'P(detect source)'
+    >>> harness.Metric("rank", low=1).words
+    'rank'
     """
 
     name: str
@@ -97,6 +105,26 @@ class Theory:
 
     ``fn`` receives the full parameter point (x included) and returns the
     closed-form value or bound of ``metric`` there (NaN where it does not apply).
+
+    Parameters
+    ----------
+    metric : str
+        The metric the curve is drawn over.
+    fn : callable
+        ``fn(params) -> float``.
+    label : str
+        The curve's legend entry.
+
+    Examples
+    --------
+    The share of heads of a coin of bias ``p`` is ``p``:
+
+    >>> from anonspread import harness
+    >>> exact = harness.Theory("heads", lambda params: params["p"], label="p")
+    >>> exact.fn({"p": 0.9})
+    0.9
+    >>> harness.PlotSpec(x="p", theory=(exact,)).to_dict()["theory"]
+    [{'metric': 'heads', 'label': 'p'}]
     """
 
     metric: str
@@ -112,6 +140,22 @@ class Reference:
     detection probability of a uniform guess among the infected nodes:
     ``Reference("detection", lambda p, m: 1 / m["n_infected"], "1/E[N_T]")``); NaN
     where it does not apply.
+
+    Parameters
+    ----------
+    metric : str
+        The metric whose panel shows the reference.
+    fn : callable
+        ``fn(params, means) -> float``.
+    label : str
+        Its legend entry.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> guess = harness.Reference("detection", lambda p, m: 1 / m["n_infected"], "1/E[N_T]")
+    >>> guess.fn({"T": 4}, {"detection": 0.31, "n_infected": 8.0})
+    0.125
     """
 
     metric: str
@@ -160,6 +204,15 @@ class PlotSpec:
     -----
     A categorical ``x`` (string values) is drawn as markers with error bars, the series
     side by side within each category, never joined by lines.
+
+    Examples
+    --------
+    The sidecar JSON records the spec (:meth:`to_dict`); ``anonspread plot`` reads it back:
+
+    >>> from anonspread import harness
+    >>> spec = harness.PlotSpec(x="T", y=("detection",), series="estimator", logy=False)
+    >>> spec.to_dict()["series"], harness.PlotSpec.from_dict(spec.to_dict()) == spec
+    ('estimator', True)
     """
 
     x: str
@@ -192,7 +245,17 @@ class PlotSpec:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PlotSpec:
-        """Rebuild a spec from :meth:`to_dict` output (without theory curves)."""
+        """Rebuild a spec from :meth:`to_dict` output (without theory curves).
+
+        Parameters
+        ----------
+        data : mapping
+            What :meth:`to_dict` returned (read back from a result's JSON).
+
+        Returns
+        -------
+        PlotSpec
+        """
         return cls(
             x=data["x"],
             y=tuple(data.get("y", ())),
@@ -255,6 +318,26 @@ class Experiment:
         ``cost(params) -> float``: estimated node visits of one trial at a point. The
         run sums ``trials x cost`` over the grid and refuses a sweep above the work limit
         (:mod:`spread.limits`) before it starts; default: 1 per trial.
+
+    Examples
+    --------
+    The share of heads of a coin of bias ``p``, 200 trials per point, run in this
+    process (the CSV and JSON go to the current folder):
+
+    >>> from anonspread import harness
+    >>> exp = harness.Experiment(
+    ...     name="doc-coin", title="A biased coin", description="share of heads",
+    ...     grid=harness.Grid(product={"p": [0.1, 0.9]}),
+    ...     metrics=(harness.Metric("heads", "proportion"),),
+    ...     trial=lambda params, rng: {"heads": float(rng.random() < params["p"])})
+    >>> exp.mode, exp.effective_batch_size()
+    ('trial', 200)
+    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False, progress=False)
+    >>> print(result.table.format_text())
+    p    trials  heads
+    ---  ------  --------------------
+    0.1  200     0.08 [0.0498, 0.126]
+    0.9  200     0.925 [0.88, 0.954]
     """
 
     name: str
@@ -323,7 +406,18 @@ class Experiment:
 
 
 def axis_params(exp: Experiment) -> dict[str, Param]:
-    """The type of every grid axis: declared in ``exp.axes``, else inferred from its values."""
+    """The type of every grid axis: declared in ``exp.axes``, else inferred from its values.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+
+    Returns
+    -------
+    dict of str to Param
+        One entry per axis of ``exp.grid`` (product and zip).
+    """
     out = {}
     for part in (exp.grid.product, exp.grid.zip):
         for name, values in part.items():
@@ -336,6 +430,18 @@ def with_overrides(exp: Experiment, overrides: Mapping[str, Any]) -> Experiment:
 
     Command-line text (:class:`~harness.params.CliText`) is parsed by the axis's type;
     other values must already have it (``T = 2.5`` on an integer axis is refused).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    overrides : mapping of str to value or list of values
+        New values of some axes of the grid (a scalar is one value).
+
+    Returns
+    -------
+    Experiment
+        A checked copy of ``exp`` (``exp`` itself is unchanged).
 
     Raises
     ------
@@ -356,6 +462,16 @@ def with_overrides(exp: Experiment, overrides: Mapping[str, Any]) -> Experiment:
 
 def check_experiment(exp: Any) -> Experiment:
     """Validate every field of an experiment (the one place they are checked).
+
+    Parameters
+    ----------
+    exp : object
+        Should be an :class:`Experiment`.
+
+    Returns
+    -------
+    Experiment
+        ``exp``, checked.
 
     Raises
     ------

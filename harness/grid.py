@@ -54,11 +54,27 @@ class Grid:
     def with_values(self, overrides: Mapping[str, Sequence[Scalar]]) -> Grid:
         """Return a copy with some axes replaced (a one-value list fixes a parameter).
 
+        Parameters
+        ----------
+        overrides : mapping of str to sequence
+            New values of existing axes. One value for a zipped axis is repeated
+            along its group.
+
+        Returns
+        -------
+        Grid
+
         Raises
         ------
         InvalidParameterError
             If a name is not a parameter of the grid (the message lists them) or a
             zipped axis would lose its lock-step length.
+
+        Examples
+        --------
+        >>> g = Grid(product={"k": [2, 4]}, zip={"n": [10, 20], "m": [1, 2]})
+        >>> g.with_values({"n": [30]})
+        Grid(product={'k': [2, 4]}, zip={'n': [30, 30], 'm': [1, 2]})
         """
         from anonspread.registry import suggest
 
@@ -92,7 +108,17 @@ class Grid:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Grid:
-        """Inverse of :meth:`to_dict` (unknown keys are rejected)."""
+        """Inverse of :meth:`to_dict` (unknown keys are rejected).
+
+        Parameters
+        ----------
+        data : mapping
+            ``{"product": {...}, "zip": {...}}``; either key may be missing.
+
+        Returns
+        -------
+        Grid
+        """
         extra = set(data) - {"product", "zip"}
         if extra:
             raise InvalidParameterError(
@@ -115,13 +141,39 @@ def _check_value(name: str, value: Any) -> None:
 
 
 def is_axis_name(name: Any) -> bool:
-    """An identifier, or ``component.parameter`` (``graph.n``)."""
+    """An identifier, or ``component.parameter`` (``graph.n``).
+
+    Parameters
+    ----------
+    name : object
+        A would-be axis name.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_axis_name("T"), is_axis_name("graph.n"), is_axis_name("graph.n.x")
+    (True, True, False)
+    """
     return isinstance(name, str) and 1 <= len(name.split(".")) <= 2 and all(
         part.isidentifier() for part in name.split("."))
 
 
 def check_grid(grid: Any) -> Grid:
     """Validate a grid (the one place grids are checked) and return it.
+
+    Parameters
+    ----------
+    grid : object
+        Should be a :class:`Grid` of non-empty axes, identifiers (or ``component.param``)
+        as names, str/int/float/bool values, zipped axes of one length.
+
+    Returns
+    -------
+    Grid
+        ``grid``.
 
     Raises
     ------
@@ -161,7 +213,22 @@ def check_grid(grid: Any) -> Grid:
 
 
 def grid_size(grid: Grid) -> int:
-    """Number of points of ``grid`` (computed without expanding it)."""
+    """Number of points of ``grid`` (computed without expanding it).
+
+    Parameters
+    ----------
+    grid : Grid
+        A checked grid.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> grid_size(Grid(product={"k": [2, 4], "T": [1, 2, 3]}, zip={"n": [10, 20], "m": [1, 2]}))
+    12
+    """
     n = 1
     for values in grid.product.values():
         n *= len(values)

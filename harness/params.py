@@ -124,7 +124,25 @@ class Param:
 
     # -- checking
     def parse(self, name: str, text: str) -> Any:
-        """Parse command-line text by this type (then :meth:`check` it)."""
+        """Parse command-line text by this type (then :meth:`check` it).
+
+        Parameters
+        ----------
+        name : str
+            The axis or parameter name (for the error message).
+        text : str
+            The text typed (``"true"``/``"false"`` for a bool; ``"inf"`` is a float).
+
+        Returns
+        -------
+        int, float, str or bool
+            The parsed, not yet checked, value.
+
+        Examples
+        --------
+        >>> Param("bool").parse("cache", "True"), Param("float", allow_inf=True).parse("d0", "inf")
+        (True, inf)
+        """
         raw = str(text).strip()
         if not raw:
             raise InvalidParameterError(f"axis {name!r} takes {self.describe()}; got an empty value")
@@ -154,6 +172,18 @@ class Param:
 
     def check(self, name: str, value: Any) -> Any:
         """Return ``value`` if this parameter accepts it (CLI text is parsed first).
+
+        Parameters
+        ----------
+        name : str
+            The axis or parameter name (for the error message).
+        value : object
+            The value, or :class:`CliText` to parse first.
+
+        Returns
+        -------
+        int, float, str or bool
+            ``value`` (an int given to a float parameter becomes a float).
 
         Raises
         ------
@@ -207,7 +237,24 @@ class Param:
         return value
 
     def check_all(self, name: str, values: Sequence[Any]) -> list[Any]:
-        """:meth:`check` every value of an axis."""
+        """:meth:`check` every value of an axis.
+
+        Parameters
+        ----------
+        name : str
+            The axis or parameter name (for the error message).
+        values : sequence
+            The axis's values.
+
+        Returns
+        -------
+        list
+
+        Examples
+        --------
+        >>> Param("float", low=0).check_all("eps", [1, 0.5])
+        [1.0, 0.5]
+        """
         return [self.check(name, v) for v in values]
 
 
@@ -235,6 +282,21 @@ def infer_param(values: Sequence[Any]) -> Param:
 
     All bools: ``bool``; all ints: ``int``; ints and floats: ``float``; all strings:
     ``str``; a mix: ``any``. Infinite floats in the declared values allow ``inf``.
+
+    Parameters
+    ----------
+    values : sequence
+        The axis's declared values.
+
+    Returns
+    -------
+    Param
+        Without default, bounds or choices.
+
+    Examples
+    --------
+    >>> [infer_param(v).type for v in ([2, 4], [0.5, 1], ["a", 1])]
+    ['int', 'float', 'any']
     """
     kinds = {type(v).__name__ for v in values}
     if kinds <= {"bool"}:
@@ -249,5 +311,23 @@ def infer_param(values: Sequence[Any]) -> Param:
 
 
 def check_params(declared: Mapping[str, Param], values: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
-    """Check every axis of ``values`` against its declaration (undeclared axes pass)."""
+    """Check every axis of ``values`` against its declaration (undeclared axes pass).
+
+    Parameters
+    ----------
+    declared : mapping of str to Param
+        The declared axes.
+    values : mapping of str to sequence
+        Axis name -> its values.
+
+    Returns
+    -------
+    dict of str to list
+        The checked values.
+
+    Examples
+    --------
+    >>> check_params({"T": Param("int", low=1)}, {"T": [CliText("2"), 4], "other": ["x"]})
+    {'T': [2, 4], 'other': ['x']}
+    """
     return {k: (declared[k].check_all(k, v) if k in declared else list(v)) for k, v in values.items()}
