@@ -18,31 +18,103 @@ __all__ = [
 
 
 class AnonspreadError(Exception):
-    """Base class of every error raised on purpose by anonspread."""
+    """Base class of every error raised on purpose by anonspread.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> try:
+    ...     asp.harness.get_experiment("compare-detectoin")
+    ... except asp.AnonspreadError as exc:
+    ...     print(type(exc).__name__, "-", exc)
+    UnknownNameError - unknown experiment 'compare-detectoin'; did you mean 'compare-detection' or 'spies-detection'?
+    """
 
 
 class InvalidParameterError(AnonspreadError, ValueError):
-    """An argument has the right type but a value that is not accepted."""
+    """An argument has the right type but a value that is not accepted.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> asp.simulate(asp.spread.graphs.regular_tree(3), asp.spread.Flooding(), T=-1)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: T must be an integer >= 0; got -1
+    >>> issubclass(asp.InvalidParameterError, ValueError)
+    True
+    """
 
 
 class InvalidTypeError(AnonspreadError, TypeError):
-    """An argument has a type that is not accepted."""
+    """An argument has a type that is not accepted.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> asp.simulate(asp.spread.graphs.regular_tree(3), "flooding", T=2)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidTypeError: protocol must be a spread.protocols.Protocol instance such as AdaptiveDiffusion(); got 'flooding'
+    """
 
 
 class GraphError(InvalidParameterError):
-    """A contact graph (or a node of it) is not usable for the requested operation."""
+    """A contact graph (or a node of it) is not usable for the requested operation.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import anonspread as asp
+    >>> path = asp.spread.graphs.from_networkx(nx.path_graph(4))
+    >>> asp.simulate(path, asp.spread.Flooding(), T=2, source=9)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.GraphError: source must be a node of the graph; got 9
+    """
 
 
 class InfeasibleError(AnonspreadError, RuntimeError):
-    """An optimisation problem has no solution (reported, never silently mis-solved)."""
+    """An optimisation problem has no solution (reported, never silently mis-solved).
+
+    Examples
+    --------
+    The vertices of ``{v >= 0 : v_0 <= -1}``, an empty polytope:
+
+    >>> import numpy as np
+    >>> from anonspread.privacy.funnel.polytope import polytope_vertices
+    >>> polytope_vertices(np.array([[1.0, 0.0]]), np.array([-1.0]), np.zeros((0, 2)), np.zeros(0))
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InfeasibleError: the polytope is empty
+    """
 
 
 class DatasetError(AnonspreadError, OSError):
-    """A bundled data file is missing, corrupted or unreadable."""
+    """A bundled data file is missing, corrupted or unreadable.
+
+    The message names the file looked at and, for a corrupt one, its expected and actual
+    SHA-256; being an :class:`OSError`, it is caught with the other file errors.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> issubclass(asp.DatasetError, OSError), issubclass(asp.DatasetError, asp.AnonspreadError)
+    (True, True)
+    """
 
 
 class UnknownNameError(InvalidParameterError, KeyError):
-    """A registry lookup failed; the message suggests the closest registered names."""
+    """A registry lookup failed; the message suggests the closest registered names.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> asp.harness.get_component("graph", "regular3")
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.UnknownNameError: unknown graph 'regular3'; did you mean 'regular-3'...
+    """
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""

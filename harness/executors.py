@@ -52,6 +52,22 @@ class Executor:
     ----------
     workers : int
         Degree of parallelism (used by the runner to size chunks).
+
+    Examples
+    --------
+    A subclass names itself and yields results; :func:`register_executor` makes it
+    available to :func:`make_executor`, ``harness.run(executor=...)`` and
+    ``anonspread run --executor``:
+
+    >>> from anonspread import harness
+    >>> class Reversed(harness.Executor):
+    ...     name = "doc-reversed"
+    ...     def imap_unordered(self, fn, tasks):
+    ...         for task in reversed(list(tasks)):
+    ...             yield fn(task)
+    >>> with Reversed() as ex:
+    ...     ex.describe(), list(ex.imap_unordered(abs, [-1, -2, -3]))
+    ('doc-reversed(workers=1)', [3, 2, 1])
     """
 
     name = "base"
@@ -77,7 +93,20 @@ class Executor:
         return None
 
     def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
-        """Yield ``fn(task)`` for every task, in whatever order they finish."""
+        """Yield ``fn(task)`` for every task, in whatever order they finish.
+
+        Parameters
+        ----------
+        fn : callable
+            A module-level function (it may be sent to another process).
+        tasks : iterable
+            Its arguments, one call each.
+
+        Yields
+        ------
+        object
+            ``fn(task)``, as each finishes.
+        """
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -86,7 +115,21 @@ class Executor:
 
     @classmethod
     def from_options(cls, *, workers: int, scheduler: str | None, timeout: float) -> Executor:
-        """Build from the CLI's options; only executors that use a scheduler accept one."""
+        """Build from the CLI's options; only executors that use a scheduler accept one.
+
+        Parameters
+        ----------
+        workers : int
+            ``--workers``.
+        scheduler : str or None
+            ``--scheduler`` (refused unless the executor uses one).
+        timeout : float
+            Seconds to wait for a scheduler.
+
+        Returns
+        -------
+        Executor
+        """
         if scheduler:
             raise InvalidParameterError(
                 f"a scheduler is only used by the dask executor; got executor {cls.name!r}"
@@ -95,7 +138,13 @@ class Executor:
 
 
 class InProcessExecutor(Executor):
-    """Run every task in this process, one after the other (debugging, tiny runs)."""
+    """Run every task in this process, one after the other (debugging, tiny runs).
+
+    Parameters
+    ----------
+    workers : int
+        Recorded only (the tasks run one after the other).
+    """
 
     name = "inprocess"
 
@@ -135,6 +184,13 @@ class ProcessPoolExecutor(Executor):
 
     Workers are started with the ``spawn`` method (``forkserver`` can be asked
     for): forking a parent that already runs numba or BLAS threads is unsafe.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes.
+    start_method : {"spawn", "forkserver"}
+        How :mod:`multiprocessing` starts them.
     """
 
     name = "processes"
@@ -283,8 +339,41 @@ def register_executor(cls: type[Executor], *, replace: bool = False) -> type[Exe
 
     Parameters
     ----------
+    cls : type
+        A subclass of :class:`Executor` with its own ``name``.
     replace : bool
         Replace an executor of the same name (otherwise ``cls.name`` must be new).
+
+    Returns
+    -------
+    type
+        ``cls``, so it can decorate the class.
+
+    Examples
+    --------
+    The executor of :class:`Executor`'s example, registered and used by a run; results
+    never depend on the executor (every batch has its own random stream), so the table
+    is the one of :class:`~anonspread.harness.Experiment`'s example:
+
+    >>> from anonspread import harness
+    >>> @harness.register_executor
+    ... class Reversed(harness.Executor):
+    ...     name = "doc-reversed"
+    ...     def imap_unordered(self, fn, tasks):
+    ...         for task in reversed(list(tasks)):
+    ...             yield fn(task)
+    >>> exp = harness.Experiment(
+    ...     name="doc-coin", title="A biased coin", description="share of heads",
+    ...     grid=harness.Grid(product={"p": [0.1, 0.9]}),
+    ...     metrics=(harness.Metric("heads", "proportion"),),
+    ...     trial=lambda params, rng: {"heads": float(rng.random() < params["p"])})
+    >>> result = harness.run(exp, trials=200, rng=1, executor="doc-reversed", workers=1,
+    ...                      plot=False, progress=False)
+    >>> print(result.table.format_text())
+    p    trials  heads
+    ---  ------  --------------------
+    0.1  200     0.08 [0.0498, 0.126]
+    0.9  200     0.925 [0.88, 0.954]
     """
     return _EXECUTORS.add(cls.name, cls, replace=replace)
 
