@@ -46,7 +46,22 @@ _TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str}
 
 
 def format_value(value: Scalar) -> str:
-    """The CSV text of a cell (floats via ``repr``: exact and deterministic)."""
+    """The CSV text of a cell (floats via ``repr``: exact and deterministic).
+
+    Parameters
+    ----------
+    value : str, int, float or bool
+        A cell.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_value(0.1 + 0.2), format_value(True)
+    ('0.30000000000000004', 'True')
+    """
     if isinstance(value, float):
         return repr(value)
     return str(value)
@@ -68,7 +83,7 @@ def _parse(text: str, kind: str) -> Scalar:
 class Table:
     """A tidy result table.
 
-    Attributes
+    Parameters
     ----------
     params : tuple of str
         Parameter columns, in grid order.
@@ -80,6 +95,26 @@ class Table:
         Grid points left out because they do not apply (``Experiment.skip``), each
         ``{"params": {...}, "reason": "..."}``; they have no rows (the CSV holds only
         computed points) and are recorded in the JSON sidecar under ``"skipped"``.
+
+    Examples
+    --------
+    :func:`harness.run` returns one (``RunResult.table``) and :func:`read_table` reads
+    one back; the rows are tidy, one per (point, metric):
+
+    >>> from anonspread.harness import Table
+    >>> rows = [{"T": T, "metric": "detection", "n": 500, "mean": m, "stderr": se,
+    ...          "ci_low": m - 1.96 * se, "ci_high": m + 1.96 * se}
+    ...         for T, m, se in [(2, 0.31, 0.0207), (4, 0.22, 0.0185)]]
+    >>> table = Table(params=("T",), param_types={"T": "int"}, rows=rows)
+    >>> print(table.format_text())
+    T  trials  detection
+    -  ------  -------------------
+    2  500     0.31 [0.269, 0.351]
+    4  500     0.22 [0.184, 0.256]
+    >>> [row["mean"] for row in table.where(T=4)]
+    [0.22]
+    >>> print(table.to_csv().splitlines()[0])
+    T,metric,n,mean,stderr,ci_low,ci_high
     """
 
     params: tuple[str, ...]
@@ -121,6 +156,15 @@ class Table:
         then the trials of each point (random experiments); tables longer than
         ``max_points`` points are cut with a note. Skipped points (which do not apply)
         are named below the table with their reasons.
+
+        Parameters
+        ----------
+        max_points : int
+            Most points shown.
+
+        Returns
+        -------
+        str
         """
         points: dict[tuple, dict[str, str]] = {}
         metrics: list[str] = []
@@ -172,14 +216,46 @@ class Table:
                             columns=list(self.columns))
 
     def where(self, **params: Scalar) -> list[dict[str, Any]]:
-        """Rows whose parameters (and ``metric``) equal the given values."""
+        """Rows whose parameters (and ``metric``) equal the given values.
+
+        Parameters
+        ----------
+        **params
+            Column name -> the value it must equal (``T=4, metric="detection"``).
+
+        Returns
+        -------
+        list of dict
+        """
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
 
 
 def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = ()) -> list[str]:
     """Lines naming the skipped points, one per distinct reason: the values each shown axis
     takes among the points of that reason (``protocol=flooding, estimator=ml, T=2,4,6``;
-    the JSON's ``"skipped"`` has every point)."""
+    the JSON's ``"skipped"`` has every point).
+
+    Parameters
+    ----------
+    skipped : sequence of dict
+        ``{"params": {...}, "reason": "..."}`` per skipped point (:attr:`Table.skipped`).
+    params : sequence of str
+        The axes, in column order (default: as they come in ``skipped``).
+
+    Returns
+    -------
+    list of str
+        Empty when nothing was skipped.
+
+    Examples
+    --------
+    >>> why = "ml assumes adaptive diffusion"
+    >>> for line in format_skipped([{"params": {"T": 2, "estimator": "ml"}, "reason": why},
+    ...                             {"params": {"T": 4, "estimator": "ml"}, "reason": why}]):
+    ...     print(line)
+    skipped 2 point(s) that do not apply:
+      T=2,4, estimator=ml: ml assumes adaptive diffusion
+    """
     if not skipped:
         return []
     points = [dict(item.get("params", {})) for item in skipped]
@@ -276,6 +352,18 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     never a partial one. The file gets the mode the process's umask gives new files
     (0644 under umask 022); a symlink at ``path`` is replaced, never written through.
 
+    Parameters
+    ----------
+    path : path-like
+        The file to write.
+    data : str or bytes
+        Its new content (text is written as UTF-8).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
     Raises
     ------
     OutputError
@@ -309,12 +397,34 @@ def _json_default(obj: Any) -> Any:
 
 
 def dumps_sidecar(data: Mapping[str, Any]) -> str:
-    """The sidecar JSON text (sorted keys, 2-space indent)."""
+    """The sidecar JSON text (sorted keys, 2-space indent).
+
+    Parameters
+    ----------
+    data : mapping
+        JSON-ready values; non-finite floats are written as the strings ``"inf"``,
+        ``"-inf"``, ``"nan"``.
+
+    Returns
+    -------
+    str
+        Ends with a newline.
+    """
     return json.dumps(data, indent=2, sort_keys=True, default=_json_default) + "\n"
 
 
 def read_sidecar(csv_path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read the JSON sidecar next to a result CSV (``x.csv`` -> ``x.json``).
+
+    Parameters
+    ----------
+    csv_path : path-like
+        The result CSV.
+
+    Returns
+    -------
+    dict
+        The sidecar's content (experiment, seed, grid, metrics, timing, versions...).
 
     Raises
     ------

@@ -30,6 +30,15 @@ __all__ = [
 class Moments:
     """Count, mean and sum of squared deviations of a sample (mergeable).
 
+    Parameters
+    ----------
+    n : int
+        Number of values.
+    mean : float
+        Their mean.
+    m2 : float
+        Sum of squared deviations from the mean.
+
     Examples
     --------
     >>> a = Moments.of([0.0, 1.0]); b = Moments.of([1.0, 1.0])
@@ -43,7 +52,17 @@ class Moments:
 
     @classmethod
     def of(cls, values: np.ndarray | list[float]) -> Moments:
-        """Moments of a 1-D sample."""
+        """Moments of a 1-D sample.
+
+        Parameters
+        ----------
+        values : array_like
+            The sample (empty gives ``Moments(0, 0.0, 0.0)``).
+
+        Returns
+        -------
+        Moments
+        """
         arr = np.asarray(values, dtype=float)
         if arr.size == 0:
             return cls(0, 0.0, 0.0)
@@ -51,7 +70,17 @@ class Moments:
         return cls(int(arr.size), mean, float(np.sum((arr - mean) ** 2)))
 
     def merge(self, other: Moments) -> Moments:
-        """The moments of the concatenated samples (Chan et al. 1979)."""
+        """The moments of the concatenated samples (Chan et al. 1979).
+
+        Parameters
+        ----------
+        other : Moments
+            The moments of the other sample.
+
+        Returns
+        -------
+        Moments
+        """
         if other.n == 0:
             return self
         if self.n == 0:
@@ -134,7 +163,19 @@ def normal_interval(mean: float, stderr: float, level: float = 0.95) -> tuple[fl
 
 @dataclass(frozen=True)
 class Summary:
-    """One metric at one parameter point: what a row of the tidy table holds."""
+    """One metric at one parameter point: what a row of the tidy table holds.
+
+    Parameters
+    ----------
+    n : int
+        Trials (1 for an exact value).
+    mean : float
+        The estimate.
+    stderr : float
+        Its standard error.
+    ci_low, ci_high : float
+        The confidence interval.
+    """
 
     n: int
     mean: float
@@ -151,6 +192,21 @@ def summarize(moments: Moments, kind: str, level: float = 0.95, low: float = -ma
     closed-form value: zero error, the interval is the value itself). ``low`` is the
     smallest value one trial can take: a ``"mean"`` interval is cut there, since the
     mean cannot lie below it (the cut interval covers it at least as often).
+
+    Parameters
+    ----------
+    moments : Moments
+        The merged moments of the trials.
+    kind : {"proportion", "mean", "exact"}
+        The metric's kind.
+    level : float
+        Confidence level, in (0, 1).
+    low : float
+        The smallest value one trial can take.
+
+    Returns
+    -------
+    Summary
 
     Examples
     --------

@@ -37,7 +37,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Unit:
-    """Batch ``batch`` of parameter point ``point``: ``n`` trials (1 for exact ones)."""
+    """Batch ``batch`` of parameter point ``point``: ``n`` trials (1 for exact ones).
+
+    Parameters
+    ----------
+    point : int
+        Index of the grid point (:func:`harness.expand` order).
+    batch : int
+        Index of the batch within the point; with ``point`` it keys the unit's
+        random stream (:func:`unit_stream`).
+    n : int
+        Trials in the batch.
+    """
 
     point: int
     batch: int
@@ -46,7 +57,28 @@ class Unit:
 
 @dataclass(frozen=True)
 class UnitResult:
-    """What a finished unit reports: per-metric :class:`~harness.stats.Moments`."""
+    """What a finished unit reports: per-metric :class:`~harness.stats.Moments`.
+
+    Parameters
+    ----------
+    point, batch, n : int
+        As in :class:`Unit`.
+    moments : mapping of str to Moments
+        One entry per metric.
+    seconds : float
+        Compute time of the batch (progress estimates only; not journaled, not compared).
+
+    Examples
+    --------
+    The journal line of a unit reads back to the same unit:
+
+    >>> from anonspread.harness.stats import Moments
+    >>> r = UnitResult(0, 1, 100, {"heads": Moments(100, 0.29, 20.59)})
+    >>> r.to_json()
+    {'point': 0, 'batch': 1, 'n': 100, 'moments': {'heads': [100, 0.29, 20.59]}}
+    >>> UnitResult.from_json(r.to_json()) == r
+    True
+    """
 
     point: int
     batch: int
@@ -66,7 +98,17 @@ class UnitResult:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
-        """Inverse of :meth:`to_json`."""
+        """Inverse of :meth:`to_json`.
+
+        Parameters
+        ----------
+        data : mapping
+            A record written by :meth:`to_json`.
+
+        Returns
+        -------
+        UnitResult
+        """
         return cls(
             point=int(data["point"]),
             batch=int(data["batch"]),
@@ -77,7 +119,42 @@ class UnitResult:
 
 @dataclass(frozen=True)
 class Task:
-    """A chunk of units shipped to one worker (picklable when ``fn`` is importable)."""
+    """A chunk of units shipped to one worker (picklable when ``fn`` is importable).
+
+    Parameters
+    ----------
+    experiment : str
+        The experiment's name (for error messages).
+    mode : {"trial", "trials", "evaluate"}
+        How ``fn`` is called.
+    fn : callable
+        The experiment's compute function.
+    metrics : tuple of str
+        The metrics ``fn`` must return.
+    proportions : tuple of str
+        Those whose values must lie in [0, 1].
+    entropy : int
+        The run's root seed entropy.
+    units : tuple of Unit
+        The units to run.
+    params : tuple of dict
+        The parameter point of each unit.
+    paired : str or None
+        For a paired experiment (:attr:`harness.Experiment.paired`), the paired axis.
+    members : tuple
+        For a paired experiment, per unit the (point, value) pairs of its group; the
+        unit is the group's first point.
+
+    Examples
+    --------
+    >>> def heads(params, rng):
+    ...     return {"heads": float(rng.random() < params["p"])}
+    >>> task = Task(experiment="coin", mode="trial", fn=heads, metrics=("heads",),
+    ...             proportions=("heads",), entropy=7, units=(Unit(0, 0, 100),),
+    ...             params=({"p": 0.3},))
+    >>> [r.moments["heads"].mean for r in run_task(task)]
+    [0.29]
+    """
 
     experiment: str
     mode: str
@@ -105,11 +182,31 @@ def plan_units(n_points: int, trials: int | Sequence[int], batch_size: int, *, e
     ``trials`` is the number of trials of every point, or a sequence with one number per
     point (:attr:`harness.Experiment.point_trials`).
 
+    Parameters
+    ----------
+    n_points : int
+        Points of the grid.
+    trials : int or sequence of int
+        Trials per point.
+    batch_size : int
+        Most trials per unit.
+    exact : bool
+        One unit of one evaluation per point (``trials`` and ``batch_size`` unused).
+
+    Returns
+    -------
+    list of Unit
+
     Raises
     ------
     InvalidParameterError
         The run would need more than :data:`MAX_UNITS` batches or :data:`MAX_TRIALS`
         trials (refused before anything is allocated).
+
+    Examples
+    --------
+    >>> [(u.point, u.batch, u.n) for u in plan_units(2, 450, 200, exact=False)]
+    [(0, 0, 200), (0, 1, 200), (0, 2, 50), (1, 0, 200), (1, 1, 200), (1, 2, 50)]
     """
     counts = [trials] * n_points if isinstance(trials, int) else [int(t) for t in trials]
     if not isinstance(trials, int):
@@ -147,6 +244,19 @@ def chunk(units: Sequence[Unit], workers: int, *, max_units: int = 64) -> list[l
     round-robin rather than cut into contiguous runs, because neighbouring grid points
     tend to cost alike (the largest T of a sweep, say): contiguous chunks put all the
     expensive units on one worker. Results do not depend on the chunking.
+
+    Parameters
+    ----------
+    units : sequence of Unit
+        The units to deal.
+    workers : int
+        The executor's workers.
+    max_units : int
+        Most units in one chunk.
+
+    Returns
+    -------
+    list of list of Unit
     """
     if not units:
         return []
@@ -156,7 +266,21 @@ def chunk(units: Sequence[Unit], workers: int, *, max_units: int = 64) -> list[l
 
 
 def unit_stream(entropy: int, point: int, batch: int) -> np.random.Generator:
-    """The independent random stream of unit (point, batch)."""
+    """The independent random stream of unit (point, batch).
+
+    Parameters
+    ----------
+    entropy : int
+        The run's root seed entropy.
+    point, batch : int
+        The unit.
+
+    Returns
+    -------
+    numpy.random.Generator
+        Seeded by ``SeedSequence(entropy, spawn_key=(point, batch))``: the same for a
+        unit whatever the executor, the chunking or the other units.
+    """
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(point, batch)))
 
 
@@ -232,7 +356,18 @@ def _run_unit(task: Task, unit: Unit, params: Mapping[str, Scalar]) -> UnitResul
 
 
 def run_task(task: Task) -> list[UnitResult]:
-    """Run every unit of a task (this is what executors ship to workers)."""
+    """Run every unit of a task (this is what executors ship to workers).
+
+    Parameters
+    ----------
+    task : Task
+        The units and how to compute them.
+
+    Returns
+    -------
+    list of UnitResult
+        One per unit (per member point, for a paired experiment).
+    """
     out: list[UnitResult] = []
     if task.paired is not None:
         for u, p, m in zip(task.units, task.params, task.members):
