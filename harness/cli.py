@@ -35,7 +35,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_value(text: str) -> Scalar:
-    """A --set value: ``true``/``false``, an int, a float, or else the string itself."""
+    """A --set value: ``true``/``false``, an int, a float, or else the string itself.
+
+    Parameters
+    ----------
+    text : str
+        The value as typed.
+
+    Returns
+    -------
+    bool, int, float or str
+
+    Examples
+    --------
+    >>> parse_value("true"), parse_value("3"), parse_value("2.5"), parse_value("ml")
+    (True, 3, 2.5, 'ml')
+    """
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
@@ -57,10 +72,25 @@ def parse_assignment(text: str) -> tuple[str, list[CliText]]:
     refused there, naming the axis, the value and the type). ``key`` is a parameter
     name or ``component.parameter`` (``graph.n``).
 
+    Parameters
+    ----------
+    text : str
+        One ``--set`` argument.
+
+    Returns
+    -------
+    key : str
+    values : list of CliText
+
     Raises
     ------
     InvalidParameterError
         ``"--set must be key=value[,value...]; got 'x'"``.
+
+    Examples
+    --------
+    >>> parse_assignment("graph.n=100,200")
+    ('graph.n', ['100', '200'])
     """
     key, sep, rest = text.partition("=")
     if not sep or not is_axis_name(key.strip()) or not rest.strip():
@@ -438,8 +468,23 @@ def _one_line(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``anonspread`` command with ``argv`` (default: ``sys.argv[1:]``).
 
-    Returns the exit status: 0 on success, 2 for bad input, 1 for a failure while
-    running, 130 when interrupted.
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for bad input, 1 for a failure while running,
+        130 when interrupted.
+
+    Examples
+    --------
+    A misspelt experiment is bad input (the message, on stderr, suggests the name):
+
+    >>> main(["show", "compare-detectoin"])
+    2
     """
     _sigterm_as_interrupt()
     try:

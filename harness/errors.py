@@ -57,9 +57,15 @@ class JournalMismatchError(HarnessError, InvalidParameterError):
 
     Examples
     --------
-    >>> from anonspread import harness
-    >>> issubclass(harness.JournalMismatchError, ValueError)
-    True
+    >>> from anonspread.harness.journal import Journal
+    >>> with Journal("coin.journal.jsonl") as journal:
+    ...     journal.open({"experiment": "coin", "seed": 7}, resume=False)
+    {}
+    >>> with Journal("coin.journal.jsonl") as journal:
+    ...     journal.open({"experiment": "coin", "seed": 8}, resume=True)
+    Traceback (most recent call last):
+    ...
+    anonspread.harness.errors.JournalMismatchError: journal coin.journal.jsonl was written by a different run (differs in: seed); rerun without --resume to start afresh
     """
 
 

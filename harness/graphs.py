@@ -41,7 +41,18 @@ _CACHE_SIZE = 4
 
 
 def draw_graph_seed(rng: np.random.Generator) -> int:
-    """The seed of a fresh per-batch graph: the first draw of the batch's stream."""
+    """The seed of a fresh per-batch graph: the first draw of the batch's stream.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The batch's stream (:func:`harness.work.unit_stream`), before any other draw.
+
+    Returns
+    -------
+    int
+        In ``[0, 2**63)``.
+    """
     return int(rng.integers(2**63))
 
 
@@ -110,7 +121,23 @@ def _components(graph: Any) -> tuple[int, int]:
 
 def graph_notes(entry: Mapping[str, Any]) -> str:
     """What a reader should know about a graph of the run, in one line ("" when nothing):
-    dropped self-loops and duplicates, symmetrised arcs, ignored columns, components."""
+    dropped self-loops and duplicates, symmetrised arcs, ignored columns, components.
+
+    Parameters
+    ----------
+    entry : mapping
+        One entry of :func:`graph_metadata`'s ``"graphs"``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> graph_notes({"dropped": {"self_loops": 3},
+    ...              "summary": {"n": 100, "components": 2, "largest_component": 97}})
+    "dropped 3 self-loops; 2 connected components (largest: 97 of 100 nodes); a spread stays in its source's component"
+    """
     notes = []
     dropped = entry.get("dropped") or {}
     if dropped.get("self_loops"):
@@ -140,6 +167,15 @@ def graph_summary(graph: Any) -> dict[str, Any]:
     :data:`CLUSTERING_EXACT_WORK`, else the mean local clustering of 2000 nodes drawn
     uniformly (seed 0) with its standard error, and ``clustering_method`` says which.
     Infinite trees report their degree law, mean degree and clustering 0.
+
+    Parameters
+    ----------
+    graph : ContactGraph, networkx.Graph or LazyTree
+        The graph.
+
+    Returns
+    -------
+    dict
 
     Examples
     --------
@@ -196,6 +232,31 @@ def graph_metadata(points: Sequence[Mapping[str, Any]], seed: int, *, axis: str 
     One entry per distinct graph (family + parameters) with one seeded graph per
     point, or per point with ``fresh_graph`` (then the summary is that of batch 0's
     graph and the seed is the first draw of its stream).
+
+    Parameters
+    ----------
+    points : sequence of dict
+        The run's grid points.
+    seed : int
+        The run's root seed entropy (it seeds the fresh per-batch graphs).
+    axis : str
+        The grid axis naming the graph component.
+    components : mapping, optional
+        ``{axis: {name: Component}}`` resolved by the sweep (default: the registry's).
+    max_graphs : int
+        Most graphs listed (a note says when more were left out).
+
+    Returns
+    -------
+    dict
+        ``{"graphs": [{"family", "parameters", "draw", "seed", "summary", ...}, ...]}``.
+
+    Examples
+    --------
+    >>> meta = graph_metadata([{"graph": "erdos-renyi", "graph.n": 50}], seed=7)
+    >>> g = meta["graphs"][0]
+    >>> g["family"], g["draw"], g["summary"]["m"]
+    ('erdos-renyi', 'one graph per point, seeded by graph.seed', 112)
     """
     from anonspread.harness.work import unit_stream
 

@@ -27,7 +27,22 @@ def _cell(row: Mapping[str, Any] | None) -> str:
 
 def table_html(table: Any, labels: Mapping[str, str] | None = None, *, max_points: int = 200) -> str:
     """The table as HTML: one row per point, the parameters that vary, ``mean [95% CI]`` per
-    metric and the trials of the point (a range when its metrics differ)."""
+    metric and the trials of the point (a range when its metrics differ).
+
+    Parameters
+    ----------
+    table : Table
+        The results.
+    labels : mapping of str to str, optional
+        Column headings of the metrics (default: their names).
+    max_points : int
+        Most rows shown (a note says how many more the CSV holds).
+
+    Returns
+    -------
+    str
+        An HTML ``<table>`` (with the note, if any).
+    """
     labels = dict(labels or {})
     points: dict[tuple, dict[str, Mapping[str, Any]]] = {}
     metrics: list[str] = []
@@ -63,7 +78,24 @@ def table_html(table: Any, labels: Mapping[str, str] | None = None, *, max_point
 
 
 def png_img(png: bytes, alt: str) -> str:
-    """An ``<img>`` carrying the PNG inline (base64 data URL)."""
+    """An ``<img>`` carrying the PNG inline (base64 data URL).
+
+    Parameters
+    ----------
+    png : bytes
+        The image file's bytes.
+    alt : str
+        The text alternative (escaped here).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> png_img(b"\x89PNG", "a figure")
+    '<img class="figure" alt="a figure" src="data:image/png;base64,iVBORw==">'
+    """
     data = base64.b64encode(png).decode("ascii")
     return f'<img class="figure" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 

@@ -52,7 +52,7 @@ def _checksum(record: Mapping[str, Any]) -> str:
 class JournalState:
     """What a journal file holds.
 
-    Attributes
+    Parameters
     ----------
     header : dict or None
         The header record (None if the file is empty or its header is unreadable).
@@ -129,6 +129,34 @@ def check_units(
     A unit is trusted if its (point, batch) is planned with the same trial count, it
     has exactly the declared metrics, each with ``n`` equal to the unit's, finite
     mean and non-negative finite ``m2`` (and a mean in [0, 1] for proportions).
+
+    Parameters
+    ----------
+    units : mapping
+        ``(point, batch) -> UnitResult`` read from the journal.
+    plan : sequence of Unit
+        The run's units (:func:`harness.work.plan_units`).
+    metrics : sequence of str
+        The experiment's metrics.
+    proportions : sequence of str
+        Those whose mean must lie in [0, 1].
+
+    Returns
+    -------
+    trusted : dict
+        ``(point, batch) -> UnitResult`` of the units kept.
+    rejected : list of ((point, batch), reason)
+        The units to recompute, each with why.
+
+    Examples
+    --------
+    >>> from anonspread.harness.stats import Moments
+    >>> from anonspread.harness.work import Unit, UnitResult
+    >>> done = UnitResult(0, 0, 100, {"heads": Moments(100, 0.29, 20.59)})
+    >>> trusted, rejected = check_units({(0, 0): done, (0, 1): done},
+    ...                                 [Unit(0, 0, 100), Unit(0, 1, 50)], ["heads"])
+    >>> list(trusted), rejected
+    ([(0, 0)], [((0, 1), 'has 100 trials; the plan has 50')])
     """
     planned = {(u.point, u.batch): u.n for u in plan}
     want = set(metrics)
@@ -165,6 +193,21 @@ class Journal:
     ----------
     path : path-like
         Usually ``OUT/NAME.journal.jsonl``.
+
+    Examples
+    --------
+    A first session journals one finished unit; a resumed one gets it back:
+
+    >>> from anonspread.harness.stats import Moments
+    >>> from anonspread.harness.work import UnitResult
+    >>> done = UnitResult(0, 0, 100, {"heads": Moments(100, 0.29, 20.59)})
+    >>> with Journal("coin.journal.jsonl") as journal:
+    ...     journal.open({"experiment": "coin", "seed": 7}, resume=False)
+    ...     journal.append([done])
+    {}
+    >>> with Journal("coin.journal.jsonl") as journal:
+    ...     journal.open({"experiment": "coin", "seed": 7}, resume=True) == {(0, 0): done}
+    True
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -241,6 +284,19 @@ class Journal:
         against the plan with :func:`check_units`) and new records are appended
         after a torn tail (if any) is cut off.
 
+        Parameters
+        ----------
+        header : mapping
+            What identifies the run (experiment, seed entropy, trials, grid...).
+        resume : bool
+            Keep the journaled units (``--resume``).
+
+        Returns
+        -------
+        dict
+            ``(point, batch) -> UnitResult`` of the journaled units (empty unless
+            ``resume``).
+
         Raises
         ------
         JournalMismatchError
@@ -283,7 +339,13 @@ class Journal:
         return finished
 
     def append(self, results: Iterable[UnitResult]) -> None:
-        """Record finished units durably (flush + fsync) before they are counted."""
+        """Record finished units durably (flush + fsync) before they are counted.
+
+        Parameters
+        ----------
+        results : iterable of UnitResult
+            The finished units.
+        """
         records = []
         for r in results:
             rec = {"type": "unit", "session": self._session, **r.to_json()}

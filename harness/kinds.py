@@ -18,5 +18,22 @@ KINDS: Registry[Registry[Any]] = Registry("component kind")
 
 
 def lookup(kind: str, name: str) -> Any:
-    """The component ``name`` of ``kind`` (unknown kinds and names suggest close ones)."""
+    """The component ``name`` of ``kind`` (unknown kinds and names suggest close ones).
+
+    Parameters
+    ----------
+    kind : str
+        A component kind (``"graph"``).
+    name : str
+        A registered name of that kind.
+
+    Returns
+    -------
+    Component
+
+    Examples
+    --------
+    >>> lookup("graph", "regular-3").description
+    'the infinite 3-regular tree (regular-tree with d=3)'
+    """
     return KINDS.get(kind).get(name)

@@ -299,7 +299,22 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
 def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str = "") -> str:
     """The figure's title: ``title`` (else the run's title or name), then what is held fixed
     and the trials per point (from the table and the run's JSON ``info``), then the points
-    left out because they do not apply."""
+    left out because they do not apply.
+
+    Parameters
+    ----------
+    table : Table
+        The results.
+    info : mapping, optional
+        The run's JSON sidecar.
+    title : str
+        A title that replaces the run's.
+
+    Returns
+    -------
+    str
+        One to three lines.
+    """
     info = info or {}
     head = title or str(info.get("title") or info.get("experiment") or "")
     name = str(info.get("experiment") or "")
@@ -655,7 +670,30 @@ def plot_table(
     pdf: bool = False,
     info: Mapping[str, Any] | None = None,
 ) -> list[Path]:
-    """Draw and write ``path`` (PNG), plus the same stem as PDF when ``pdf``; atomic writes."""
+    """Draw and write ``path`` (PNG), plus the same stem as PDF when ``pdf``; atomic writes.
+
+    Parameters
+    ----------
+    table : Table
+        The results.
+    spec : PlotSpec
+        What to draw.
+    path : path-like
+        The PNG to write.
+    title : str
+        A title that replaces the run's.
+    labels : mapping of str to str, optional
+        Axis labels of the metrics (default: from ``info``, else the names).
+    pdf : bool
+        Also write the PDF.
+    info : mapping, optional
+        The run's JSON sidecar (title, what was held fixed, trials).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
     fig = draw(table, spec, title=title, labels=labels, info=info)
     path = Path(path)
     written = []

@@ -48,7 +48,17 @@ def in_notebook() -> bool:
 
 def progress_enabled(stream: TextIO | None = None) -> bool:
     """True when ``stream`` (default stderr) is a terminal, or in a Jupyter notebook, and
-    ``CI`` is not set."""
+    ``CI`` is not set.
+
+    Parameters
+    ----------
+    stream : file-like, optional
+        Where progress would be written (default :data:`sys.stderr`).
+
+    Returns
+    -------
+    bool
+    """
     stream = sys.stderr if stream is None else stream
     if os.environ.get("CI"):
         return False
@@ -64,6 +74,22 @@ def progress_mode(enabled: bool | None, stream: TextIO | None = None) -> str:
     """``"bar"`` (a terminal), ``"log"`` (periodic lines) or ``"off"``.
 
     ``enabled=None`` chooses by the stream; ``True`` forces the bar; ``False`` is off.
+
+    Parameters
+    ----------
+    enabled : bool or None
+        The caller's choice (``progress=`` of :func:`harness.run`).
+    stream : file-like, optional
+        Where progress goes (default :data:`sys.stderr`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> progress_mode(True), progress_mode(False)
+    ('bar', 'off')
     """
     if enabled is False:
         return "off"
@@ -73,7 +99,22 @@ def progress_mode(enabled: bool | None, stream: TextIO | None = None) -> str:
 
 
 def format_duration(seconds: float) -> str:
-    """``mm:ss`` or ``h:mm:ss`` (``?`` when unknown)."""
+    """``mm:ss`` or ``h:mm:ss`` (``?`` when unknown).
+
+    Parameters
+    ----------
+    seconds : float
+        A duration (NaN or infinite when unknown).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_duration(75), format_duration(3725), format_duration(float("nan"))
+    ('01:15', '1:02:05', '?')
+    """
     if seconds != seconds or seconds < 0 or seconds == float("inf"):
         return "?"
     s = round(seconds)
@@ -146,7 +187,13 @@ class Progress:
         """Print the start line now (before workers start) on a terminal.
 
         When stderr is not a terminal the first line comes after ``interval`` seconds,
-        so short runs and one-line errors stay exactly that in logs."""
+        so short runs and one-line errors stay exactly that in logs.
+
+        Parameters
+        ----------
+        text : str
+            The line (what runs, on which executor).
+        """
         self.mode = progress_mode(self.enabled, self.stream)
         if self.mode == "log":
             self._intro = f"{self.desc}: {text}"
@@ -231,7 +278,14 @@ class Progress:
     def update(self, trials: int, points: int, *, costs: Sequence[tuple[int, int, float]] = ()) -> None:
         """Add ``trials`` finished trials and ``points`` completed parameter points.
 
-        ``costs`` are the finished batches as ``(point, trials, seconds)``.
+        Parameters
+        ----------
+        trials : int
+            Trials just finished.
+        points : int
+            Parameter points just completed.
+        costs : sequence of (point, trials, seconds)
+            The finished batches, for the time estimate.
         """
         with self._lock:
             self.trials += trials

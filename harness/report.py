@@ -61,7 +61,24 @@ def _is_cli(program: str) -> bool:
 
 
 def reproduce_command(side: Mapping[str, Any]) -> str:
-    """The command that reproduces a run: the recorded one with the seed made explicit."""
+    """The command that reproduces a run: the recorded one with the seed made explicit.
+
+    Parameters
+    ----------
+    side : mapping
+        The run's JSON sidecar (:func:`harness.results.read_sidecar`).
+
+    Returns
+    -------
+    str
+        A shell command for a run from the command line, else a Python call.
+
+    Examples
+    --------
+    >>> reproduce_command({"command": ["/usr/bin/anonspread", "run", "compare-detection",
+    ...                                "--out", "results"], "seed": 1234, "trials": 500})
+    'anonspread run compare-detection --out results --rng 1234 --trials 500'
+    """
     argv = [str(a) for a in side.get("command") or []]
     seed = side.get("seed")
     if len(argv) > 1 and _is_cli(argv[0]):
@@ -86,7 +103,24 @@ def _dl(items: Sequence[tuple[str, str]]) -> str:
 
 
 def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor: str = "") -> str:
-    """One run's section: figure, table, parameters, seed, versions, the reproducing command."""
+    """One run's section: figure, table, parameters, seed, versions, the reproducing command.
+
+    Parameters
+    ----------
+    side : mapping
+        The run's JSON sidecar.
+    table : Table
+        Its results.
+    png : bytes or None
+        Its figure, embedded inline (None: no figure).
+    anchor : str
+        The section's HTML id (default: the experiment's name).
+
+    Returns
+    -------
+    str
+        An HTML ``<section>``.
+    """
     name = str(side.get("experiment", "run"))
     labels = {m["name"]: m.get("label", m["name"]) for m in side.get("metrics", ()) if isinstance(m, Mapping)}
     parts = [f'<section class="run" id="{html.escape(anchor or name)}">',
@@ -151,6 +185,17 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
     ``DIR/report.html``); returns its path.
 
     A run is a result CSV with its JSON sidecar beside it (``NAME.csv`` + ``NAME.json``).
+
+    Parameters
+    ----------
+    directory : path-like
+        The folder of the runs (an ``--out`` folder).
+    output : path-like, optional
+        The page to write (default ``directory/report.html``).
+
+    Returns
+    -------
+    pathlib.Path
 
     Raises
     ------

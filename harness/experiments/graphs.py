@@ -65,6 +65,31 @@ def check_graph_size(family: str, n: int, edges: float, *, per_item: int = BYTES
     ``per_item`` bytes per node and per edge and compared with
     :func:`spread.limits.memory_budget` (raise it with ``ANONSPREAD_MEMORY_LIMIT``).
     Called by each generator before it allocates anything.
+
+    Parameters
+    ----------
+    family : str
+        The graph component's name (for the message).
+    n : int
+        Nodes.
+    edges : float
+        Expected edges.
+    per_item : int
+        Bytes per node and per edge while building.
+    **params
+        The family's other parameters (for the message).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``graph.n``, the value and the limit.
+
+    Examples
+    --------
+    >>> check_graph_size("erdos-renyi", 3_000_000_000, 1e9)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: graph.n must be at most 2147483647 (node ids are int32); got graph 'erdos-renyi' with n=3000000000
     """
     shown = ", ".join(f"{k}={v}" for k, v in {"n": n, **params}.items())
     if n > MAX_NODES:
@@ -252,6 +277,15 @@ def regular_tree(d: int = 3) -> Any:
 
 def parse_degree_law(text: str) -> dict[int, float]:
     """``"3:0.5 4:0.5"`` -> ``{3: 0.5, 4: 0.5}``: DEGREE:PROBABILITY pairs summing to 1.
+
+    Parameters
+    ----------
+    text : str
+        Pairs separated by spaces or semicolons.
+
+    Returns
+    -------
+    dict of int to float
 
     Examples
     --------
