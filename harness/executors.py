@@ -339,8 +339,6 @@ def register_executor(cls: type[Executor], *, replace: bool = False) -> type[Exe
 
     Parameters
     ----------
-    cls : type
-        A subclass of :class:`Executor` with its own ``name``.
     replace : bool
         Replace an executor of the same name (otherwise ``cls.name`` must be new).
 

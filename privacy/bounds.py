@@ -81,6 +81,17 @@ def tv_binary(P0: Any, P1: Any, eps: Any) -> float | np.ndarray:
 
     By Corollary 3.3.7 it is also the largest total variation of any eps-LDP mechanism.
 
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two distributions over the same alphabet of ``k`` symbols.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
     Examples
     --------
     >>> round(tv_binary([0.5, 0.5], [0.25, 0.75], np.log(3.0)), 6)
@@ -96,6 +107,17 @@ def kl_binary(P0: Any, P1: Any, eps: Any) -> float | np.ndarray:
 
     With ``T = {x : P0(x) >= P1(x)}`` and ``E = e^eps - 1``, the two outputs have
     ``M_nu = ((E P_nu(T) + 1), (E P_nu(T^c) + 1)) / (e^eps + 1)``.
+
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two distributions over the same alphabet; ``P1`` positive wherever ``P0`` is.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+
+    Returns
+    -------
+    float or numpy.ndarray
 
     Examples
     --------
@@ -121,6 +143,19 @@ def kl_high_privacy_bound(P0: Any, P1: Any, eps: Any, delta: float = 0.0) -> flo
     ``delta = 0`` and the factor 2 dropped it is the leading term of Eq. (3.17),
     ``(e^eps-1)^2/(e^eps+1) ||P0-P1||_TV^2`` (use ``kl_high_privacy_bound(...) / 2``).
 
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two distributions over the same alphabet of ``k`` symbols.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+    delta : float
+        Approximation slack of the corollary, >= 0 (0: the bound as stated).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
     Examples
     --------
     >>> round(kl_high_privacy_bound([0.5, 0.5], [0.25, 0.75], 0.1), 8)
@@ -138,6 +173,20 @@ def thesis_G(P0: Any, P1: Any) -> float:
     Note: this is *not* the first-order coefficient of randomized response's KL
     divergence (Eq. 3.18); :func:`rr_kl_coefficient` is, and the tests check it against
     the mechanism. Kept to reproduce the thesis's formula.
+
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two positive distributions over the same alphabet of ``k`` symbols.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(thesis_G([0.5, 0.5], [0.25, 0.75]), 6)
+    -0.143841
     """
     P0, P1 = _pair(P0, P1, positive=True)
     return float(np.sum((1.0 - P0) * np.log(P1 / P0)))
@@ -149,6 +198,15 @@ def rr_kl_coefficient(P0: Any, P1: Any) -> float:
     Expanding Eq. (3.16) in ``e^-eps``:
     ``G = sum_x (k P0(x) - 1) log(P0(x)/P1(x)) + sum_x P0(x)/P1(x) - k``
     (``= thesis_G + (k - 1) D(P0||P1) + sum P0/P1 - k``).
+
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two positive distributions over the same alphabet of ``k`` symbols.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -167,6 +225,19 @@ def kl_low_privacy_bound(P0: Any, P1: Any, eps: Any, delta: float = 0.0) -> floa
     response is optimal (Thm 3.3.4). ``G`` is :func:`rr_kl_coefficient` (the thesis prints
     a different ``G``, see :func:`thesis_G`, and a symmetrised KL on the left; the form
     here is the one Eq. (3.18) and Fig. 3.5 use).
+
+    Parameters
+    ----------
+    P0, P1 : array_like
+        Two positive distributions over the same alphabet of ``k`` symbols.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+    delta : float
+        Approximation slack of the corollary, >= 0 (0: the bound as stated).
+
+    Returns
+    -------
+    float or numpy.ndarray
 
     Examples
     --------
@@ -187,6 +258,17 @@ def mi_binary(P: Any, eps: Any) -> float | np.ndarray:
         (1/(e+1)) [t e log(e/((1-t) + e t)) + (1-t) log(1/((1-t) + e t))]
       + (1/(e+1)) [(1-t) e log(e/(t + e (1-t))) + t log(1/(t + e (1-t)))]
 
+    Parameters
+    ----------
+    P : array_like
+        The distribution of ``X``.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
     Examples
     --------
     >>> round(mi_binary([0.5, 0.5], 0.0), 12)
@@ -206,6 +288,19 @@ def mi_binary(P: Any, eps: Any) -> float | np.ndarray:
 def mi_high_privacy_bound(P: Any, eps: Any, delta: float = 0.0) -> float | np.ndarray:
     """Corollary 3.4.4: ``I(X; Y) <= (1 + delta) P(T) P(T^c) eps^2 / 2`` for ``eps <= eps*``.
 
+    Parameters
+    ----------
+    P : array_like
+        The distribution of ``X``.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+    delta : float
+        Approximation slack of the corollary, >= 0 (0: the bound as stated).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
     Examples
     --------
     >>> mi_high_privacy_bound([0.5, 0.5], 0.2)
@@ -223,6 +318,19 @@ def mi_low_privacy_bound(P: Any, eps: Any, delta: float = 0.0) -> float | np.nda
     Eq. (3.24) gives randomized response's ``I(X; Y) = H(X) - (k - 1) eps e^-eps`` plus a
     remainder; the remainder is ``O(e^-eps)`` (not ``O(e^-2eps)`` as printed), still of
     lower order than the ``eps e^-eps`` term.
+
+    Parameters
+    ----------
+    P : array_like
+        The distribution of ``X``.
+    eps : float or array_like
+        Privacy level(s), finite and >= 0; an array gives an array.
+    delta : float
+        Approximation slack of the corollary, >= 0 (0: the bound as stated).
+
+    Returns
+    -------
+    float or numpy.ndarray
 
     Examples
     --------

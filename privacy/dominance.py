@@ -107,6 +107,18 @@ def dominates(Q1: Any, Q2: Any, *, atol: float = 1e-9) -> bool:
 def garbling(Q1: Any, Q2: Any, *, atol: float = 1e-9) -> np.ndarray:
     """A row-stochastic ``W`` with ``Q2 = Q1 W`` (see :func:`dominates`).
 
+    Parameters
+    ----------
+    Q1, Q2 : Mechanism or array_like
+        Mechanisms on the same inputs (rows).
+    atol : float
+        Largest residual ``||Q1 W - Q2||`` accepted, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``W``, of shape (outputs of ``Q1``, outputs of ``Q2``).
+
     Raises
     ------
     InfeasibleError
@@ -136,13 +148,42 @@ class ErrorRegion:
 
     The polyline runs from ``(0, 1)`` to ``(1, 0)`` with ``p_fa`` non-decreasing; the region
     is the convex set between it and its reflection through ``(1/2, 1/2)``.
+
+    Parameters
+    ----------
+    p_fa : numpy.ndarray
+        False-alarm probabilities of the vertices, non-decreasing from 0 to 1.
+    p_md : numpy.ndarray
+        Missed-detection probabilities of the vertices, from 1 to 0.
+
+    Examples
+    --------
+    The boundary of randomized response at ``eps = log 3``, from :func:`error_region`:
+
+    >>> from anonspread.privacy.mechanisms import randomized_response
+    >>> r = error_region(randomized_response(2, float(np.log(3.0))))
+    >>> r.p_fa.tolist(), r.p_md.tolist()
+    ([0.0, 0.25, 1.0], [1.0, 0.25, 0.0])
+    >>> r.lower_md([0.1, 0.25]).round(6)
+    array([0.7 , 0.25])
     """
 
     p_fa: np.ndarray
     p_md: np.ndarray
 
     def lower_md(self, p_fa: Any) -> np.ndarray:
-        """Smallest achievable missed-detection probability at each false-alarm level."""
+        """Smallest achievable missed-detection probability at each false-alarm level.
+
+        Parameters
+        ----------
+        p_fa : float or array_like
+            False-alarm levels in [0, 1].
+
+        Returns
+        -------
+        numpy.ndarray
+            Interpolated linearly between the vertices.
+        """
         return np.interp(np.asarray(p_fa, dtype=float), self.p_fa, self.p_md)
 
 
@@ -221,6 +262,21 @@ def is_approx_dp(Q: Any, eps: float, delta: float, *, atol: float = 1e-12) -> bo
 
     Both regions are convex and symmetric, so it suffices that every vertex of the lower
     boundary of ``R_Q`` meets the two linear constraints of ``R_{eps, delta}``.
+
+    Parameters
+    ----------
+    Q : Mechanism or array_like, shape (2, m)
+        A binary-input mechanism.
+    eps : float
+        Privacy level, >= 0 (``inf`` accepts every mechanism).
+    delta : float
+        Slack, in [0, 1].
+    atol : float
+        Tolerance of the check.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------

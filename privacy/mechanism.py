@@ -139,6 +139,26 @@ class Mechanism:
         ``Q(S|x) <= e^eps Q(S|x') + delta`` for all sets ``S`` is tightest for
         ``S = {y : Q[x, y] > e^eps Q[x', y]}``, so
         ``delta = max_{x, x'} sum_y max(0, Q[x, y] - e^eps Q[x', y])``.
+
+        Parameters
+        ----------
+        eps : float
+            Privacy level, >= 0 (``inf`` gives 0).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        Binary randomized response at ``eps = log 3`` is (log 3, 0)-LDP; at a smaller
+        eps it needs a ``delta``:
+
+        >>> import numpy as np
+        >>> from anonspread.privacy.mechanisms import randomized_response
+        >>> Q = randomized_response(2, float(np.log(3.0)))
+        >>> Q.approx_dp_delta(float(np.log(3.0))), round(Q.approx_dp_delta(0.5), 6)
+        (0.0, 0.33782)
         """
         eps = check_real(eps, "eps", low=0.0, allow_inf=True)
         if np.isinf(eps):

@@ -219,6 +219,11 @@ class TotalVariation(FDivergence):
 
     The f-divergence with ``f(t) = |t - 1| / 2``: ``mu(z) = |P0.z - P1.z| / 2``.
 
+    Parameters
+    ----------
+    P0, P1 : array_like
+        The two distributions of ``X`` (hypotheses), over the same alphabet.
+
     Examples
     --------
     >>> import numpy as np
@@ -257,6 +262,15 @@ class _SquaredHellinger(FDivergence):
 def chi_square(P0: Any, P1: Any) -> FDivergence:
     """Pearson chi-square divergence ``sum_y (M0 - M1)^2 / M1``: ``f(t) = (t - 1)^2`` (§3.2.1).
 
+    Parameters
+    ----------
+    P0, P1 : array_like
+        The two distributions of ``X`` (hypotheses), over the same alphabet.
+
+    Returns
+    -------
+    FDivergence
+
     Examples
     --------
     >>> import numpy as np
@@ -268,6 +282,15 @@ def chi_square(P0: Any, P1: Any) -> FDivergence:
 
 def squared_hellinger(P0: Any, P1: Any) -> FDivergence:
     """Squared Hellinger distance ``sum_y (sqrt(M0) - sqrt(M1))^2``: ``f(t) = (sqrt(t) - 1)^2``.
+
+    Parameters
+    ----------
+    P0, P1 : array_like
+        The two distributions of ``X`` (hypotheses), over the same alphabet.
+
+    Returns
+    -------
+    FDivergence
 
     Examples
     --------
