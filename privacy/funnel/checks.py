@@ -24,6 +24,28 @@ def check_joint(
     Axis 0 indexes the secret ``s``; the remaining axes index the data (one axis for
     plain data, one per attribute for multi-attribute data). Entries must be
     non-negative and sum to 1 within 1e-9; the returned array is renormalised exactly.
+
+    Parameters
+    ----------
+    p_sx : array_like
+        The joint distribution.
+    name : str
+        The argument's name, for the error message.
+    min_ndim, max_ndim : int
+        Accepted numbers of axes.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> float(check_joint([[0.4, 0.1], [0.1, 0.4]]).sum())
+    1.0
+    >>> check_joint([0.5, 0.5])
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: p_sx must be a joint distribution of shape (c, a); got an array of shape (2,)
     """
     try:
         arr = np.asarray(p_sx, dtype=float)
@@ -42,15 +64,38 @@ def check_joint(
 
 
 def check_eps(eps: Any, name: str = "eps") -> float:
-    """Return ``eps`` as a finite float ``>= 0``."""
+    """Return ``eps`` as a finite float ``>= 0``.
+
+    Parameters
+    ----------
+    eps : float
+        The value.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+    """
     return check_real(eps, name, low=0.0)
 
 
 def check_mechanism_matrix(Q: Any, n_inputs: tuple[int, ...], name: str = "Q") -> np.ndarray:
     """Return the matrix of ``Q`` (a :class:`Mechanism` or a row-stochastic array).
 
-    ``n_inputs`` lists the accepted numbers of rows (for instance ``a`` for a mechanism
-    on X and ``c * a`` for one on the pairs (S, X)).
+    Parameters
+    ----------
+    Q : Mechanism or array_like
+        The mechanism.
+    n_inputs : tuple of int
+        The accepted numbers of rows (for instance ``a`` for a mechanism on X and
+        ``c * a`` for one on the pairs (S, X)).
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray
     """
     mech = Q if isinstance(Q, Mechanism) else None
     if mech is None:

@@ -219,7 +219,43 @@ def _certify(
 def colgen_optimum(
     A: np.ndarray, p_x: np.ndarray, *, tol: float = 1e-10, max_nodes: int = 200_000
 ) -> np.ndarray:
-    """Optimal mechanism matrix (inputs x outputs) of the cone-ray LP by column generation."""
+    """Optimal mechanism matrix (inputs x outputs) of the cone-ray LP by column generation.
+
+    Parameters
+    ----------
+    A : numpy.ndarray, shape (r, a)
+        The cone ``{q >= 0 : A q >= 0}`` of admissible columns
+        (:func:`~anonspread.privacy.funnel.optimal.ldp_cone_constraints` or
+        :func:`~anonspread.privacy.funnel.optimal.lip_cone_constraints`).
+    p_x : numpy.ndarray, shape (a,)
+        The distribution of the data ``X``, positive.
+    tol : float
+        Optimality tolerance of the certificate (no column improves by more).
+    max_nodes : int
+        Most branch-and-bound nodes of one certificate.
+
+    Returns
+    -------
+    numpy.ndarray, shape (a, outputs)
+        Row-stochastic.
+
+    Raises
+    ------
+    InfeasibleError
+        An LP failed or the generation did not converge.
+
+    Examples
+    --------
+    The optimal ``log 2``-LDP mechanism for mutual information, two secrets, two data
+    values (the same as from the cone's extreme rays, in another output order):
+
+    >>> import numpy as np
+    >>> from anonspread.privacy.funnel.optimal import ldp_cone_constraints
+    >>> A = ldp_cone_constraints(np.array([[0.8, 0.2], [0.2, 0.8]]), np.log(2.0))
+    >>> colgen_optimum(A, np.array([0.5, 0.5])).round(4)
+    array([[0.7778, 0.2222],
+           [0.2222, 0.7778]])
+    """
     a = p_x.size
     pricing = _Pricing(A, p_x)
     cols = [np.ones(a)]  # the constant column is in every such cone

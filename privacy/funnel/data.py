@@ -27,7 +27,7 @@ ADULT_DATA: tuple[str, ...] = ("education", "relationship", "sex")
 class EmpiricalJoint:
     """An empirical joint distribution of a secret and a data attribute.
 
-    Attributes
+    Parameters
     ----------
     p_sx : numpy.ndarray, shape (c, a)
         ``p_sx[s, x]``: fraction of the records with secret ``secrets[s]`` and data
@@ -38,6 +38,12 @@ class EmpiricalJoint:
         The data values, sorted.
     n_records : int
         Number of records counted.
+
+    Examples
+    --------
+    >>> j = empirical_joint(["a", "a", "b", "b"], ["x", "y", "y", "y"])
+    >>> j.n_records, j.p_sx.sum(axis=1).tolist()
+    (4, [0.5, 0.5])
     """
 
     p_sx: np.ndarray
@@ -63,6 +69,15 @@ def _column(records: Any, name: str) -> np.ndarray:
 
 def empirical_joint(secret_values: Iterable[Any], data_values: Iterable[Any]) -> EmpiricalJoint:
     """The empirical joint distribution of paired observations of S and X.
+
+    Parameters
+    ----------
+    secret_values, data_values : iterable
+        The secret and data value of each record, paired; compared as strings.
+
+    Returns
+    -------
+    EmpiricalJoint
 
     Examples
     --------

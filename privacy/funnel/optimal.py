@@ -54,6 +54,26 @@ def column_utility(cols: np.ndarray, p_x: np.ndarray) -> np.ndarray:
 
     ``I(X; Y) = sum_y mu(Q[:, y])``; ``mu`` is positively homogeneous and convex, hence
     sublinear (thesis Definition 3.2.1).
+
+    Parameters
+    ----------
+    cols : numpy.ndarray, shape (K, a)
+        Columns of mechanisms, one per row, non-negative.
+    p_x : numpy.ndarray, shape (a,)
+        The distribution of ``X``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+
+    Examples
+    --------
+    A constant column tells nothing; a column that sees one symbol of a fair bit
+    carries half of ``ln 2`` per unit mass:
+
+    >>> import numpy as np
+    >>> column_utility(np.array([[1.0, 1.0], [2.0, 0.0]]), np.array([0.5, 0.5]))
+    array([0.        , 0.69314718])
     """
     tot = cols @ p_x
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -115,7 +135,28 @@ def _solve_lp(cost: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, what: str) -
 def optimal_from_rays(rays: np.ndarray, p_x: np.ndarray, what: str) -> np.ndarray:
     """Solve the ray LP ``max sum_k theta_k mu(r_k)`` s.t. ``sum_k theta_k r_k = 1``, ``theta >= 0``.
 
-    Returns the optimal mechanism matrix (inputs x outputs), one output per ray used.
+    Parameters
+    ----------
+    rays : numpy.ndarray, shape (K, a)
+        Extreme rays of the cone of admissible columns (:func:`~anonspread.privacy.funnel.polytope.cone_rays`).
+    p_x : numpy.ndarray, shape (a,)
+        The distribution of ``X``.
+    what : str
+        What is being solved, for the error message of a failed LP.
+
+    Returns
+    -------
+    numpy.ndarray, shape (a, outputs)
+        The optimal mechanism matrix (inputs x outputs), one output per ray used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread.privacy.funnel.polytope import cone_rays
+    >>> rays = cone_rays(ldp_cone_constraints(np.array([[0.8, 0.2], [0.2, 0.8]]), np.log(2.0)))
+    >>> optimal_from_rays(rays, np.array([0.5, 0.5]), "a log 2-LDP mechanism").round(4)
+    array([[0.2222, 0.7778],
+           [0.7778, 0.2222]])
     """
     mu = column_utility(rays, p_x)
     theta = _solve_lp(-mu, rays.T, np.ones(rays.shape[1]), what)
@@ -124,7 +165,27 @@ def optimal_from_rays(rays: np.ndarray, p_x: np.ndarray, what: str) -> np.ndarra
 
 
 def ldp_cone_constraints(p_x_given_s: np.ndarray, eps: float) -> np.ndarray:
-    """Rows ``e^eps p_{X|t} - p_{X|s}`` (``s != t``): ``A q >= 0`` is Eq. (7) for one column."""
+    """Rows ``e^eps p_{X|t} - p_{X|s}`` (``s != t``): ``A q >= 0`` is Eq. (7) for one column.
+
+    Parameters
+    ----------
+    p_x_given_s : numpy.ndarray, shape (c, a)
+        The conditional distributions of ``X`` given each secret value (rows).
+    eps : float
+        The privacy level.
+
+    Returns
+    -------
+    numpy.ndarray, shape (r, a)
+        The distinct rows (none for one secret value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ldp_cone_constraints(np.array([[0.8, 0.2], [0.2, 0.8]]), np.log(2.0))
+    array([[-0.4,  1.4],
+           [ 1.4, -0.4]])
+    """
     c = p_x_given_s.shape[0]
     e = np.exp(eps)
     rows = [e * p_x_given_s[t] - p_x_given_s[s] for s in range(c) for t in range(c) if s != t]
@@ -134,7 +195,20 @@ def ldp_cone_constraints(p_x_given_s: np.ndarray, eps: float) -> np.ndarray:
 
 
 def lip_cone_constraints(pk: np.ndarray, eps: float) -> np.ndarray:
-    """Rows of ``A q >= 0``: Eq. (3) for one column ``q``, ``e^-eps <= q.p_{X|s} / q.p_X <= e^eps``."""
+    """Rows of ``A q >= 0``: Eq. (3) for one column ``q``, ``e^-eps <= q.p_{X|s} / q.p_X <= e^eps``.
+
+    Parameters
+    ----------
+    pk : numpy.ndarray, shape (c, a)
+        The joint distribution of (S, X), without zero margins.
+    eps : float
+        The leakage level.
+
+    Returns
+    -------
+    numpy.ndarray, shape (r, a)
+        The distinct rows.
+    """
     p_x = pk.sum(axis=0)
     cond = pk / pk.sum(axis=1, keepdims=True)
     e = np.exp(eps)

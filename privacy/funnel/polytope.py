@@ -64,7 +64,27 @@ def _generators(H: np.ndarray, lin_set: tuple[int, ...]) -> np.ndarray:
 
 
 def merge_duplicates(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """Rows of ``points`` with near-duplicates (within ``tol`` in max-norm) merged."""
+    """Rows of ``points`` with near-duplicates (within ``tol`` in max-norm) merged.
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (M, n)
+        The points, one per row.
+    tol : float
+        Grid of the comparison: rows equal after rounding to multiples of ``tol`` are one.
+
+    Returns
+    -------
+    numpy.ndarray
+        The first row of each group, in the original order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> merge_duplicates(np.array([[0.5, 0.5], [0.5, 0.5 + 1e-12], [1.0, 0.0]]))
+    array([[0.5, 0.5],
+           [1. , 0. ]])
+    """
     if points.shape[0] <= 1:
         return points
     keys = np.round(points / tol).astype(np.int64)
@@ -78,6 +98,29 @@ def cone_rays(A: np.ndarray) -> np.ndarray:
     Returns an array of shape ``(K, a)``. Every ray is checked against the constraints
     (relative tolerance 1e-7) so a numerically wrong enumeration raises instead of
     silently returning a wrong optimum.
+
+    Parameters
+    ----------
+    A : numpy.ndarray, shape (r, a)
+        The cone's constraint rows.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, a)
+
+    Raises
+    ------
+    InfeasibleError
+        The enumeration returned no ray or a ray outside the cone.
+
+    Examples
+    --------
+    The cone ``{q >= 0 : q_0 >= q_1}`` has the rays ``(1, 0)`` and ``(1/2, 1/2)``:
+
+    >>> import numpy as np
+    >>> cone_rays(np.array([[1.0, -1.0]]))
+    array([[1. , 0. ],
+           [0.5, 0.5]])
     """
     a = A.shape[1]
     H = np.zeros((a + A.shape[0], a + 1))
@@ -103,8 +146,34 @@ def polytope_vertices(
 ) -> np.ndarray:
     """Vertices of the bounded polytope ``{v >= 0 : A_ub v <= b_ub, A_eq v = b_eq}``.
 
-    Returns an array of shape ``(M, n)``; every vertex is checked against the
-    constraints (tolerance 1e-7) and near-duplicates are merged.
+    Every vertex is checked against the constraints (tolerance 1e-7) and
+    near-duplicates are merged.
+
+    Parameters
+    ----------
+    A_ub, b_ub : numpy.ndarray
+        The inequality constraints ``A_ub v <= b_ub``.
+    A_eq, b_eq : numpy.ndarray
+        The equality constraints ``A_eq v = b_eq`` (zero rows for none).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, n)
+
+    Raises
+    ------
+    InfeasibleError
+        The polytope is empty or unbounded, or a vertex violates a constraint.
+
+    Examples
+    --------
+    The simplex corner ``{v >= 0 : v_0 + v_1 <= 1}``:
+
+    >>> import numpy as np
+    >>> polytope_vertices(np.array([[1.0, 1.0]]), np.array([1.0]), np.zeros((0, 2)), np.zeros(0))
+    array([[0., 1.],
+           [1., 0.],
+           [0., 0.]])
     """
     n = A_ub.shape[1]
     H = np.zeros((n + A_ub.shape[0] + A_eq.shape[0], n + 1))

@@ -116,6 +116,17 @@ def grr_lip(p_sx: Any, alpha: Any) -> float:
         \mathrm{LIP}(\mathrm{GRR}^\alpha) = \max_{x,s}\left|\ln
             \frac{1 + (e^\alpha - 1) p_{x|s}}{1 + (e^\alpha - 1) p_x}\right|.
 
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    alpha : float
+        The protocol's parameter, >= 0 (``inf`` allowed).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> grr_lip([[0.25, 0.25], [0.25, 0.25]], 3.0)
@@ -133,6 +144,17 @@ def oue_lip(p_sx: Any, alpha: Any) -> float:
         \mathrm{LIP}(\mathrm{OUE}^\alpha) = \max_{y \subseteq \mathcal X, s}\left|\ln
             \frac{1 + (e^\alpha - 1)\sum_{x \in y} p_{x|s}}{1 + (e^\alpha - 1)\sum_{x\in y} p_x}
             \right|.
+
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    alpha : float
+        The protocol's parameter, >= 0 (``inf`` allowed).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -152,6 +174,17 @@ def cr_lip(p_sx: Any, alpha: Any) -> float:
         L(\alpha) = \max_{x,s}\left|\ln\frac{(e^\alpha - 1)p_{x|s} + \sum_{s'} p_{x|s'}}
             {(e^\alpha - 1)p_x + \sum_{s'} p_{x|s'}}\right| \le \alpha
             \quad\text{(Propositions 1 and 2)}.
+
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    alpha : float
+        The protocol's parameter, >= 0 (``inf`` allowed).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -184,6 +217,18 @@ def _check_cr_secrets(p: np.ndarray) -> None:
 def grr_alpha(p_sx: Any, eps: Any) -> float:
     """The ``alpha`` with ``LIP(GRR^alpha) = eps`` (Eq. 29), ``inf`` if X itself is eps-LIP.
 
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    eps : float
+        The target leakage, >= 0.
+
+    Returns
+    -------
+    float
+        In ``[0, inf]``.
+
     Examples
     --------
     >>> p = [[0.4, 0.1], [0.1, 0.4]]
@@ -198,6 +243,18 @@ def grr_alpha(p_sx: Any, eps: Any) -> float:
 
 def oue_alpha(p_sx: Any, eps: Any) -> float:
     """The ``alpha`` with ``LIP(OUE^alpha) = eps`` (Eq. 32), ``inf`` if never reached.
+
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    eps : float
+        The target leakage, >= 0.
+
+    Returns
+    -------
+    float
+        In ``[0, inf]``.
 
     Examples
     --------
@@ -214,6 +271,18 @@ def oue_alpha(p_sx: Any, eps: Any) -> float:
 
 def cr_alpha(p_sx: Any, eps: Any) -> float:
     """The ``alpha`` with ``L(alpha) = eps`` (Eq. 33), ``inf`` if X itself is eps-LIP.
+
+    Parameters
+    ----------
+    p_sx : array_like, shape (c, a)
+        Joint distribution of the secret ``S`` (rows) and the data ``X`` (columns).
+    eps : float
+        The target leakage, >= 0.
+
+    Returns
+    -------
+    float
+        In ``[0, inf]``.
 
     Examples
     --------

@@ -29,6 +29,15 @@ def product_mechanism(mechanisms: Sequence[Any]) -> Mechanism:
     output ``(y^1, ..., y^m)`` is column ``numpy.ravel_multi_index(y, (b_1, ..., b_m))``
     (the Kronecker product of the matrices).
 
+    Parameters
+    ----------
+    mechanisms : sequence of Mechanism or array_like
+        One mechanism per attribute.
+
+    Returns
+    -------
+    Mechanism
+
     Examples
     --------
     >>> product_mechanism([[[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5]]]).shape
