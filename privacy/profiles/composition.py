@@ -69,6 +69,18 @@ def post_process(matrices: Any, F: Any) -> list[np.ndarray]:
     of the result, ``profile_epsilon(P, edges, post_process(A, F))``, is at most that of
     ``A`` (data processing) and can be smaller.
 
+    Parameters
+    ----------
+    matrices : sequence of k array_like or Mechanism, each of shape (d, m)
+        The mechanism, one matrix per profile.
+    F : array_like, shape (m, m')
+        The post-processing, row-stochastic.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One ``(d, m')`` matrix per profile.
+
     Examples
     --------
     >>> from anonspread.privacy.profiles import flip_matrices, profile_epsilon
@@ -93,6 +105,16 @@ def same_input(matrices1: Any, matrices2: Any) -> list[np.ndarray]:
     ``A2^i[x, :]`` (independent randomness, same ``X``), flattened: output
     ``(y1, y2)`` is column ``y1 * m2 + y2``. Observation 13 gives no bound for this
     case; its exact level is ``profile_epsilon(P, edges, same_input(A1, A2))``.
+
+    Parameters
+    ----------
+    matrices1, matrices2 : sequence of k array_like or Mechanism
+        The two mechanisms, one matrix per profile (as for :func:`profile_epsilon`).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One ``(d, m1 * m2)`` matrix per profile.
 
     Examples
     --------
@@ -126,6 +148,19 @@ def independent_samples_epsilon(P: Any, edges: Any, matrices1: Any, matrices2: A
     ``eps1 + eps2`` only when both releases attain their level on the same edge in the
     same direction.
 
+    Parameters
+    ----------
+    P : array_like, shape (k, d)
+        The profiles (rows are distributions).
+    edges : iterable of pairs (i, j)
+        The sensitive pairs, as profile indices.
+    matrices1, matrices2 : sequence of k array_like or Mechanism
+        The two mechanisms, one matrix per profile (as for :func:`profile_epsilon`).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> import math
@@ -152,6 +187,19 @@ def independent_profiles_epsilon(P: Any, edges: Any, matrices1: Any, matrices2: 
     Observation 5 (= 14): changing one person's profile along an edge changes only that
     person's factor of the product law, so the level is the larger of the two levels,
     ``max(eps1, eps2)``, attained.
+
+    Parameters
+    ----------
+    P : array_like, shape (k, d)
+        The profiles (rows are distributions).
+    edges : iterable of pairs (i, j)
+        The sensitive pairs, as profile indices.
+    matrices1, matrices2 : sequence of k array_like or Mechanism
+        The two mechanisms, one matrix per profile (as for :func:`profile_epsilon`).
+
+    Returns
+    -------
+    float
 
     Examples
     --------

@@ -124,6 +124,21 @@ def bernoulli_couplet(p_a: float, p_b: float) -> ProfileGraph:
 
     Figure 2(a) plots :func:`smooth_one_bit` (equivalently :func:`one_bit_two_profile`)
     against ``|p_a - p_b|``.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        ``P(X = 1)`` under each profile, in [0, 1].
+
+    Returns
+    -------
+    ProfileGraph
+
+    Examples
+    --------
+    >>> g = bernoulli_couplet(0.2, 0.7)
+    >>> g, g.bernoulli_parameters.tolist()
+    (ProfileGraph(k=2, d=2, edges=1), [0.2, 0.7])
     """
     p_a = check_probability(p_a, "p_a")
     p_b = check_probability(p_b, "p_b")
@@ -135,6 +150,15 @@ def bernoulli_chain(n: int) -> ProfileGraph:
 
     Successive profiles are joined by an edge. ``bernoulli_chain(6)`` and
     ``bernoulli_chain(21)`` are the settings of Figure 3.
+
+    Parameters
+    ----------
+    n : int
+        Profiles, >= 2.
+
+    Returns
+    -------
+    ProfileGraph
 
     Examples
     --------

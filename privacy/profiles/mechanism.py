@@ -55,7 +55,27 @@ class ProfileMechanism:
 
     @classmethod
     def from_flip_probabilities(cls, alphas: Any) -> ProfileMechanism:
-        """The one-bit mechanism flipping profile ``i``'s bit with probability ``alphas[i]``."""
+        """The one-bit mechanism flipping profile ``i``'s bit with probability ``alphas[i]``.
+
+        Parameters
+        ----------
+        alphas : array_like, shape (k,)
+            Flip probabilities in [0, 1].
+
+        Returns
+        -------
+        ProfileMechanism
+
+        Examples
+        --------
+        >>> m = ProfileMechanism.from_flip_probabilities([0.25, 0.1])
+        >>> P = [[0.9, 0.1], [0.2, 0.8]]
+        >>> m.output_distributions(P).round(4)
+        array([[0.7 , 0.3 ],
+               [0.26, 0.74]])
+        >>> round(m.epsilon(P, [(0, 1)]), 6)
+        0.990399
+        """
         return cls(flip_matrices(alphas))
 
     @property
@@ -67,14 +87,36 @@ class ProfileMechanism:
         return self._A.shape[0]
 
     def output_distributions(self, P: Any) -> np.ndarray:
-        """``P_i A^i`` for each profile (shape ``(k, m)``): the law of the release."""
+        """``P_i A^i`` for each profile (shape ``(k, m)``): the law of the release.
+
+        Parameters
+        ----------
+        P : array_like, shape (k, d)
+            The profiles (rows are distributions).
+
+        Returns
+        -------
+        numpy.ndarray, shape (k, m)
+        """
         Parr = _check_profiles(P)
         if Parr.shape != self._A.shape[:2]:
             raise InvalidParameterError(f"P must have shape {self._A.shape[:2]}; got {Parr.shape}")
         return np.einsum("kd,kdm->km", Parr, self._A)
 
     def epsilon(self, P: Any, edges: Any) -> float:
-        """The exact profile-privacy level, :func:`profile_epsilon`."""
+        """The exact profile-privacy level, :func:`profile_epsilon`.
+
+        Parameters
+        ----------
+        P : array_like, shape (k, d)
+            The profiles (rows are distributions).
+        edges : iterable of pairs (i, j)
+            The sensitive pairs, as profile indices.
+
+        Returns
+        -------
+        float
+        """
         return profile_epsilon(P, edges, self._A)
 
     def privatize(self, profiles: Any, x: Any, *, rng: Any = None) -> np.ndarray:

@@ -35,6 +35,15 @@ __all__ = [
 def flip_matrices(alphas: Any) -> np.ndarray:
     """The ``(k, 2, 2)`` bit-flip matrices ``[[1 - a, a], [a, 1 - a]]`` for flip probabilities ``a``.
 
+    Parameters
+    ----------
+    alphas : array_like, shape (k,)
+        Flip probabilities in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, 2, 2)
+
     Examples
     --------
     >>> flip_matrices([0.25])[0].tolist()
@@ -54,6 +63,15 @@ def flip_matrices(alphas: Any) -> np.ndarray:
 def ldp_flip_probability(eps: float) -> float:
     """Warner's randomized-response flip probability ``1 / (1 + e^eps)``, the eps-LDP baseline.
 
+    Parameters
+    ----------
+    eps : float
+        Privacy level, >= 0.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(ldp_flip_probability(math.log(3)), 12)
@@ -69,6 +87,24 @@ def ldp_baseline(d: int, eps: float) -> np.ndarray:
     ``A[x, x] = e^eps / (e^eps + d - 1)`` and ``A[x, y] = 1 / (e^eps + d - 1)``
     otherwise; eps-LDP, hence ``(G, eps)``-profile private for every ``G``
     (Theorem 9).
+
+    Parameters
+    ----------
+    d : int
+        Alphabet size, >= 2.
+    eps : float
+        Privacy level, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    Examples
+    --------
+    >>> ldp_baseline(3, 1.0).round(4)
+    array([[0.5761, 0.2119, 0.2119],
+           [0.2119, 0.5761, 0.2119],
+           [0.2119, 0.2119, 0.5761]])
     """
     d = check_int(d, "d", low=2)
     check_size("d", d, nbytes=8.0 * d * d, what=f"the {d} x {d} matrix")
@@ -307,6 +343,17 @@ def observation10_bound(p_i: float, p_j: float, eps: float) -> float:
     ``p_i <= p_j <= e^eps p_j``, is vacuous beyond ``p_i <= p_j``; the bound is
     stated here for all ``p_i <= p_j``. The proof in Section 8 writes ``e^-eps``
     in the second term; solving (38) gives ``e^eps`` as in (7).)
+
+    Parameters
+    ----------
+    p_i, p_j : float
+        ``P(X = 1)`` under the two profiles, in [0, 1].
+    eps : float
+        Privacy level, >= 0.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
