@@ -38,6 +38,26 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
 
     A Generator passed in is returned as is (the caller's stream advances), as in
     SPEC 7; the global numpy random state is never touched.
+
+    Parameters
+    ----------
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        ``None`` draws fresh entropy; an int is a seed (>= 0).
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> check_rng(7).integers(10, size=3)
+    array([9, 6, 6])
+    >>> check_rng(-1)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: rng must be a non-negative integer seed; got -1
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -54,7 +74,31 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
 def check_int(
     value: Any, name: str, *, low: int | None = None, high: int | None = None
 ) -> int:
-    """Return ``value`` as an int, checking it is an integer in ``[low, high]``."""
+    """Return ``value`` as an int, checking it is an integer in ``[low, high]``.
+
+    Parameters
+    ----------
+    value : object
+        The argument (a numpy integer is accepted; a bool is not).
+    name : str
+        The argument's name, for the message.
+    low, high : int, optional
+        Inclusive bounds.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_int(np.int64(3), "T", low=0)
+    3
+    >>> check_int(2.5, "T", low=0)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: T must be an integer >= 0; got 2.5
+    """
     accepted = "an integer"
     if low is not None and high is not None:
         accepted = f"an integer in [{low}, {high}]"
@@ -86,6 +130,32 @@ def check_real(
 
     An infinite bound is printed open (``[0, inf)``) unless ``allow_inf`` admits it, so
     the accepted range shown is the range accepted.
+
+    Parameters
+    ----------
+    value : object
+        The argument (ints are accepted; bools and NaN are not).
+    name : str
+        The argument's name, for the message.
+    low, high : float
+        The interval's bounds.
+    low_open, high_open : bool
+        Exclude the bound.
+    allow_inf : bool
+        Accept an infinite value.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_real(1, "eps", low=0.0)
+    1.0
+    >>> check_real(0.0, "q", low=0.0, high=0.5, low_open=True, high_open=True)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: q must be a real number in (0.0, 0.5); got 0.0
     """
     lo = "(" if low_open or (low == -math.inf and not allow_inf) else "["
     hi = ")" if high_open or (high == math.inf and not allow_inf) else "]"
@@ -104,7 +174,19 @@ def check_real(
 
 
 def check_probability(value: Any, name: str) -> float:
-    """Return ``value`` as a float in [0, 1]."""
+    """Return ``value`` as a float in [0, 1].
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    float
+    """
     return check_real(value, name, low=0.0, high=1.0)
 
 
@@ -113,8 +195,35 @@ def check_distribution(
 ) -> np.ndarray:
     """Return ``p`` as a float array of non-negative entries summing to 1 (within ``atol``).
 
-    ``ndim=2`` checks a joint distribution (all entries sum to 1). ``positive=True``
-    also rejects zero entries (for utilities that divide by them).
+    Parameters
+    ----------
+    p : array_like
+        The argument.
+    name : str
+        The argument's name, for the message.
+    atol : float
+        Tolerance on the sum.
+    positive : bool
+        Also reject zero entries (for utilities that divide by them).
+    ndim : int
+        Number of axes; ``2`` checks a joint distribution (all entries sum to 1).
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Examples
+    --------
+    >>> check_distribution([[0.4, 0.1], [0.1, 0.4]], "p_sx", ndim=2).sum(axis=1)
+    array([0.5, 0.5])
+    >>> check_distribution([1.0, 0.0], "P1", positive=True)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: P1 must be a distribution with strictly positive entries (this utility divides by them); got [1.0, 0.0]
+    >>> check_distribution([0.5, -0.5, 1.0], "P")
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: P must be a distribution with non-negative entries; got [0.5, -0.5, 1.0]
     """
     try:
         arr = np.asarray(p, dtype=float)
