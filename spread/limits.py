@@ -133,6 +133,17 @@ def raised_limits(*, memory: float | str | None = None, work: float | None = Non
     Sets :data:`MEMORY_ENV` / :data:`WORK_ENV` (so process-pool workers started inside
     inherit them) and restores the previous values on exit.
 
+    Parameters
+    ----------
+    memory : float or str, optional
+        Bytes, or text with a suffix (``"64G"``); None keeps the current limit.
+    work : float, optional
+        Node visits; None keeps the current limit.
+
+    Yields
+    ------
+    None
+
     Examples
     --------
     >>> with raised_limits(work=1e13):
@@ -163,13 +174,30 @@ _HOW_WORK = f"split the work into batches or raise the limit with {WORK_ENV}, e.
 def check_size(name: str, value: Any, *, nbytes: float = 0.0, work: float = 0.0, what: str = "") -> None:
     """Refuse a request needing more than :func:`memory_budget` bytes or :func:`work_budget` visits.
 
-    ``name``/``value`` are the parameter that makes the request big (``graph.n``,
-    ``trials``...), ``what`` says what the estimate counts (``"the graph"``).
+    Parameters
+    ----------
+    name : str
+        The parameter that makes the request big (``graph.n``, ``trials``...).
+    value : object
+        Its value.
+    nbytes : float
+        Bytes the request needs.
+    work : float
+        Node visits it needs.
+    what : str
+        What the estimate counts (``"the graph"``).
 
     Raises
     ------
     InvalidParameterError
         Naming ``name`` and ``value``, the size needed, the limit and how to raise it.
+
+    Examples
+    --------
+    >>> check_size("trials", 10**12, work=1e15, what="the trials")
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: trials must be small enough for the trials to finish in reasonable time; got trials=1000000000000: about 1e+15 node visits, more than the 1e+12 allowed (split the work into batches or raise the limit with ANONSPREAD_MAX_WORK, e.g. ANONSPREAD_MAX_WORK=1e13)
     """
     shown = repr(value)
     if len(shown) > 80:
@@ -203,7 +231,32 @@ def ball(degree: float, offspring: float, radius: float) -> float:
 
 
 def expected_reach(protocol: Any, degree: float, offspring: float, T: int) -> float | None:
-    """Expected infected nodes after ``T`` steps on an infinite tree (None: no estimate)."""
+    """Expected infected nodes after ``T`` steps on an infinite tree (None: no estimate).
+
+    Parameters
+    ----------
+    protocol : Protocol
+        A protocol with a registered reach (:func:`register_reach`).
+    degree : float
+        Mean degree of the source.
+    offspring : float
+        Mean number of children of any other node (``degree - 1`` on regular trees).
+    T : int
+        Steps.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    Flooding infects the whole ball of radius 4 of the 3-regular tree; adaptive
+    diffusion keeps to 10 nodes:
+
+    >>> from anonspread import spread
+    >>> expected_reach(spread.Flooding(), 3, 2, 4), expected_reach(spread.AdaptiveDiffusion(), 3, 2, 4)
+    (46.0, 10.0)
+    """
     for cls in type(protocol).__mro__:
         if cls in _REACH:
             return float(_REACH[cls](protocol, degree, offspring, T))
@@ -220,10 +273,31 @@ def check_run_size(graph: Any, protocol: Any, T: int, trials: int = 1, *, per_tr
     ``per_trial_steps`` counts ``trials x (T + 1)`` step entries (the sizes table of
     :func:`spread.simulate_many`) instead of ``T + 1``.
 
+    Parameters
+    ----------
+    graph : ContactGraph or LazyTree
+        The contact graph.
+    protocol : Protocol
+        The protocol.
+    T : int
+        Steps.
+    trials : int
+        Runs.
+    per_trial_steps : bool
+        Count a sizes table of ``trials x (T + 1)`` entries.
+
     Raises
     ------
     InvalidParameterError
         Naming ``T`` or ``trials``, the size needed and the limit.
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> check_run_size(spread.graphs.regular_tree(3), spread.Flooding(), 60)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: T must be small enough for the spread to fit in memory; got T=60: Flooding() on regular_tree(3) infects about 3.46e+18 nodes...
     """
     budget = memory_budget()
     # a trace keeps ~24 bytes per step (virtual sources, sizes); a batch 8 per trial and step
@@ -266,6 +340,19 @@ def run_work(graph: Any, protocol: Any, T: int) -> float:
     """Node visits of one run of ``protocol`` for ``T`` steps: nodes touched + ``T + 1``.
 
     The estimate :func:`check_run_size` compares with the limit (inf when it overflows).
+
+    Parameters
+    ----------
+    graph : ContactGraph or LazyTree
+        The contact graph.
+    protocol : Protocol
+        The protocol.
+    T : int
+        Steps.
+
+    Returns
+    -------
+    float
     """
     if getattr(graph, "is_infinite", False):
         degree = _mean_degree(graph)

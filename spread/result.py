@@ -15,7 +15,9 @@ __all__ = ["Spread", "SpreadBatch"]
 class Spread:
     """What one run of a protocol left behind.
 
-    Attributes
+    :func:`~anonspread.spread.simulate` returns one; the fields are its parameters.
+
+    Parameters
     ----------
     source : node label
         The true source.
@@ -34,11 +36,27 @@ class Spread:
     graph : ContactGraph or LazyTree
         The contact graph the run used (finite graphs in their CSR form).
     protocol : Protocol
+        The protocol that ran.
     index : numpy.ndarray of int32
         Internal node indices of ``infected`` in ``graph`` (equal to the labels on
         infinite trees).
     sizes : numpy.ndarray of int64
         Number of infected nodes after each step ``t = 0..T``.
+
+    Examples
+    --------
+    Adaptive diffusion on the 3-regular tree for three steps: the virtual source moves
+    away from the true source (node 0) while the infection stays balanced around it.
+
+    >>> import anonspread as asp
+    >>> s = asp.simulate(asp.spread.graphs.regular_tree(3), asp.spread.AdaptiveDiffusion(),
+    ...                  T=3, rng=1)
+    >>> s.source, s.infected.tolist(), s.times.tolist()
+    (0, [0, 2, 4, 5, 6, 7], [0, 1, 2, 2, 3, 3])
+    >>> s.virtual_source_history.tolist(), s.sizes.tolist()
+    ([0, 2, 2, 4], [1, 2, 4, 6])
+    >>> s.infection_edges()
+    [(0, 2), (2, 4), (2, 5), (4, 6), (4, 7)]
     """
 
     source: Any
@@ -104,10 +122,14 @@ class Spread:
 class SpreadBatch:
     """Summaries of many independent runs of one protocol at one parameter point.
 
-    Attributes
+    :func:`~anonspread.spread.simulate_many` returns one.
+
+    Parameters
     ----------
     T : int
+        Steps of each run.
     trials : int
+        Number of runs.
     sources : numpy.ndarray
         Source of each trial (labels).
     sizes : numpy.ndarray of int64, shape (trials, T + 1)
@@ -118,6 +140,26 @@ class SpreadBatch:
     virtual_source : numpy.ndarray
         Final virtual source of each trial (internal index; -1 if none). On lazily
         grown trees each trial has its own realisation, so these ids are per trial.
+    protocol : Protocol
+        The protocol that ran.
+    graph : ContactGraph or LazyTree
+        The contact graph.
+
+    Examples
+    --------
+    Adaptive diffusion infects exactly 10 nodes of the 3-regular tree by ``T = 4`` (it
+    controls the spread's shape); its virtual source ends one or two hops from the
+    source. Random diffusion's size varies from run to run.
+
+    >>> import numpy as np
+    >>> from anonspread import spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> b = spread.simulate_many(tree, spread.AdaptiveDiffusion(), T=4, trials=1000, rng=1)
+    >>> b.sizes[0].tolist(), float(b.n_infected.mean()), np.bincount(b.vs_hops).tolist()
+    ([1, 2, 4, 6, 10], 10.0, [0, 337, 663])
+    >>> b = spread.simulate_many(tree, spread.RandomDiffusion(), T=4, trials=1000, rng=1)
+    >>> b.sizes[:2].tolist(), float(b.n_infected.mean())
+    ([[1, 1, 3, 5, 9], [1, 2, 4, 8, 14]], 13.188)
     """
 
     T: int
