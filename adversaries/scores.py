@@ -23,15 +23,28 @@ class Scores(Mapping):
     A :class:`collections.abc.Mapping` node -> float backed by two arrays, so that
     10^6 scores cost two arrays and no dict until a lookup by label is made.
 
-    Attributes
+    Parameters
     ----------
     nodes : numpy.ndarray
-        The infected nodes (labels).
-    array : numpy.ndarray of float64
-        Their scores, aligned with ``nodes`` (``values()`` is the Mapping view).
+        The infected nodes (labels); the attribute of the same name.
+    values : array_like of float
+        Their scores, aligned with ``nodes``; stored as the attribute ``array``
+        (``values()`` is the Mapping view).
     kind : str
-        ``"log-likelihood"`` (so :func:`adversaries.metrics.posterior` applies),
-        ``"minus-eccentricity"`` or ``"log-rumor-centrality"``.
+        What the scores are: ``"log-likelihood"`` (so
+        :func:`adversaries.metrics.posterior` applies), ``"minus-eccentricity"``,
+        ``"log-rumor-centrality"``, ``"first-spy"``, ``"posterior"``...
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread import adversaries
+    >>> sc = adversaries.Scores(np.array(["a", "b", "c"]), np.array([-1.2, -0.3, -2.0]),
+    ...                         "log-likelihood")
+    >>> sc, sc["b"], adversaries.pick(sc)
+    (Scores(kind='log-likelihood', n=3), -0.3, 'b')
+    >>> {node: round(p, 4) for node, p in adversaries.posterior(sc).items()}
+    {'a': 0.2558, 'b': 0.6292, 'c': 0.1149}
     """
 
     __slots__ = ("_pos", "array", "kind", "nodes")
@@ -104,7 +117,23 @@ def _as_arrays(scores: Mapping) -> tuple[np.ndarray, np.ndarray]:
 
 
 def top_set(values: np.ndarray) -> np.ndarray:
-    """Positions of the maximal scores, ties within :data:`TIE_RTOL` (relative) included."""
+    """Positions of the maximal scores, ties within :data:`TIE_RTOL` (relative) included.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float64
+        Scores, not all NaN; if all are ``-inf``, every position is returned.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> top_set(np.array([0.0, 1.0, 1.0 - 1e-12, 0.5])).tolist()
+    [1, 2]
+    """
     top = values.max()
     if np.isneginf(top):
         return np.arange(values.shape[0])

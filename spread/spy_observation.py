@@ -20,14 +20,17 @@ __all__ = ["SpyObservation"]
 class SpyObservation:
     """What the spies saw.
 
-    Attributes
+    Parameters
     ----------
     graph : ContactGraph or LazyTree
+        The contact graph of the run.
     T : int or math.inf
         The observation horizon; ``math.inf`` for a run to completion (the
         observations of :class:`spread.StemBatch`, Dandelion's stem and fluff phases).
     spies : numpy.ndarray
-        Spy nodes (labels, internal indices in :attr:`spy_index`).
+        Spy nodes (labels).
+    spy_index : numpy.ndarray of int64
+        Their internal indices in ``graph``.
     time : numpy.ndarray of float64
         Time of each spy's first receipt (``inf`` if it received nothing by ``T``).
     sender : list
@@ -36,6 +39,22 @@ class SpyObservation:
         Its kind (``"infect"``, ``"token"``, ``"offer"``, ...).
     protocol : Protocol
         The protocol the run used (estimators that assume a model check it).
+
+    Examples
+    --------
+    Four spies on a 4-regular graph watch random diffusion for four steps; spy 7 has
+    received nothing yet, spy 19 first heard from spy 3:
+
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> from anonspread.spread.events import simulate_messages
+    >>> g = spread.graphs.from_networkx(nx.random_regular_graph(4, 30, seed=1))
+    >>> run = simulate_messages(g, spread.RandomDiffusion(0.5), 4, rng=0)
+    >>> obs = adversaries.observe_spies(run, [3, 7, 11, 19])
+    >>> obs.time.tolist(), obs.sender, obs.kind
+    ([1.0, inf, 4.0, 3.0], [25, None, 24, 3], ['infect', None, 'infect', 'infect'])
+    >>> adversaries.pick(adversaries.first_spy(obs)), run.spread.source
+    (25, 25)
     """
 
     graph: Any
