@@ -183,6 +183,42 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
     protocols, graphs, observation, likelihood, params, extra
         As for :func:`register_estimator`; ``observation`` is ``"spies"`` or
         ``"snapshot+spies"``.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the function and returns it unchanged.
+
+    Examples
+    --------
+    A model-free spy estimator: every spy votes for the node it first heard from. It
+    lets :func:`first_spy` check the observation (and refuse an empty set of spies):
+
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from anonspread import adversaries, spread
+    >>> from anonspread.spread.events import simulate_messages
+    >>> @adversaries.register_spy_estimator("doc-sender-votes", protocols=None)
+    ... def sender_votes(obs):
+    ...     "Each spy votes for the node it first heard from."
+    ...     first = adversaries.first_spy(obs)
+    ...     votes = dict.fromkeys(first, 0.0)
+    ...     for sender in obs.sender:
+    ...         if sender is not None:
+    ...             votes[sender] += 1.0
+    ...     return adversaries.Scores(first.nodes, np.array([votes[n] for n in first.nodes]),
+    ...                               "votes")
+    >>> spec = adversaries.get_spy_estimator("doc-sender-votes")
+    >>> spec.observation, spec.description
+    ('spies', 'Each spy votes for the node it first heard from.')
+    >>> g = spread.graphs.from_networkx(nx.random_regular_graph(4, 30, seed=1))
+    >>> run = simulate_messages(g, spread.RandomDiffusion(0.5), 4, rng=0)
+    >>> obs = adversaries.observe_spies(run, adversaries.draw_spies(g, 0.3, rng=0))
+    >>> obs.sender
+    [27, 21, None, 24, 24, None, 17, None, None]
+    >>> votes = spec.func(obs)
+    >>> adversaries.pick(votes), votes[24], run.spread.source
+    (24, 2.0, 25)
     """
     if observation not in ("spies", "snapshot+spies"):
         raise InvalidParameterError(
