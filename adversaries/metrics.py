@@ -184,7 +184,9 @@ def hop_distance(graph: Any, u: Any, v: Any) -> int:
 class Evaluation:
     """How one estimate fared against the true source.
 
-    Attributes
+    :func:`evaluate` returns one.
+
+    Parameters
     ----------
     estimate : node
         ``pick(scores)``.
@@ -196,6 +198,23 @@ class Evaluation:
         Hop distance from the estimate to the source in the contact graph.
     rank : float
         :func:`source_rank`.
+
+    Examples
+    --------
+    Flooding for two steps infects the ball around the source, whose centre the Jordan
+    estimator finds; after random diffusion the source ties with a neighbour, and the
+    tie-break picks the neighbour:
+
+    >>> import anonspread as asp
+    >>> from anonspread import adversaries, spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> s = asp.simulate(tree, spread.Flooding(), T=2, rng=0)
+    >>> adversaries.evaluate(s.graph, adversaries.jordan_center(adversaries.observe(s)), s.source)
+    Evaluation(estimate=0, detected=True, detection_probability=1.0, hops=0, rank=1.0)
+    >>> s = asp.simulate(tree, spread.RandomDiffusion(0.5), T=4, rng=2)
+    >>> adversaries.evaluate(s.graph, adversaries.jordan_center(adversaries.observe(s)), s.source,
+    ...                      rng=0)
+    Evaluation(estimate=2, detected=False, detection_probability=0.5, hops=1, rank=1.5)
     """
 
     estimate: Any

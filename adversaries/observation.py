@@ -258,7 +258,22 @@ class Snapshot:
         return [(labels[a], labels[b]) for a, b in zip(self._edges[0].tolist(), self._edges[1].tolist())]
 
     def position(self, node: Any) -> int:
-        """Local id (row in :attr:`nodes`) of an infected node."""
+        """Local id (row in :attr:`nodes`) of an infected node.
+
+        Parameters
+        ----------
+        node : node label
+            An infected node.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        GraphError
+            ``node`` is not an infected node of the snapshot.
+        """
         if self._pos is None:
             self._pos = {v: i for i, v in enumerate(self.nodes.tolist())}
         try:

@@ -28,7 +28,24 @@ def _check(d, T, d_low: int) -> tuple[int, int]:
 
 
 def ball_size(d: int, r: int) -> int:
-    """Number of nodes within ``r`` hops of a node of the d-regular tree."""
+    """Number of nodes within ``r`` hops of a node of the d-regular tree.
+
+    Parameters
+    ----------
+    d : int
+        Degree of the tree, >= 2.
+    r : int
+        Radius, >= 0.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> [ball_size(3, r) for r in range(4)]
+    [1, 4, 10, 22]
+    """
     d, r = _check(d, r, 2)
     if d == 2:
         return 2 * r + 1
@@ -45,6 +62,22 @@ def tree_protocol_size(d: int, T: int) -> int:
 
     The ball of radius ``T/2`` at even T; every node within ``(T-1)/2`` hops of an edge
     at odd T (2 nodes at T = 1).
+
+    Parameters
+    ----------
+    d : int
+        Degree of the tree, >= 2.
+    T : int
+        Steps, >= 0.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> [tree_protocol_size(3, T) for T in range(1, 7)]
+    [2, 4, 6, 10, 14, 22]
     """
     d, T = _check(d, T, 2)
     return ball_size(d, T // 2) if T % 2 == 0 else _edge_ball_size(d, (T - 1) // 2)
@@ -57,6 +90,19 @@ def tree_protocol_detection(d: int, T: int, *, exact: bool = False) -> float | F
     ``1 / (d (d-1)^(k-1))`` at ``T = 2k`` and ``1 / (2 (d-1)^k)`` at ``T = 2k + 1``. Every
     leaf of the balanced infected tree is equally likely to be the source (the
     token's uniform hops give each the same probability) and no other node can be.
+
+    Parameters
+    ----------
+    d : int
+        Degree of the tree, >= 2.
+    T : int
+        Steps, >= 0.
+    exact : bool
+        Return a :class:`fractions.Fraction` instead of a float.
+
+    Returns
+    -------
+    float or fractions.Fraction
 
     Examples
     --------
@@ -79,6 +125,22 @@ def adaptive_diffusion_min_size(d: int, T: int) -> int:
     smaller, every node within ``k`` hops of the edge the token just crossed:
     ``N_T >= (2 (d-1)^((T+1)/2) - d) / (d-2) + 1`` for ``d > 2`` (``T + 1`` for ``d = 2``).
     The printed Eq. (2.14) has the exponent ``(T+1)/2 - d``, a transcription error.
+
+    Parameters
+    ----------
+    d : int
+        Degree of the tree, >= 2.
+    T : int
+        Steps, >= 0.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> [adaptive_diffusion_min_size(3, T) for T in range(1, 7)]
+    [2, 4, 6, 10, 14, 22]
     """
     d, T = _check(d, T, 2)
     if T == 1:
@@ -129,6 +191,19 @@ def adaptive_diffusion_detection(d: int, T: int, *, exact: bool = False) -> floa
     (:func:`adaptive_diffusion_min_size`) by a factor tending to ``1 + 2/d``, and it
     exceeds the printed bound (2.15) for ``d = 2`` (``2/(T+1) > 1/T``); the literal
     Eq. (2.15) for ``d > 2`` is a misprint (it exceeds 1 for ``d = 4`` and ``T <= 7``).
+
+    Parameters
+    ----------
+    d : int
+        Degree of the tree, >= 2.
+    T : int
+        Steps, >= 0.
+    exact : bool
+        Return a :class:`fractions.Fraction` instead of a float.
+
+    Returns
+    -------
+    float or fractions.Fraction
 
     Examples
     --------
