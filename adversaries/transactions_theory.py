@@ -49,19 +49,56 @@ __all__ = [
 
 
 def spies_for(n: int, p: float) -> int:
-    """The number of spies the experiments place: ``floor(p n)`` (the authors' scripts)."""
+    """The number of spies the experiments place: ``floor(p n)`` (the authors' scripts).
+
+    Parameters
+    ----------
+    n : int
+        Nodes, >= 1.
+    p : float
+        Fraction of spies, in [0, 1].
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> spies_for(100, 0.2)
+    20
+    """
     n = check_int(n, "n", low=1)
     p = check_probability(p, "p")
     return math.floor(p * n + 1e-9)
 
 
 def recall_lower_bound(p: float) -> float:
-    """``p``: the expected recall some adversary attains against any protocol."""
+    """``p``: the expected recall some adversary attains against any protocol.
+
+    Parameters
+    ----------
+    p : float
+        Fraction of spies, in [0, 1].
+
+    Returns
+    -------
+    float
+    """
     return check_probability(p, "p")
 
 
 def precision_lower_bound(p: float) -> float:
-    """``p^2``: the expected precision some adversary attains against any protocol."""
+    """``p^2``: the expected precision some adversary attains against any protocol.
+
+    Parameters
+    ----------
+    p : float
+        Fraction of spies, in [0, 1].
+
+    Returns
+    -------
+    float
+    """
     return check_probability(p, "p") ** 2
 
 
@@ -74,7 +111,24 @@ def _check_nk(n: int, k: int) -> tuple[int, int]:
 
 
 def line_run_length_pmf(n: int, k: int) -> list[Fraction]:
-    """``P(L = l)``, ``l = 0..n-k``: honest nodes just before a given spy on the n-cycle."""
+    """``P(L = l)``, ``l = 0..n-k``: honest nodes just before a given spy on the n-cycle.
+
+    Parameters
+    ----------
+    n : int
+        Nodes on the cycle, >= 2.
+    k : int
+        Spies among them, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    list of fractions.Fraction
+
+    Examples
+    --------
+    >>> [str(x) for x in line_run_length_pmf(6, 2)]
+    ['1/5', '1/5', '1/5', '1/5', '1/5']
+    """
     n, k = _check_nk(n, k)
     if k == 1:
         return [Fraction(0)] * (n - 1) + [Fraction(1)]
@@ -84,6 +138,17 @@ def line_run_length_pmf(n: int, k: int) -> list[Fraction]:
 
 def line_first_spy(n: int, k: int) -> tuple[Fraction, Fraction]:
     """Exact ``(E[precision], E[recall])`` of first-spy on Dandelion's line, k spies.
+
+    Parameters
+    ----------
+    n : int
+        Nodes on the cycle, >= 2.
+    k : int
+        Spies among them, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    tuple of fractions.Fraction
 
     Examples
     --------
@@ -101,13 +166,48 @@ def line_first_spy(n: int, k: int) -> tuple[Fraction, Fraction]:
 
 
 def line_max_precision(n: int, k: int) -> Fraction:
-    """Exact expected precision (= recall) of max-precision on the line: ``k/(n-1)``."""
+    """Exact expected precision (= recall) of max-precision on the line: ``k/(n-1)``.
+
+    Parameters
+    ----------
+    n : int
+        Nodes on the cycle, >= 2.
+    k : int
+        Spies among them, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> line_max_precision(100, 20)
+    Fraction(20, 99)
+    """
     n, k = _check_nk(n, k)
     return Fraction(k, n - 1)
 
 
 def line_max_recall(n: int, k: int) -> tuple[float, Fraction]:
-    """Exact ``(E[precision], E[recall])`` of max-recall on the line (precision as a float)."""
+    """Exact ``(E[precision], E[recall])`` of max-recall on the line (precision as a float).
+
+    Parameters
+    ----------
+    n : int
+        Nodes on the cycle, >= 2.
+    k : int
+        Spies among them, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    tuple of (float, fractions.Fraction)
+
+    Examples
+    --------
+    >>> precision, recall = line_max_recall(100, 20)
+    >>> round(precision, 4), recall
+    (0.151, Fraction(20, 99))
+    """
     n, k = _check_nk(n, k)
     h = n - k
     pmf = line_run_length_pmf(n, k)
@@ -116,7 +216,25 @@ def line_max_recall(n: int, k: int) -> tuple[float, Fraction]:
 
 
 def line_first_spy_precision_limit(p: float) -> float:
-    """``p^2 log(1/p) / (1 - p)``: first-spy precision on the line as ``n -> inf``."""
+    """``p^2 log(1/p) / (1 - p)``: first-spy precision on the line as ``n -> inf``.
+
+    Parameters
+    ----------
+    p : float
+        Fraction of spies, in [0, 1].
+
+    Returns
+    -------
+    float
+        NaN at ``p = 1`` (no honest node).
+
+    Examples
+    --------
+    The limit and the exact value at ``n = 1000``, 20% spies:
+
+    >>> round(line_first_spy_precision_limit(0.2), 4), round(float(line_first_spy(1000, 200)[0]), 4)
+    (0.0805, 0.0804)
+    """
     p = check_probability(p, "p")
     if p in (0.0, 1.0):
         return 0.0 if p == 0.0 else math.nan
