@@ -17,25 +17,117 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import shutil
 from pathlib import Path
 from types import ModuleType
 
 import anonspread
 
-#: numpydoc's checks on the public API (docs/conf.py and tests/test_docs_site.py): every
-#: public name has a docstring (GL08); no documented parameter is missing from the
-#: signature (PR02), they come in its order (PR03) and each reads ``name : type`` (PR10); a
-#: docstring with a Parameters section documents every parameter (PR01).
+#: numpydoc's checks on the public API (docs/conf.py and tests/test_docs_site.py), on every
+#: name the API reference lists (functions, classes, their public methods): every public
+#: name has a docstring (GL08); every parameter is documented (PR01), none that is not in
+#: the signature (PR02), in its order (PR03), each as ``name : type`` (PR10). A class's
+#: parameters are its constructor's (a dataclass documents its fields there).
+#: tests/test_docs_site.py adds one: every class and function a subpackage exports at its
+#: top level has an Examples section (numpydoc's EX01), run as a doctest by tests/test_docs.py.
 VALIDATION_CHECKS = {"GL08", "PR01", "PR02", "PR03", "PR10"}
-#: PR01 is not applied to a docstring without a Parameters section (most of the
-#: harness's plumbing, whose prose names the arguments); the front door's functions all
-#: have one (tests/test_docs_site.py).
-NO_PARAMETERS_SECTION = r"\A(?![\s\S]*\n[ \t]*Parameters[ \t]*\n[ \t]*-{3,})"
-VALIDATION_OVERRIDES = {"PR01": [NO_PARAMETERS_SECTION]}
-#: Not validated: constructors (documented by their class) and the compiled kernels of
-#: the engine (internal; each module's docstring says what it holds).
+#: Public names still lacking the sections named (the dotted name the API reference
+#: documents them under -> what is missing), by file. Their files were being rewritten
+#: on other branches when the checks were extended to every public name (issue 25);
+#: whoever adds the sections removes the entry (tests/test_docs_site.py fails on an
+#: entry that no longer lacks them, or no longer exists). Never add to this list: a
+#: new public name comes with its sections.
+PENDING = {
+    # adversaries/batch.py
+    "anonspread.adversaries.BatchScores": "Parameters, Examples",
+    "anonspread.adversaries.EstimatorTrials": "Parameters, Examples",
+    "anonspread.adversaries.EstimatorTrials.mean": "Parameters",
+    "anonspread.adversaries.batch.compile_phase": "Parameters",
+    # adversaries/estimators.py
+    "anonspread.adversaries.TopRank": "Parameters, Examples",
+    # adversaries/registry.py
+    "anonspread.adversaries.EstimatorSpec": "Parameters, Examples",
+    "anonspread.adversaries.EstimatorSpec.why_not": "Parameters",
+    "anonspread.adversaries.register_estimator": "Examples",
+    # adversaries/transactions.py
+    "anonspread.adversaries.transactions.TransactionObservation": "Parameters",
+    "anonspread.adversaries.transactions.anonymity_graph": "Parameters",
+    "anonspread.adversaries.transactions.draw_spy_mask": "Parameters",
+    "anonspread.adversaries.transactions.max_weight_matching": "Parameters",
+    "anonspread.adversaries.transactions.precision_recall": "Parameters",
+    "anonspread.adversaries.transactions.register_transaction_estimator": "Parameters",
+    "anonspread.adversaries.transactions.stem_likelihoods": "Parameters",
+    "anonspread.adversaries.transactions.transactions_from_stems": "Parameters",
+    # anonspread/registry.py
+    "anonspread.registry.Registry.add": "Parameters",
+    "anonspread.registry.Registry.get": "Parameters",
+    "anonspread.registry.Registry.remove": "Parameters",
+    "anonspread.registry.Registry.set_loader": "Parameters",
+    "anonspread.registry.suggest": "Parameters",
+    # datasets/_registry.py
+    "anonspread.datasets.DatasetInfo": "Parameters, Examples",
+    # harness/runner.py
+    "anonspread.harness.RunResult": "Parameters",
+    "anonspread.harness.runner.output_paths": "Parameters",
+    "anonspread.harness.runner.resolve_seed": "Parameters",
+    # spread/dandelion.py
+    "anonspread.spread.dandelion.AnonymityGraph": "Parameters",
+    "anonspread.spread.dandelion.AnonymityGraph.forward": "Parameters",
+    "anonspread.spread.dandelion.AnonymityGraph.relays": "Parameters",
+    "anonspread.spread.dandelion.StemBatch": "Parameters",
+    "anonspread.spread.dandelion.StemBatch.labels": "Parameters",
+    "anonspread.spread.dandelion.StemBatch.observation": "Parameters",
+    "anonspread.spread.dandelion.StemProtocol.check_graph": "Parameters",
+    "anonspread.spread.dandelion.register_stem_protocol": "Parameters",
+    # spread/events.py
+    "anonspread.spread.events.DelayModel.arrival": "Parameters",
+    "anonspread.spread.events.Message": "Parameters",
+    "anonspread.spread.events.MessageChannel": "Parameters",
+    "anonspread.spread.events.MessageChannel.open": "Parameters",
+    "anonspread.spread.events.MessageChannel.send": "Parameters",
+    "anonspread.spread.events.MessageCounts": "Parameters",
+    "anonspread.spread.events.MessageLog": "Parameters",
+    "anonspread.spread.events.MessageRun": "Parameters",
+    "anonspread.spread.events.Port": "Parameters",
+    "anonspread.spread.events.Port.send": "Parameters",
+    # spread/graphs.py
+    "anonspread.spread.graphs.ContactGraph": "Parameters",
+    "anonspread.spread.graphs.ContactGraph.degree": "Parameters",
+    "anonspread.spread.graphs.ContactGraph.give_store": "Parameters",
+    "anonspread.spread.graphs.ContactGraph.labels_of": "Parameters",
+    "anonspread.spread.graphs.ContactGraph.neighbors": "Parameters",
+    "anonspread.spread.graphs.ContactGraph.node_index": "Parameters",
+    "anonspread.spread.graphs.LazyTree": "Parameters",
+    "anonspread.spread.graphs.LazyTree.degree": "Parameters",
+    "anonspread.spread.graphs.LazyTree.depth": "Parameters",
+    "anonspread.spread.graphs.LazyTree.labels_of": "Parameters",
+    "anonspread.spread.graphs.LazyTree.neighbors": "Parameters",
+    "anonspread.spread.graphs.LazyTree.node_index": "Parameters",
+    "anonspread.spread.graphs.LazyTree.parent": "Parameters",
+    "anonspread.spread.graphs.LazyTree.position": "Parameters",
+    "anonspread.spread.graphs.as_contact_graph": "Parameters",
+    "anonspread.spread.graphs.from_networkx": "Parameters",
+    "anonspread.spread.graphs.regular_tree": "Parameters",
+    # spread/protocols.py
+    "anonspread.spread.AdaptiveDiffusion.design_degree": "Parameters",
+    "anonspread.spread.TreeProtocol.design_degree": "Parameters",
+    "anonspread.spread.TreeProtocolPseudocode": "Examples",
+    "anonspread.spread.protocols.Protocol.growth_hint": "Parameters",
+    "anonspread.spread.protocols.Protocol.kernel_params": "Parameters",
+    "anonspread.spread.protocols.Protocol.summary_params": "Parameters",
+    "anonspread.spread.protocols.alpha_table": "Parameters",
+    "anonspread.spread.protocols.log_alpha": "Parameters",
+    "anonspread.spread.protocols.register_protocol": "Parameters",
+    # spread/simulate.py
+    "anonspread.spread.simulate.batch_setup": "Parameters",
+    "anonspread.spread.simulate.make_spread": "Parameters",
+}
+#: Not validated: constructors (documented by their class), the compiled kernels of the
+#: engine (internal; each module's docstring says what it holds), and, by the Sphinx
+#: build only, the pending names (the test still holds them to every other check).
 VALIDATION_EXCLUDE = {r"\.__init__$", r"^anonspread\.engine\."}
+BUILD_EXCLUDE = VALIDATION_EXCLUDE | {"^" + re.escape(name) + "$" for name in PENDING}
 
 #: What each page says the subpackage is for (the page's lead line).
 TITLES = {

@@ -24,9 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _apigen import (  # noqa: E402
+    BUILD_EXCLUDE,
     VALIDATION_CHECKS,
-    VALIDATION_EXCLUDE,
-    VALIDATION_OVERRIDES,
     write_api_pages,
 )
 
@@ -84,8 +83,7 @@ numpydoc_xref_param_type = False
 # numpydoc's validation of the public API: the checks and their scope are in _apigen.py,
 # shared with tests/test_docs_site.py.
 numpydoc_validation_checks = set(VALIDATION_CHECKS)
-numpydoc_validation_overrides = {k: list(v) for k, v in VALIDATION_OVERRIDES.items()}
-numpydoc_validation_exclude = set(VALIDATION_EXCLUDE)
+numpydoc_validation_exclude = set(BUILD_EXCLUDE)
 
 # --- the example gallery -------------------------------------------------------------
 # sphinx-gallery keeps the pages (and timing entries) of scripts that were renamed or
