@@ -93,7 +93,7 @@ def png_img(png: bytes, alt: str) -> str:
 
     Examples
     --------
-    >>> png_img(b"\x89PNG", "a figure")
+    >>> png_img(b"\\x89PNG", "a figure")
     '<img class="figure" alt="a figure" src="data:image/png;base64,iVBORw==">'
     """
     data = base64.b64encode(png).decode("ascii")
