@@ -57,6 +57,7 @@ class Scores(Mapping):
 
     @property
     def is_likelihood(self) -> bool:
+        """Whether the scores are log-likelihoods (``kind == "log-likelihood"``)."""
         return self.kind == "log-likelihood"
 
     def _index(self) -> dict:

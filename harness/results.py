@@ -124,6 +124,7 @@ class Table:
 
     @property
     def columns(self) -> tuple[str, ...]:
+        """The CSV's columns: the parameters, then :data:`STAT_COLUMNS`."""
         return (*self.params, *STAT_COLUMNS)
 
     def __repr__(self) -> str:

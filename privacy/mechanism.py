@@ -96,14 +96,17 @@ class Mechanism:
 
     @property
     def n_inputs(self) -> int:
+        """Number of inputs (rows)."""
         return self._Q.shape[0]
 
     @property
     def n_outputs(self) -> int:
+        """Number of outputs (columns)."""
         return self._Q.shape[1]
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_inputs, n_outputs)``."""
         return self._Q.shape
 
     def __array__(self, dtype=None, copy=None):

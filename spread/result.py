@@ -76,6 +76,7 @@ class Spread:
 
     @property
     def n_infected(self) -> int:
+        """Number of infected nodes at T."""
         return int(self.infected.shape[0])
 
     @cached_property

@@ -68,6 +68,7 @@ class SpyObservation:
 
     @property
     def n_spies(self) -> int:
+        """Number of spies."""
         return int(self.spies.shape[0])
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:

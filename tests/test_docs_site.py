@@ -94,6 +94,7 @@ def _validated_names() -> list[str]:
         if inspect.isclass(obj):
             names.append(dotted)
             names += [f"{dotted}.{m}" for m in _apigen._own_methods(obj)]
+            names += [f"{dotted}.{p}" for p in _apigen._own_properties(obj)]
         elif inspect.isfunction(obj):
             names.append(dotted)
     return [n for n in names if not exclude.search(n)]
@@ -124,7 +125,7 @@ def _numpydoc_errors(names: list[str]) -> dict[str, list[tuple[str, str]]]:
     return checks
 
 
-_SECTION_OF = {"PR01": "Parameters", "EX01": "Examples"}
+_SECTION_OF = {"GL08": "docstring", "PR01": "Parameters", "EX01": "Examples"}
 
 
 def test_numpydoc_validation_of_the_public_api():

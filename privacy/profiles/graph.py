@@ -67,14 +67,17 @@ class ProfileGraph:
 
     @property
     def names(self) -> tuple[Hashable, ...]:
+        """The profiles' names (their indices unless given), in the order of :attr:`profiles`."""
         return self._names
 
     @property
     def n_profiles(self) -> int:
+        """Number of profiles ``k``."""
         return self._P.shape[0]
 
     @property
     def n_categories(self) -> int:
+        """Size ``d`` of the input alphabet."""
         return self._P.shape[1]
 
     @property

@@ -80,10 +80,12 @@ class ProfileMechanism:
 
     @property
     def matrices(self) -> list[np.ndarray]:
+        """The matrices ``A^i``, one read-only ``(d, m)`` array per profile."""
         return [a for a in self._A]
 
     @property
     def n_profiles(self) -> int:
+        """Number of profiles ``k``."""
         return self._A.shape[0]
 
     def output_distributions(self, P: Any) -> np.ndarray:
