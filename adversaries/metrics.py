@@ -209,11 +209,12 @@ class Evaluation:
     >>> from anonspread import adversaries, spread
     >>> tree = spread.graphs.regular_tree(3)
     >>> s = asp.simulate(tree, spread.Flooding(), T=2, rng=0)
-    >>> adversaries.evaluate(s.graph, adversaries.jordan_center(adversaries.observe(s)), s.source)
+    >>> jordan = adversaries.jordan_center(adversaries.observe(s))
+    >>> adversaries.evaluate(s.graph, jordan, s.source)
     Evaluation(estimate=0, detected=True, detection_probability=1.0, hops=0, rank=1.0)
     >>> s = asp.simulate(tree, spread.RandomDiffusion(0.5), T=4, rng=2)
-    >>> adversaries.evaluate(s.graph, adversaries.jordan_center(adversaries.observe(s)), s.source,
-    ...                      rng=0)
+    >>> jordan = adversaries.jordan_center(adversaries.observe(s))
+    >>> adversaries.evaluate(s.graph, jordan, s.source, rng=0)
     Evaluation(estimate=2, detected=False, detection_probability=0.5, hops=1, rank=1.5)
     """
 

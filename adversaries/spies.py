@@ -206,8 +206,8 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
     ...     for sender in obs.sender:
     ...         if sender is not None:
     ...             votes[sender] += 1.0
-    ...     return adversaries.Scores(first.nodes, np.array([votes[n] for n in first.nodes]),
-    ...                               "votes")
+    ...     scores = np.array([votes[node] for node in first.nodes])
+    ...     return adversaries.Scores(first.nodes, scores, "votes")
     >>> spec = adversaries.get_spy_estimator("doc-sender-votes")
     >>> spec.observation, spec.description
     ('spies', 'Each spy votes for the node it first heard from.')

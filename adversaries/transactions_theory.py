@@ -232,7 +232,9 @@ def line_first_spy_precision_limit(p: float) -> float:
     --------
     The limit and the exact value at ``n = 1000``, 20% spies:
 
-    >>> round(line_first_spy_precision_limit(0.2), 4), round(float(line_first_spy(1000, 200)[0]), 4)
+    >>> limit = line_first_spy_precision_limit(0.2)
+    >>> precision, recall = line_first_spy(1000, 200)
+    >>> round(limit, 4), round(float(precision), 4)
     (0.0805, 0.0804)
     """
     p = check_probability(p, "p")

@@ -83,7 +83,8 @@ class InfeasibleError(AnonspreadError, RuntimeError):
 
     >>> import numpy as np
     >>> from anonspread.privacy.funnel.polytope import polytope_vertices
-    >>> polytope_vertices(np.array([[1.0, 0.0]]), np.array([-1.0]), np.zeros((0, 2)), np.zeros(0))
+    >>> A_ub, b_ub = np.array([[1.0, 0.0]]), np.array([-1.0])
+    >>> polytope_vertices(A_ub, b_ub, np.zeros((0, 2)), np.zeros(0))
     Traceback (most recent call last):
     ...
     anonspread.errors.InfeasibleError: the polytope is empty
@@ -99,8 +100,8 @@ class DatasetError(AnonspreadError, OSError):
     Examples
     --------
     >>> import anonspread as asp
-    >>> issubclass(asp.DatasetError, OSError), issubclass(asp.DatasetError, asp.AnonspreadError)
-    (True, True)
+    >>> [issubclass(asp.DatasetError, c) for c in (OSError, asp.AnonspreadError)]
+    [True, True]
     """
 
 

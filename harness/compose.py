@@ -96,9 +96,9 @@ class SweepTemplate:
     >>> from anonspread import harness
     >>> def coin(params, rng, *, components):
     ...     return {"heads": float(rng.random() < params["p"])}
-    >>> tpl = harness.SweepTemplate(name="doc-coin", description="a biased coin",
-    ...                             components={}, defaults={"p": 0.5},
-    ...                             metrics=(harness.Metric("heads", "mean"),), trial=coin)
+    >>> tpl = harness.SweepTemplate(
+    ...     name="doc-coin", description="a biased coin", components={},
+    ...     defaults={"p": 0.5}, metrics=(harness.Metric("heads", "mean"),), trial=coin)
     >>> tpl.parameters, tpl.default_trials
     (('p',), 1000)
     """
@@ -176,10 +176,12 @@ def register_template(template: SweepTemplate, *, replace: bool = False) -> Swee
     >>> def coin(params, rng, *, components):
     ...     return {"heads": float(rng.random() < params["p"])}
     >>> _ = harness.register_template(harness.SweepTemplate(
-    ...     name="doc-coin", description="a biased coin", components={}, defaults={"p": 0.5},
-    ...     metrics=(harness.Metric("heads", "mean"),), trial=coin), replace=True)
+    ...     name="doc-coin", description="a biased coin", components={},
+    ...     defaults={"p": 0.5}, metrics=(harness.Metric("heads", "mean"),), trial=coin),
+    ...     replace=True)
     >>> exp = harness.compose("doc-coin", product={"p": [0.1, 0.9]})
-    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False, progress=False)
+    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False,
+    ...                      progress=False)
     >>> print(result.table.format_text())
     p    trials  heads
     ---  ------  --------------------

@@ -91,8 +91,9 @@ class TrialError(HarnessError, RuntimeError):
     --------
     >>> from anonspread import harness
     >>> exp = harness.Experiment(
-    ...     name="doc-bad", title="t", description="d", grid=harness.Grid(product={"p": [0.5]}),
-    ...     metrics=(harness.Metric("heads"),), trial=lambda params, rng: {"tails": 1.0})
+    ...     name="doc-bad", title="t", description="d",
+    ...     grid=harness.Grid(product={"p": [0.5]}), metrics=(harness.Metric("heads"),),
+    ...     trial=lambda params, rng: {"tails": 1.0})
     >>> harness.run(exp, trials=10, rng=1, workers=1, plot=False, progress=False)
     Traceback (most recent call last):
     ...

@@ -153,7 +153,8 @@ class Reference:
     Examples
     --------
     >>> from anonspread import harness
-    >>> guess = harness.Reference("detection", lambda p, m: 1 / m["n_infected"], "1/E[N_T]")
+    >>> guess = harness.Reference("detection", lambda p, m: 1 / m["n_infected"],
+    ...                           "1/E[N_T]")
     >>> guess.fn({"T": 4}, {"detection": 0.31, "n_infected": 8.0})
     0.125
     """
@@ -332,7 +333,8 @@ class Experiment:
     ...     trial=lambda params, rng: {"heads": float(rng.random() < params["p"])})
     >>> exp.mode, exp.effective_batch_size()
     ('trial', 200)
-    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False, progress=False)
+    >>> result = harness.run(exp, trials=200, rng=1, workers=1, plot=False,
+    ...                      progress=False)
     >>> print(result.table.format_text())
     p    trials  heads
     ---  ------  --------------------

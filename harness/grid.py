@@ -226,7 +226,8 @@ def grid_size(grid: Grid) -> int:
 
     Examples
     --------
-    >>> grid_size(Grid(product={"k": [2, 4], "T": [1, 2, 3]}, zip={"n": [10, 20], "m": [1, 2]}))
+    >>> grid_size(Grid(product={"k": [2, 4], "T": [1, 2, 3]},
+    ...                zip={"n": [10, 20], "m": [1, 2]}))
     12
     """
     n = 1

@@ -140,8 +140,10 @@ class Param:
 
         Examples
         --------
-        >>> Param("bool").parse("cache", "True"), Param("float", allow_inf=True).parse("d0", "inf")
-        (True, inf)
+        >>> Param("bool").parse("cache", "True")
+        True
+        >>> Param("float", allow_inf=True).parse("d0", "inf")
+        inf
         """
         raw = str(text).strip()
         if not raw:

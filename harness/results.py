@@ -251,8 +251,8 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
     Examples
     --------
     >>> why = "ml assumes adaptive diffusion"
-    >>> for line in format_skipped([{"params": {"T": 2, "estimator": "ml"}, "reason": why},
-    ...                             {"params": {"T": 4, "estimator": "ml"}, "reason": why}]):
+    >>> skipped = [{"params": {"T": T, "estimator": "ml"}, "reason": why} for T in (2, 4)]
+    >>> for line in format_skipped(skipped):
     ...     print(line)
     skipped 2 point(s) that do not apply:
       T=2,4, estimator=ml: ml assumes adaptive diffusion

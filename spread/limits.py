@@ -254,8 +254,9 @@ def expected_reach(protocol: Any, degree: float, offspring: float, T: int) -> fl
     diffusion keeps to 10 nodes:
 
     >>> from anonspread import spread
-    >>> expected_reach(spread.Flooding(), 3, 2, 4), expected_reach(spread.AdaptiveDiffusion(), 3, 2, 4)
-    (46.0, 10.0)
+    >>> protocols = (spread.Flooding(), spread.AdaptiveDiffusion())
+    >>> [expected_reach(p, 3, 2, 4) for p in protocols]
+    [46.0, 10.0]
     """
     for cls in type(protocol).__mro__:
         if cls in _REACH:

@@ -49,8 +49,8 @@ class Spread:
     away from the true source (node 0) while the infection stays balanced around it.
 
     >>> import anonspread as asp
-    >>> s = asp.simulate(asp.spread.graphs.regular_tree(3), asp.spread.AdaptiveDiffusion(),
-    ...                  T=3, rng=1)
+    >>> tree = asp.spread.graphs.regular_tree(3)
+    >>> s = asp.simulate(tree, asp.spread.AdaptiveDiffusion(), T=3, rng=1)
     >>> s.source, s.infected.tolist(), s.times.tolist()
     (0, [0, 2, 4, 5, 6, 7], [0, 1, 2, 2, 3, 3])
     >>> s.virtual_source_history.tolist(), s.sizes.tolist()
@@ -155,7 +155,8 @@ class SpreadBatch:
     >>> import numpy as np
     >>> from anonspread import spread
     >>> tree = spread.graphs.regular_tree(3)
-    >>> b = spread.simulate_many(tree, spread.AdaptiveDiffusion(), T=4, trials=1000, rng=1)
+    >>> ad = spread.AdaptiveDiffusion()
+    >>> b = spread.simulate_many(tree, ad, T=4, trials=1000, rng=1)
     >>> b.sizes[0].tolist(), float(b.n_infected.mean()), np.bincount(b.vs_hops).tolist()
     ([1, 2, 4, 6, 10], 10.0, [0, 337, 663])
     >>> b = spread.simulate_many(tree, spread.RandomDiffusion(), T=4, trials=1000, rng=1)

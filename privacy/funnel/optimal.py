@@ -153,7 +153,8 @@ def optimal_from_rays(rays: np.ndarray, p_x: np.ndarray, what: str) -> np.ndarra
     --------
     >>> import numpy as np
     >>> from anonspread.privacy.funnel.polytope import cone_rays
-    >>> rays = cone_rays(ldp_cone_constraints(np.array([[0.8, 0.2], [0.2, 0.8]]), np.log(2.0)))
+    >>> p_x_given_s = np.array([[0.8, 0.2], [0.2, 0.8]])
+    >>> rays = cone_rays(ldp_cone_constraints(p_x_given_s, np.log(2.0)))
     >>> optimal_from_rays(rays, np.array([0.5, 0.5]), "a log 2-LDP mechanism").round(4)
     array([[0.2222, 0.7778],
            [0.7778, 0.2222]])

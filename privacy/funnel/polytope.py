@@ -170,7 +170,8 @@ def polytope_vertices(
     The simplex corner ``{v >= 0 : v_0 + v_1 <= 1}``:
 
     >>> import numpy as np
-    >>> polytope_vertices(np.array([[1.0, 1.0]]), np.array([1.0]), np.zeros((0, 2)), np.zeros(0))
+    >>> A_ub, b_ub = np.array([[1.0, 1.0]]), np.array([1.0])
+    >>> polytope_vertices(A_ub, b_ub, np.zeros((0, 2)), np.zeros(0))
     array([[0., 1.],
            [1., 0.],
            [0., 0.]])
