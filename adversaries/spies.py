@@ -192,22 +192,23 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
     Examples
     --------
     A model-free spy estimator: every spy votes for the node it first heard from. It
-    lets :func:`first_spy` check the observation (and refuse an empty set of spies):
+    lets :func:`first_spy` check the observation (and refuse an empty set of spies), and
+    imports what it uses (it stays registered after this example):
 
     >>> import networkx as nx
-    >>> import numpy as np
     >>> from anonspread import adversaries, spread
     >>> from anonspread.spread.events import simulate_messages
     >>> @adversaries.register_spy_estimator("doc-sender-votes", protocols=None)
     ... def sender_votes(obs):
     ...     "Each spy votes for the node it first heard from."
-    ...     first = adversaries.first_spy(obs)
+    ...     import numpy as np
+    ...     from anonspread.adversaries import Scores, first_spy
+    ...     first = first_spy(obs)
     ...     votes = dict.fromkeys(first, 0.0)
     ...     for sender in obs.sender:
     ...         if sender is not None:
     ...             votes[sender] += 1.0
-    ...     scores = np.array([votes[node] for node in first.nodes])
-    ...     return adversaries.Scores(first.nodes, scores, "votes")
+    ...     return Scores(first.nodes, np.array([votes[n] for n in first.nodes]), "votes")
     >>> spec = adversaries.get_spy_estimator("doc-sender-votes")
     >>> spec.observation, spec.description
     ('spies', 'Each spy votes for the node it first heard from.')
