@@ -23,8 +23,8 @@ __all__ = [
 ]
 
 
-def _check(d, T, d_low: int) -> tuple[int, int]:
-    return check_int(d, "d", low=d_low), check_int(T, "T", low=0)
+def _check(d, T, d_low: int, t_name: str = "T") -> tuple[int, int]:
+    return check_int(d, "d", low=d_low), check_int(T, t_name, low=0)
 
 
 def ball_size(d: int, r: int) -> int:
@@ -46,7 +46,7 @@ def ball_size(d: int, r: int) -> int:
     >>> [ball_size(3, r) for r in range(4)]
     [1, 4, 10, 22]
     """
-    d, r = _check(d, r, 2)
+    d, r = _check(d, r, 2, "r")
     if d == 2:
         return 2 * r + 1
     return 1 + d * ((d - 1) ** r - 1) // (d - 2)

@@ -236,7 +236,7 @@ def check_distribution(
     if np.any(arr < 0):
         _fail(name, "a distribution with non-negative entries", p)
     if abs(arr.sum() - 1.0) > atol:
-        _fail(name, f"a distribution summing to 1 (within {atol:g}); its sum is {arr.sum()!r}, value", p)
+        _fail(name, f"a distribution summing to 1 (within {atol:g}); its sum is {float(arr.sum()):.12g}", p)
     if positive and np.any(arr == 0):
         _fail(name, "a distribution with strictly positive entries (this utility divides by them)", p)
     return arr

@@ -110,3 +110,14 @@ def test_random_diffusion_mean_size_on_regular_trees_is_not_the_thesis_formula()
     x = b.n_infected
     assert abs(x.mean() - exact) <= 4 * x.std() / np.sqrt(trials)
     assert 1 + p * d * ((d - 1) ** T - 1) / (d - 2) == 23.5
+
+
+def test_bad_radius_and_distribution_messages_name_what_was_given():
+    from anonspread.adversaries.theory import ball_size as theory_ball_size
+    from anonspread.errors import InvalidParameterError
+    from anonspread.validation import check_distribution
+
+    with pytest.raises(InvalidParameterError, match=r"^r must be an integer >= 0; got -1$"):
+        theory_ball_size(3, -1)
+    with pytest.raises(InvalidParameterError, match=r"its sum is 1\.1; got \[0\.5, 0\.6\]$"):
+        check_distribution([0.5, 0.6], "p")
