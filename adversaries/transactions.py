@@ -97,7 +97,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.engine import transactions as K
+from anonspread.engine import dandelion as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.limits import check_size
 from anonspread.validation import check_int, check_probability, check_rng

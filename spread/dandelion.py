@@ -81,7 +81,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from anonspread.engine import stems as K
+from anonspread.engine import dandelion as K
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph

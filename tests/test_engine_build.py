@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 
 from anonspread import spread
-from anonspread.engine import transactions as T
+from anonspread.engine import dandelion as T
 from anonspread.spread.dandelion import DandelionPlusPlus
 from anonspread.spread.events import ContinuousDiffusion
 
 ENGINE = pathlib.Path(__file__).resolve().parents[1] / "anonspread" / "engine"
-PORTED = ("graphs", "sensors", "staircase", "stems", "transactions")
+PORTED = ("dandelion", "graphs", "sensors", "staircase")
 
 
 @pytest.mark.parametrize("pyx", sorted(p.stem for p in ENGINE.glob("_*.pyx")))

@@ -9,7 +9,7 @@ import pytest
 
 from anonspread.adversaries import transactions as tx
 from anonspread.adversaries import transactions_theory as th
-from anonspread.engine import transactions as K
+from anonspread.engine import dandelion as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 CYCLE4 = (np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 0]))
