@@ -63,7 +63,10 @@ Engines
   ``T`` is a time horizon there (messages arriving after ``T`` are in flight).
 * :func:`simulate_stems` is the compiled Monte Carlo path (Cython, built with the package): it runs each
   transaction to completion (no horizon) and returns what the spies saw, the stem length and
-  the fluff node for every trial, in a :class:`StemBatch`.
+  the fluff node for every trial, in a :class:`StemBatch`. Its kernel
+  (:mod:`anonspread.engine.dandelion`) is the one Dandelion simulator: the abstract
+  transaction model of :mod:`adversaries.transactions` runs the same anonymity-graph,
+  forwarding-table and stem-walk code with its own rules.
 
 ``spread.events.ContinuousDiffusion(rate)`` -- plain diffusion from the source -- is
 registered beside them (stem length 0), so the three are comparable in one sweep.

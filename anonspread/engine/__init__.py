@@ -7,13 +7,14 @@ and per trial:
 * :mod:`~anonspread.engine.store`: the flat node store of a finite graph or a lazily
   grown infinite tree;
 * :mod:`~anonspread.engine.spreading`: one kernel per spreading protocol;
-* :mod:`~anonspread.engine.stems`: Dandelion and Dandelion++ in continuous time;
+* :mod:`~anonspread.engine.dandelion`: the one Dandelion simulator -- Dandelion and
+  Dandelion++ in continuous time, and the abstract transaction model as a configuration
+  of the same anonymity graph, forwarding tables and stem walk;
 * :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan,
   rumour centrality, BFS, tie-aware summaries);
 * :mod:`~anonspread.engine.rumor_threads`: the threaded rumour scan of large 2-cores;
 * :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
 * :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
-* :mod:`~anonspread.engine.transactions`: the abstract transaction model;
 * :mod:`~anonspread.engine.fused`: the fused simulate -> score loop;
 * :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);
 * :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.

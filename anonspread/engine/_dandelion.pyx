@@ -120,6 +120,10 @@ cdef int64_t _cycles(int64_t n, int64_t d, bint shuffle_first, bitgen_t* bg,
             if not dup:
                 out[u * d + out_ptr[u + 1]] = w
                 out_ptr[u + 1] += 1
+    if d == 1:  # one cycle: every node has its one arc in place
+        for u in range(n):
+            out_ptr[u + 1] = u + 1
+        return n
     m = 0
     for u in range(n):  # rows to CSR, in place (row u only moves left)
         k = out_ptr[u + 1]
@@ -219,6 +223,11 @@ cdef void _forwarding(int64_t n, const int64_t[::1] out_ptr, const int64_t[::1] 
             own[v] = -1
             for j in range(in_ptr[v], in_ptr[v + 1]):
                 in_to[j] = -1
+            continue
+        if k == 1:  # every rule maps everything to the one relay (and draws no bits)
+            own[v] = out[lo]
+            for j in range(in_ptr[v], in_ptr[v + 1]):
+                in_to[j] = out[lo]
             continue
         own[v] = out[lo + randint(bg, k)]
         if routing == PER_EDGE:
@@ -351,22 +360,29 @@ def draw_anonymity(int kind, int64_t n, const int64_t[::1] indptr, const index_t
     return m
 
 
-cdef inline int64_t _heap_push(double[::1] ht, int64_t[::1] hv, int64_t size, double t,
-                               int64_t v) noexcept nogil:
-    cdef int64_t i = size, p
+# The fluff's heap: an indexed binary heap of times ``ht`` and nodes ``hv``; ``pos[v]`` is
+# v's place in it, -1 before its first receipt, -2 once its first receipt is final.
+
+
+cdef inline void _sift_up(double[::1] ht, int64_t[::1] hv, int64_t[::1] pos, int64_t i,
+                          double t, int64_t v) noexcept nogil:
+    """Place ``(t, v)`` at the hole ``i`` or above it."""
+    cdef int64_t p
     while i > 0:
         p = (i - 1) >> 1
         if ht[p] <= t:
             break
         ht[i] = ht[p]
         hv[i] = hv[p]
+        pos[hv[i]] = i
         i = p
     ht[i] = t
     hv[i] = v
-    return size + 1
+    pos[v] = i
 
 
-cdef inline int64_t _heap_pop(double[::1] ht, int64_t[::1] hv, int64_t size) noexcept nogil:
+cdef inline int64_t _pop(double[::1] ht, int64_t[::1] hv, int64_t[::1] pos,
+                         int64_t size) noexcept nogil:
     """Remove the root (read it first from ``ht[0], hv[0]``); returns the new size."""
     cdef int64_t i = 0, a, b, c
     size -= 1
@@ -382,34 +398,44 @@ cdef inline int64_t _heap_pop(double[::1] ht, int64_t[::1] hv, int64_t size) noe
             break
         ht[i] = ht[c]
         hv[i] = hv[c]
+        pos[hv[i]] = i
         i = c
     ht[i] = t
     hv[i] = v
+    pos[v] = i
     return size
 
 
-cdef void _fluff(int64_t f, double t, int64_t n, const int64_t[::1] indptr,
-                 const index_t[::1] indices, double scale, bitgen_t* bg, double[::1] ftime,
-                 int64_t[::1] fparent, int8_t[::1] done, double[::1] ht,
-                 int64_t[::1] hv) noexcept nogil:
-    """Diffusion from ``f`` (at time ``t``) to completion: ``ftime`` / ``fparent`` get each
-    node's first fluff receipt and its sender (-1 at ``f``). A binary-heap Dijkstra over
-    per-message Exponential delays of mean ``scale``."""
-    cdef int64_t v, size, u, par, j, w
+cdef int64_t _fluff(int64_t f, double t, int64_t n, const int64_t[::1] indptr,
+                    const index_t[::1] indices, double scale, bitgen_t* bg, int64_t[::1] pos,
+                    double[::1] ftime, int64_t[::1] fparent, double[::1] ht, int64_t[::1] hv,
+                    double* last) noexcept nogil:
+    """Diffusion from ``f`` (at time ``t``) to completion; returns the number of nodes reached
+    and puts the time of the last first receipt in ``last``.
+
+    Dijkstra over per-message Exponential delays of mean ``scale``, with an indexed heap
+    (a node's entry moves up when a message would reach it sooner). The nodes reached have
+    ``pos == -2``, and ``ftime`` / ``fparent`` hold their first fluff receipt and its
+    sender (-1 at ``f``).
+    """
+    cdef int64_t v, size, u, par, j, w, p, reached = 0
     cdef double tu, tw
     for v in range(n):
-        ftime[v] = INFINITY
-        fparent[v] = -1
-        done[v] = 0
+        pos[v] = -1
     ftime[f] = t
-    size = _heap_push(ht, hv, 0, t, f)
+    fparent[f] = -1
+    last[0] = t
+    ht[0] = t
+    hv[0] = f
+    pos[f] = 0
+    size = 1
     while size > 0:
         tu = ht[0]
         u = hv[0]
-        size = _heap_pop(ht, hv, size)
-        if done[u] == 1:
-            continue
-        done[u] = 1
+        size = _pop(ht, hv, pos, size)
+        pos[u] = -2
+        reached += 1
+        last[0] = tu  # first receipts leave the heap in time order
         par = fparent[u]
         for j in range(indptr[u], indptr[u + 1]):
             w = indices[j]
@@ -417,10 +443,17 @@ cdef void _fluff(int64_t f, double t, int64_t n, const int64_t[::1] indptr,
                 continue
             # the delay is drawn for every message sent, as the message engine does
             tw = tu + exponential(bg, scale)
-            if done[w] == 0 and tw < ftime[w]:
+            p = pos[w]
+            if p == -1:
                 ftime[w] = tw
                 fparent[w] = u
-                size = _heap_push(ht, hv, size, tw, w)
+                _sift_up(ht, hv, pos, size, tw, w)
+                size += 1
+            elif p >= 0 and tw < ftime[w]:
+                ftime[w] = tw
+                fparent[w] = u
+                _sift_up(ht, hv, pos, p, tw, w)
+    return reached
 
 
 def run_stem_batch(int kind, int64_t n, const int64_t[::1] indptr, const index_t[::1] indices,
@@ -435,7 +468,7 @@ def run_stem_batch(int kind, int64_t n, const int64_t[::1] indptr, const index_t
     """Many independent transactions; one row of outputs per trial."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef Py_ssize_t trials = sources.shape[0], k = spies.shape[1], i, j
-    cdef int64_t maxdeg = 0, v, L, f, reached, s, p
+    cdef int64_t maxdeg = 0, v, L, f, s, p
     cdef int64_t ends[3]
     cdef double last
     cdef Rules r
@@ -455,12 +488,11 @@ def run_stem_batch(int kind, int64_t n, const int64_t[::1] indptr, const index_t
     cdef double[::1] path_t = np.empty(n + 2, np.float64)
     cdef double[::1] ftime = np.empty(n, np.float64)
     cdef int64_t[::1] fparent = np.empty(n, np.int64)
-    cdef int8_t[::1] done = np.empty(n, np.int8)
+    cdef int64_t[::1] pos = np.empty(n, np.int64)
     cdef int64_t[::1] mark = np.full(n, -1, np.int64)
     cdef unsigned char[::1] no_spy = np.zeros(1, np.uint8)
-    cdef int64_t cap = indptr[n] + 2
-    cdef double[::1] ht = np.empty(cap, np.float64)
-    cdef int64_t[::1] hv = np.empty(cap, np.int64)
+    cdef double[::1] ht = np.empty(n, np.float64)
+    cdef int64_t[::1] hv = np.empty(n, np.int64)
     cdef int64_t[::1] first = np.full(n, -1, np.int64)  # first stem position of a node, this trial
     with rng.bit_generator.lock, nogil:
         for i in range(trials):
@@ -477,19 +509,13 @@ def run_stem_batch(int kind, int64_t n, const int64_t[::1] indptr, const index_t
                 path[0] = f
                 path_t[0] = 0.0
                 ends[0] = END_FLUFF
-            _fluff(f, path_t[L], n, indptr, indices, r.scale, bg, ftime, fparent, done, ht, hv)
+            o_reached[i] = _fluff(f, path_t[L], n, indptr, indices, r.scale, bg, pos, ftime,
+                                  fparent, ht, hv, &last)
+            o_last[i] = last
             o_len[i] = L
             o_fnode[i] = f
             o_ftime[i] = path_t[L]
             o_repeat[i] = ends[0] == END_REPEAT
-            reached = 0
-            last = 0.0
-            for v in range(n):
-                if ftime[v] < INFINITY:
-                    reached += 1
-                    last = max(last, ftime[v])
-            o_reached[i] = reached
-            o_last[i] = last
             for j in range(1, L + 1):
                 if first[path[j]] < 0:
                     first[path[j]] = j
@@ -500,7 +526,7 @@ def run_stem_batch(int kind, int64_t n, const int64_t[::1] indptr, const index_t
                     o_time[i, j] = path_t[p]
                     o_sender[i, j] = path[p - 1]
                     o_kind[i, j] = STEM
-                elif ftime[s] < INFINITY and fparent[s] >= 0:
+                elif pos[s] == -2 and fparent[s] >= 0:
                     o_time[i, j] = ftime[s]
                     o_sender[i, j] = fparent[s]
                     o_kind[i, j] = FLUFF

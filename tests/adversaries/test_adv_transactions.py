@@ -395,3 +395,50 @@ def test_transactions_from_stems_refuses_what_is_not_one_epoch():
         tx.transactions_from_stems(b)
     with pytest.raises(InvalidTypeError, match="StemBatch"):
         tx.transactions_from_stems("batch")
+
+
+def test_both_configurations_follow_the_line_law_with_a_fluff_coin():
+    # One Dandelion epoch (a Hamiltonian line drawn by spread.dandelion) with q > 0, run by
+    # both configurations of the one stem walk: the transaction model (untimed, stops at
+    # the first spy) and the protocol (timed, runs through spies, then the fluff). A stem
+    # from v whose first spy is j hops down the line reaches it iff the j - 1 honest nodes
+    # in between all forward: probability (1 - q)^(j - 1), and then the spy hears it from
+    # its predecessor. Both engines' counts sit within 4 sigma of that sum, and of each other.
+    import networkx as nx
+
+    from anonspread.spread.dandelion import Dandelion, draw_anonymity_graph, simulate_stems
+
+    q, reps = 0.2, 300
+    G = nx.random_regular_graph(4, 40, seed=1)
+    proto = Dandelion(q)
+    a = draw_anonymity_graph(G, proto, rng=0)
+    n = 40
+    spy = _mask(n, [3, 11, 19, 27, 35])
+    honest = np.flatnonzero(~spy)
+    succ = a.out[a.out_ptr[:-1]]
+    want_p, want_node = [], []
+    for v in honest:
+        j, u = 1, v
+        while not spy[succ[u]]:
+            u, j = succ[u], j + 1
+        want_p.append((1 - q) ** (j - 1))
+        want_node.append(u)
+    want_p, want_node = np.array(want_p), np.array(want_node)
+    mean, sd = reps * want_p.sum(), math.sqrt(reps * np.sum(want_p * (1 - want_p)))
+
+    rng = np.random.default_rng(5)
+    hits = 0
+    for _ in range(reps):
+        obs = tx.observe_transactions((a.out_ptr, a.out), spy, q=q, rng=rng)
+        seen = obs.kind == 0
+        assert np.array_equal(obs.node[seen], want_node[seen])
+        hits += int(seen.sum())
+    b = simulate_stems(G, proto, reps * honest.size, spies=np.flatnonzero(spy).tolist(),
+                       sources=np.tile(honest, reps).tolist(), anonymity=a, rng=6)
+    rows = np.arange(b.trials)
+    j = np.argmin(b.spy_time, axis=1)
+    stem = b.spy_kind[rows, j] == 0
+    assert np.array_equal(b.spy_sender[rows, j][stem], np.tile(want_node, reps)[stem])
+    hits2 = int(stem.sum())
+    assert abs(hits - mean) < 4 * sd and abs(hits2 - mean) < 4 * sd
+    assert abs(hits - hits2) < 4 * math.sqrt(2) * sd
