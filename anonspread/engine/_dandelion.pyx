@@ -551,7 +551,7 @@ def regular_digraph(int64_t n, int64_t d, object rng):
     cdef int64_t m
     with rng.bit_generator.lock, nogil:
         m = _cycles(n, d, False, bg, indptr, out, perm)
-    return indptr_arr, out_arr[:m].copy()
+    return indptr_arr, (out_arr if m == n * d else out_arr[:m].copy())
 
 
 def _tables(int64_t n, const int64_t[::1] indptr):
@@ -578,15 +578,26 @@ def stems(int64_t n, const int64_t[::1] indptr, const int64_t[::1] indices,
     """Run every honest node's stem; fill the observation arrays (indexed by transaction)."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef bint tables = code != PER_TRANSACTION
-    iptr_a, iind_a, table_a, own_a, work_a = _tables(n if tables else 0,
-                                                     indptr if tables else np.zeros(1, np.int64))
-    cdef int64_t[::1] iptr = iptr_a, iind = iind_a, table = table_a, own = own_a, work = work_a
-    cdef int64_t[::1] mark = np.full(n, -1, np.int64)
-    cdef int64_t[::1] no_path = np.empty(1, np.int64)
-    cdef double[::1] no_time = np.empty(1, np.float64)
-    cdef int8_t[::1] no_roles = np.zeros(1, np.int8)
-    cdef int64_t t = 0, v, h
+    cdef int64_t t = 0, v, h, m = indptr[n], maxdeg = 0, w
     cdef int64_t ends[3]
+    cdef int64_t[::1] buf, iptr, iind, table, own, work, mark
+    for v in range(n):
+        maxdeg = max(maxdeg, indptr[v + 1] - indptr[v])
+    w = max(n, maxdeg) + 1
+    # one buffer for the tables and the marks (per-transaction routing has no tables)
+    buf = np.empty((2 * n + 1 + 2 * m if tables else 0) + w + n, np.int64)
+    work = buf[:w]
+    mark = buf[w : w + n]
+    mark[:] = -1
+    if tables:
+        iptr = buf[w + n : w + 2 * n + 1]
+        iind = buf[w + 2 * n + 1 : w + 2 * n + 1 + m]
+        table = buf[w + 2 * n + 1 + m : w + 2 * n + 1 + 2 * m]
+        own = buf[w + 2 * n + 1 + 2 * m :]
+    else:
+        iptr = iind = table = own = work
+    cdef double[::1] no_time = _NO_TIME
+    cdef int8_t[::1] no_roles = _NO_ROLES
     cdef Rules r
     r.routing = code
     r.no_return = False
@@ -604,7 +615,7 @@ def stems(int64_t n, const int64_t[::1] indptr, const int64_t[::1] indices,
             if spy[v]:
                 continue
             h = _walk(v, &r, indptr, indices, own, iptr, iind, table, no_roles, spy, bg, mark, v,
-                      no_path, no_time, ends)
+                      work, no_time, ends)
             if ends[0] == END_SPY:
                 kind[t] = 0
                 node[t] = ends[2]
@@ -615,6 +626,10 @@ def stems(int64_t n, const int64_t[::1] indptr, const int64_t[::1] indices,
                 spy_of[t] = -1
             hops[t] = h
             t += 1
+
+
+_NO_TIME = np.zeros(1, np.float64)  # placeholders of the arrays an untimed walk never reads
+_NO_ROLES = np.zeros(1, np.int8)
 
 
 def diffusion_first_spy(int64_t n, const int64_t[::1] indptr, const int64_t[::1] indices,
