@@ -54,35 +54,41 @@ one-to-one) this is the likelihood of a stem whose routing tables are unknown: e
 until a stem revisits an arc, an approximation after. The authors' scripts weight by
 the product of ``1/degree`` along the shortest spy-free path only, a cruder likelihood.
 
-**Why this model has its own compiled kernel** (:mod:`anonspread.engine.transactions`)
-beside :func:`spread.simulate_stems`: it is the papers' abstract model, with pieces the
-protocol engine of :mod:`spread.dandelion` does not have, and it is much faster for the
-figures' many epochs. (1) The authors' anonymity graph, a union of ``d`` random directed
-Hamiltonian cycles over all nodes (``RegGraphGen``: in- and out-degree exactly ``d``, for
-d = 1, 2, 3), where ``spread.dandelion`` draws one cycle (Dandelion) or ``relays`` relays
-per node among its contacts or all nodes (Dandelion++: in-degree ``relays`` only on
-average). (2) The authors' loop rules: ``revisit="escape"`` (a stem back at a node it
-already left takes another successor) and the failsafe after ``cap`` hops, where
-``spread.dandelion`` diffuses a stem at its first repeat. (3) Nothing after the first spy:
-a stem stops there, and diffusion is the jump chain of the exponential clocks stopped at the
-first spy (who delivered it; no timestamps), where ``simulate_stems`` runs every
-transaction, stem and fluff, to the last node and records every spy's receipt times.
-Measured (one epoch: n = 100, 10 spies, Dandelion's line, 90 transactions; 200 epochs
-interleaved after a warm-up, CPU time, load ~5 on 2 shared cores, 2026-11-23): this kernel
-(:func:`anonymity_graph` + :func:`observe_transactions`) 0.22 ms per epoch at q = 0 and
-0.18 ms at q = 0.1; ``draw_anonymity_graph`` + ``simulate_stems`` +
-:func:`transactions_from_stems` 3.97 ms and 3.08 ms, about 17 times slower.
-``dandelion-graphs``, ``-routing`` and ``-protocols`` run on this kernel,
-``dandelion-deployed`` on ``simulate_stems``.
+**One simulator, two configurations** (:mod:`anonspread.engine.dandelion`). This model and
+the protocols of :mod:`spread.dandelion` (:func:`spread.simulate_stems`) run on the same
+compiled Dandelion simulator: the anonymity graph, the forwarding tables and the stem walk
+are written once, and each is a set of rules for them. This model's rules are the authors'
+scripts': (1) the anonymity graph is a union of ``d`` random directed Hamiltonian cycles over
+all nodes (``RegGraphGen``: in- and out-degree exactly ``d``, for d = 1, 2, 3; the first
+cycle in label order, which the model does not depend on), where ``spread.dandelion`` draws
+one shuffled cycle (Dandelion) or ``relays`` relays per node among its contacts or all nodes
+(Dandelion++: in-degree ``relays`` only on average); (2) forwarding tables that may send a
+stem back to the node it came from (the protocols never do when the node has another relay);
+(3) the loop rules ``revisit="escape"`` (a stem back at a node it already left takes another
+successor) or ``"follow"`` and the failsafe after ``cap`` hops, where ``spread.dandelion``
+diffuses a stem at its first repeat; (4) no message delays and nothing after the first spy:
+a stem stops there, where ``simulate_stems`` times every hop, runs through the spies and
+then the fluff to the last node. Diffusion here is the jump chain of the exponential clocks
+stopped at the first spy (who delivered it; no timestamps). Stopping early is what makes the
+figures' many epochs cheap. Measured (one epoch: n = 100, 10 spies, Dandelion's line, 90
+transactions; 200 epochs interleaved after a warm-up, CPU time, load ~10 on 2 shared cores,
+2026-11-25): this configuration (:func:`anonymity_graph` + :func:`observe_transactions`)
+0.11 ms per epoch at q = 0 and 0.10 ms at q = 0.1; ``draw_anonymity_graph`` +
+``simulate_stems`` + :func:`transactions_from_stems` on a random 4-regular contact graph
+1.21 ms and 1.11 ms, about 11 times slower. ``dandelion-graphs``, ``-routing`` and
+``-protocols`` run on this configuration, ``dandelion-deployed`` on ``simulate_stems``.
 
 Cross-checked in ``tests/adversaries/test_adv_transactions.py``:
 ``test_dandelion_engine_observation_equals_the_transaction_kernel_on_the_same_line``
-(Dandelion at q = 0, five epochs: on the line ``spread.dandelion`` drew, both engines give
-every transaction the same kind, node and spy) and
-``test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs`` (first-spy on a
+(Dandelion at q = 0, five epochs: on the line ``spread.dandelion`` drew, both configurations
+give every transaction the same kind, node and spy),
+``test_both_configurations_follow_the_line_law_with_a_fluff_coin`` (one Dandelion line at
+q = 0.2: both configurations' counts of stems that reach a spy lie within 4 sigma of
+``sum_v (1 - q)^(j_v - 1)``, ``j_v`` the hops from ``v`` to its first spy, and of each other)
+and ``test_estimators_run_on_dandelion_plus_plus_and_diffusion_epochs`` (first-spy on a
 Dandelion++ epoch of ``simulate_stems`` equals ``StemBatch.first_spy``: a check of
-:func:`transactions_from_stems`, not of this kernel). Not cross-checked against
-``simulate_stems``: q > 0, d > 1, the deterministic routings and diffusion. The kernel's
+:func:`transactions_from_stems`). Where the rules differ by design (d > 1, the deterministic
+routings, diffusion) the configurations are not compared with each other: this model's
 per-transaction stems with q > 0 on d = 2 are checked against an explicit path enumeration
 (``test_stem_kernel_samples_the_likelihood``), d > 1, the routings and diffusion against
 the authors' scripts (``docs/FIGURES.md``, "Dandelion and Dandelion++").

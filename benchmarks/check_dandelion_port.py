@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 
@@ -82,7 +81,7 @@ def cases() -> dict[str, str]:
     protos += [DandelionPlusPlus(0.3, relays=3), DandelionPlusPlus(0.1, relays=1),
                DandelionPlusPlus(0.0), DandelionPlusPlus(0.0, coin="hop"),
                DandelionPlusPlus(1.0, coin="hop")]
-    for gname, g in (("8-regular n=300", g8), ("gnp n=%d" % gnp.number_of_nodes(), gnp)):
+    for gname, g in (("8-regular n=300", g8), (f"gnp n={gnp.number_of_nodes()}", gnp)):
         n = g.number_of_nodes()
         spies = list(range(0, n, 7))
         for p in protos:

@@ -637,10 +637,11 @@ def diffusion_first_spy(int64_t n, const int64_t[::1] indptr, const int64_t[::1]
                         int64_t[::1] node, int64_t[::1] spy_of, int64_t[::1] hops):
     """Diffusion from every honest node until the first spy receives it."""
     cdef bitgen_t* bg = bitgen_of(rng)
-    cdef int64_t[::1] mark = np.full(n, -1, np.int64)
     cdef Py_ssize_t m = indices.shape[0]
-    cdef int64_t[::1] eu = np.empty(m, np.int64), ew = np.empty(m, np.int64)
+    cdef int64_t[::1] buf = np.empty(n + 2 * m, np.int64)  # marks, then the edge stack
+    cdef int64_t[::1] mark = buf[:n], eu = buf[n : n + m], ew = buf[n + m :]
     cdef int64_t t = 0, v, top, e, infected, i, u, w, x
+    mark[:] = -1
     with rng.bit_generator.lock, nogil:
         for v in range(n):
             if spy[v]:
