@@ -92,6 +92,20 @@ def test_routing_tables(routing):
             assert set(outs) == succ  # two in-arcs dealt over two out-arcs: a bijection
 
 
+def test_one_to_one_tables_deal_a_uniform_bijection():
+    # node 0 of 0 <-> {1, 2} (two in-arcs, two successors): its table is one of the two
+    # bijections, each with probability 1/2, and may send a stem back to its sender
+    g = (np.array([0, 2, 3, 4]), np.array([1, 2, 0, 0]))
+    rng = np.random.default_rng(8)
+    reps, back = 4000, 0
+    for _ in range(reps):
+        iptr, iind, table, own = K.routing_tables(3, *g, K.ROUTING_CODES["one-to-one"], rng)
+        preds, outs = iind[iptr[0]:iptr[1]].tolist(), table[iptr[0]:iptr[1]].tolist()
+        assert preds == [1, 2] and sorted(outs) == [1, 2] and own[0] in (1, 2)
+        back += outs == [1, 2]
+    assert abs(back / reps - 0.5) < 4 * math.sqrt(0.25 / reps)
+
+
 def test_anonymity_graph_is_a_union_of_hamiltonian_cycles():
     indptr, indices = tx.anonymity_graph(30, 1, rng=1)
     v, seen = 0, []
