@@ -423,7 +423,9 @@ def test_both_configurations_follow_the_line_law_with_a_fluff_coin():
     from anonspread.spread.dandelion import Dandelion, draw_anonymity_graph, simulate_stems
 
     q, reps = 0.2, 300
-    G = nx.random_regular_graph(4, 40, seed=1)
+    G = nx.Graph()
+    G.add_nodes_from(range(40))  # node i has index i: labels and indices agree below
+    G.add_edges_from(nx.random_regular_graph(4, 40, seed=1).edges())
     proto = Dandelion(q)
     a = draw_anonymity_graph(G, proto, rng=0)
     n = 40
