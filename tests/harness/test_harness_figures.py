@@ -17,7 +17,8 @@ from anonspread.harness.experiment import PlotSpec
 from anonspread.harness.plots import SATURATED, choose_scale, draw
 
 # detection per (protocol, T): "hide" finds the source only at T = 0, never after (an
-# estimate of exactly 0), "leak" always; saturation at T = 3 for "leak"
+# estimate of exactly 0), "leak" always; saturation at T = 3 for "leak" (every trial) and for
+# "hide" (one trial in 200: below the 5% share that rings a point)
 _DETECT = {"hide": {0: 1.0, 1: 0.0, 2: 0.0, 3: 0.0}, "leak": {0: 1.0, 1: 0.9, 2: 0.5, 3: 0.2}}
 
 
@@ -27,8 +28,15 @@ def _trials(params, n, rng):
     return {
         "detection": (rng.random(n) < p).astype(float),
         "n_infected": np.full(n, size),
-        SATURATED: np.full(n, float(params["protocol"] == "leak" and params["T"] == 3)),
+        SATURATED: _saturated(params, n),
     }
+
+
+def _saturated(params, n):
+    out = np.full(n, float(params["protocol"] == "leak" and params["T"] == 3))
+    if params["protocol"] == "hide" and params["T"] == 3:
+        out[0] = 1.0
+    return out
 
 
 def _meta(points, seed):
@@ -128,7 +136,32 @@ def test_uniform_guess_and_saturated_marks(res):
     rings = [c for c in det.collections if len(c.get_offsets()) and len(c.get_edgecolor())
              and np.allclose(c.get_edgecolor()[:, :3], [1, 0, 0])]
     leak = res.table.where(protocol="leak", T=3, metric="detection")[0]["mean"]
+    # "hide" at T = 3 saturated in 1 of 200 trials: listed in the JSON, not ringed (< 5%)
+    assert res.table.where(protocol="hide", T=3, metric=SATURATED)[0]["mean"] == 1 / 200
+    assert {tuple(s["params"].values())[2:5:2] for s in res.metadata["saturated"]} == {("hide", 3), ("leak", 3)}
     assert len(rings) == 1 and rings[0].get_offsets().tolist() == [[3.0, leak]]
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(t.startswith("saturated: in >= 5% of its trials") for t in texts), texts
+
+
+def test_saturation_ring_threshold_is_a_share_of_trials():
+    from anonspread.harness.plots import SATURATED_SHARE
+    from anonspread.harness.results import Table
+
+    def table(share):
+        rows = []
+        for m, v in (("detection", 0.5), (SATURATED, share)):
+            rows.append({"T": 1, "metric": m, "n": 100, "mean": v, "stderr": 0.0, "ci_low": v, "ci_high": v})
+        return Table(("T",), {"T": "int"}, rows)
+
+    def rings(share):
+        fig = _drawn(draw(table(share), PlotSpec(x="T", y=("detection",))))
+        return [c for c in fig.axes[0].collections if len(c.get_offsets()) and len(c.get_edgecolor())
+                and np.allclose(c.get_edgecolor()[:, :3], [1, 0, 0])]
+
+    assert SATURATED_SHARE == 0.05
+    assert rings(0.04) == [] and rings(0.0) == []
+    assert len(rings(0.05)) == 1 and len(rings(1.0)) == 1
 
 
 def test_log_x_keeps_the_zero_point_and_says_how(res):
