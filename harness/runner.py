@@ -147,7 +147,33 @@ def output_paths(out: str | os.PathLike[str], name: str) -> dict[str, Path]:
         "png": out / f"{name}.png",
         "pdf": out / f"{name}.pdf",
         "journal": out / f"{name}.journal.jsonl",
+        "pending_journal": out / f"{name}.journal.pending.jsonl",
     }
+
+
+def _journal_path(paths: Mapping[str, Path], resume: bool) -> Path:
+    """Where this run journals: the usual path, or the pending one beside it.
+
+    A run that would replace the results of an earlier run of the same name (a CSV, JSON,
+    figure or journal of that name exists) journals to ``NAME.journal.pending.jsonl``,
+    renamed over ``NAME.journal.jsonl`` together with the new CSV, JSON and figures: an
+    overwrite interrupted before its results are written leaves the earlier run's outputs
+    *and* its journal as they were. A ``--resume`` continues the pending journal when there
+    is one (the run interrupted last), else the usual one.
+    """
+    pending = paths["pending_journal"]
+    if resume:
+        return pending if _nonempty(pending) else paths["journal"]
+    if any(paths[k].exists() for k in ("csv", "json", "png", "pdf", "journal")) or pending.exists():
+        return pending
+    return paths["journal"]
+
+
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _prepare_out(out: str | os.PathLike[str]) -> Path:
@@ -282,7 +308,10 @@ def run(
     Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
         f"{len(grid_points)} grid points{per}; preparing")
     points, skipped = _applicable(exp, grid_points)
-    journal = Journal(paths["journal"])
+    journal = Journal(_journal_path(paths, resume))
+    # journaling beside the earlier run's journal: hold that one's lock too, so a run that
+    # is still writing it (or resumes it) and this one never run into the same results
+    guard = Journal(paths["journal"]) if journal.path != paths["journal"] else None
     per_point: int | list[int] = n_trials
     if exp.point_trials is not None and not exp.is_exact:
         per_point = [check_int(exp.point_trials(p, n_trials), f"point_trials at {p}", low=1) for p in points]
@@ -309,6 +338,8 @@ def run(
         with _terminate_as_interrupt(), executor:
             # After the executor connected (an unreachable scheduler leaves no journal
             # behind); the lock is then held until the results are written.
+            if guard is not None and paths["journal"].exists():
+                guard.acquire()
             journal.acquire()
             if rng is None and resume:
                 prior = journal.read().header or {}
@@ -340,7 +371,8 @@ def run(
         table = dataclasses.replace(table, skipped=tuple(skipped))
         _warn_saturated(exp, table)
         finished_at = time.time()
-        written, sidecar = _write_outputs(exp, points, table, paths, seed=seed, trials=n_trials,
+        written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
+                                          seed=seed, trials=n_trials,
                                           batch_size=bsize, level=level, executor=executor,
                                           plot=plot, pdf=pdf,
                                  timing={"started": started, "finished": finished_at,
@@ -358,6 +390,8 @@ def run(
         ) from None
     finally:
         journal.close()
+        if guard is not None:
+            guard.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed,
                      time.time() - started, sidecar)
 
@@ -711,14 +745,18 @@ def _write_outputs(
     points: Sequence[Mapping[str, Scalar]],
     table: Table,
     paths: Mapping[str, Path],
+    *,
+    journal: Path | None = None,
     **details: Any,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
-    """CSV, figures and sidecar replaced together: each is written to a temporary file in
-    a staging folder inside the output directory, then all are renamed into place (the
-    sidecar last); a figure this run does not draw is removed, so a stale PNG or PDF of an
-    earlier run of the same name never sits beside the new CSV. A failure before the
-    renames (a plot that cannot be drawn, a full disk) leaves the previous files as they
-    were. ``details`` are :func:`_stage_outputs`'s keyword arguments."""
+    """CSV, figures, journal and sidecar replaced together: each is written to a temporary
+    file in a staging folder inside the output directory, then all are renamed into place
+    (the sidecar last); a figure this run does not draw is removed, so a stale PNG or PDF
+    of an earlier run of the same name never sits beside the new CSV, and a ``journal``
+    kept at the pending path (:func:`_journal_path`) is renamed over the earlier run's. A
+    failure before the renames (a plot that cannot be drawn, a full disk) leaves the
+    previous files as they were. ``details`` are :func:`_stage_outputs`'s keyword
+    arguments."""
     import shutil
     import tempfile
 
@@ -732,6 +770,8 @@ def _write_outputs(
                 os.replace(files[kind], paths[kind])
             elif kind != "csv" and paths[kind].exists():
                 paths[kind].unlink()
+        if journal is not None and journal != paths["journal"]:
+            os.replace(journal, paths["journal"])
         os.replace(files["json"], paths["json"])
     except OSError as exc:
         raise OutputError(f"cannot write the results in {out_dir}: {exc.strerror or exc}") from None

@@ -181,3 +181,60 @@ def test_header_with_a_mangled_seed_is_refused(tmp_path):
     path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
     with pytest.raises(harness.JournalMismatchError, match="differs in: seed"):
         harness.run(tx.COIN_BATCHED, out=tmp_path, workers=1, plot=False, resume=True)
+
+
+def _stopping_after(batches):
+    """test-coin-batched whose trials raise KeyboardInterrupt (as Ctrl-C would) once
+    ``batches`` batches have run in this process."""
+    import dataclasses
+
+    calls = {"n": 0}
+
+    def trials(params, n, rng):
+        if calls["n"] >= batches:
+            raise KeyboardInterrupt
+        calls["n"] += 1
+        return tx.coin_trials(params, n, rng)
+
+    return dataclasses.replace(tx.COIN_BATCHED, trials=trials)
+
+
+def test_interrupted_overwrite_leaves_the_old_outputs_and_journal(tmp_path):
+    first = harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=True)
+    old = {k: first.paths[k].read_bytes() for k in ("csv", "json", "png", "journal")}
+    pending = tmp_path / "test-coin-batched.journal.pending.jsonl"
+    # an overwrite with another seed, interrupted after 3 of its 8 batches
+    with pytest.raises(harness.RunInterrupted, match="pending"):
+        harness.run(_stopping_after(3), rng=4, out=tmp_path, workers=1, plot=True, overwrite=True)
+    assert {k: first.paths[k].read_bytes() for k in old} == old  # the old run, whole
+    state = Journal(pending).read()
+    assert state.header["seed"] == 4 and len(state.units) == 3
+    # --resume continues the interrupted overwrite (its pending journal), then replaces all four
+    res = harness.run(tx.COIN_BATCHED, out=tmp_path, workers=1, plot=True, resume=True)
+    ref = harness.run(tx.COIN_BATCHED, rng=4, out=tmp_path / "ref", workers=1, plot=False)
+    assert (res.seed, res.reused, res.computed) == (4, 3, UNITS - 3)
+    assert res.paths["csv"].read_bytes() == ref.paths["csv"].read_bytes() != old["csv"]
+    assert not pending.exists()
+    state = Journal(first.paths["journal"]).read()
+    assert state.header["seed"] == 4 and len(state.units) == UNITS and state.sessions == 2
+    assert json.loads(res.paths["json"].read_text())["seed"] == 4
+
+
+def test_overwrite_replaces_the_journal_with_the_outputs(tmp_path, monkeypatch):
+    first = harness.run(tx.COIN_BATCHED, rng=3, out=tmp_path, workers=1, plot=False)
+    res = harness.run(tx.COIN_BATCHED, rng=5, out=tmp_path, workers=1, plot=False, overwrite=True)
+    state = Journal(first.paths["journal"]).read()
+    assert state.header["seed"] == 5 and state.sessions == 1 and len(state.units) == UNITS
+    assert res.paths["journal"] == first.paths["journal"]
+    assert not (tmp_path / "test-coin-batched.journal.pending.jsonl").exists()
+    # a failure while the outputs are written leaves all four of the last run as they were
+    before = {k: res.paths[k].read_bytes() for k in ("csv", "json", "journal")}
+    import anonspread.harness.runner as runner
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner, "_stage_outputs", full_disk)
+    with pytest.raises(harness.OutputError, match="No space left"):
+        harness.run(tx.COIN_BATCHED, rng=6, out=tmp_path, workers=1, plot=False, overwrite=True)
+    assert {k: res.paths[k].read_bytes() for k in before} == before
