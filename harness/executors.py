@@ -9,11 +9,13 @@ are added with :func:`register_executor`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -179,6 +181,42 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while pool workers are being started.
+
+    A spawned worker is started in two steps (``multiprocessing.popen_spawn_posix``): the
+    new interpreter is launched, then the parent writes the worker's set-up data into a
+    pipe the worker reads first. A Ctrl-C or SIGTERM turned into an exception between the
+    two leaves a worker that no one knows of (it is not yet in the pool's table, so the
+    pool never stops it) reading an empty pipe: it prints ``EOFError: Ran out of input``
+    from ``spawn_main`` after the run's own message. Here a signal that arrives meanwhile
+    is only noted, and handled (by the handler that was in place) once the workers are
+    started, when stopping the pool stops all of them. Main thread only (elsewhere Python
+    delivers no signals).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def note(signum: int, frame: Any) -> None:
+        caught.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), sig)
+
+
 class ProcessPoolExecutor(Executor):
     """A local pool of ``workers`` processes (:mod:`concurrent.futures`).
 
@@ -230,7 +268,8 @@ class ProcessPoolExecutor(Executor):
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        futures = [self._pool.submit(fn, t) for t in tasks]
+        with _signals_deferred():  # the first submits start the workers
+            futures = [self._pool.submit(fn, t) for t in tasks]
         try:
             for fut in as_completed(futures):
                 yield fut.result()
