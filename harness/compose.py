@@ -87,6 +87,10 @@ class SweepTemplate:
     cost : callable or None
         ``cost(params, components=...) -> float``: node visits of one trial at a point
         (see :attr:`Experiment.cost`).
+    derived, derive : callable or None
+        Points derived from the others (:attr:`Experiment.derived`, called with the point)
+        and how (``derive(table, points, level, components)``; :attr:`Experiment.derive`):
+        the strongest attack of each protocol (:mod:`harness.selection`).
 
     Examples
     --------
@@ -119,6 +123,8 @@ class SweepTemplate:
     paired: str | None = None
     skip: Callable[..., str | None] | None = None
     cost: Callable[..., float] | None = None
+    derived: Callable[..., bool] | None = None
+    derive: Callable[..., Any] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -238,6 +244,11 @@ def _metadata(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]
 
 def _skip(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], point: Any) -> Any:
     return fn(point, components)
+
+
+def _derive(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], table: Any,
+            points: Any, level: float) -> Any:
+    return fn(table, points, level, components)
 
 
 def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, Param]]:
@@ -400,6 +411,8 @@ def compose(
         paired=paired,
         skip=skip,
         cost=functools.partial(_bound, tpl.cost, resolved) if tpl.cost is not None else None,
+        derived=tpl.derived,
+        derive=functools.partial(_derive, tpl.derive, resolved) if tpl.derive is not None else None,
         **{mode: fn},
     )
     return check_experiment(exp)

@@ -319,6 +319,14 @@ class Experiment:
         ``cost(params) -> float``: estimated node visits of one trial at a point. The
         run sums ``trials x cost`` over the grid and refuses a sweep above the work limit
         (:mod:`spread.limits`) before it starts; default: 1 per trial.
+    derived : callable or None
+        ``derived(params) -> bool``: the points that run no trials of their own, their
+        rows being derived from the other points' by ``derive`` (e.g. a protocol's
+        strongest attack, chosen among the attacks of the sweep, :mod:`harness.selection`).
+    derive : callable or None
+        ``derive(table, points, level) -> Table``: the aggregated table of the computed
+        points, with the rows of the ``derived`` points (and any records in
+        :attr:`Table.derived`); called before the outputs are written.
 
     Examples
     --------
@@ -359,6 +367,8 @@ class Experiment:
     paired: str | None = None
     skip: Callable[[Params], str | None] | None = None
     cost: Callable[[Params], float] | None = None
+    derived: Callable[[Params], bool] | None = None
+    derive: Callable[..., Any] | None = None
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""
@@ -528,7 +538,9 @@ def check_experiment(exp: Any) -> Experiment:
         if key in exp.grid.names:
             values = [*exp.grid.product.get(key, ()), *exp.grid.zip.get(key, ())]
             spec.check_all(key, values)
-    for hook in ("metadata", "point_trials", "skip"):
+    if (exp.derived is None) != (exp.derive is None):
+        raise InvalidParameterError(f"{where}: derived and derive go together; got only one of them")
+    for hook in ("metadata", "point_trials", "skip", "derived", "derive"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

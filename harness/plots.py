@@ -377,6 +377,30 @@ def _saturated_handle() -> Any:
     return Line2D([], [], marker="o", ms=10, mfc="none", mec="red", mew=1.3, ls="none")
 
 
+_CHOSEN_NOTE = ("strongest: the attack with the most detections on the even-numbered trials of "
+                "each batch (named beside its point), its detection on the odd-numbered ones")
+
+
+def _derived(table: Table, info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    found = list(getattr(table, "derived", ()) or info.get("derived") or ())
+    return [d for d in found if isinstance(d, Mapping) and isinstance(d.get("params"), Mapping)]
+
+
+def _name_chosen(ax: Any, table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str, Any]],
+                 xs: Sequence[Any], ys: Sequence[float], color: Any) -> bool:
+    """Write the chosen attack beside each drawn point that is a strongest attack."""
+    records = {tuple(d["params"].get(p) for p in table.params): d for d in _derived(table, info)}
+    named = False
+    for pp, x, y in zip(points, xs, ys):
+        d = records.get(tuple(pp[p] for p in table.params))
+        if d is None or not math.isfinite(y):
+            continue
+        ax.annotate(str(d.get("chosen", "")).rpartition("/")[2], (x, y), xytext=(4, 3),
+                    textcoords="offset points", fontsize="x-small", color=color)
+        named = True
+    return named
+
+
 def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None:
     """One legend under the panels (never on the data)."""
     if len(handles) < 2:
@@ -516,6 +540,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
+                if _name_chosen(ax, table, info, points, xs, ys, line.get_color()):
+                    notes.append(_CHOSEN_NOTE)
         ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
         notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
@@ -639,6 +665,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
+                if _name_chosen(ax, table, info, point, xs, ys, colour):
+                    notes.append(_CHOSEN_NOTE)
             if categorical:
                 ax.set_xticks(range(len(cats)), [str(c) for c in cats])
                 ax.set_xlim(-0.6, len(cats) - 0.4)

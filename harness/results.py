@@ -95,6 +95,11 @@ class Table:
         Grid points left out because they do not apply (``Experiment.skip``), each
         ``{"params": {...}, "reason": "..."}``; they have no rows (the CSV holds only
         computed points) and are recorded in the JSON sidecar under ``"skipped"``.
+    derived : tuple of dict
+        Points whose rows were derived from other points' rather than computed (the
+        strongest attack chosen on half of the trials, :mod:`harness.selection`), each
+        ``{"params": {...}, "chosen": ..., "text": "..."}`` and details; printed under the
+        table and recorded in the JSON under ``"derived"``.
 
     Examples
     --------
@@ -121,6 +126,7 @@ class Table:
     param_types: Mapping[str, str]
     rows: list[dict[str, Any]]
     skipped: tuple[Mapping[str, Any], ...] = ()
+    derived: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -198,6 +204,10 @@ class Table:
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
         out += format_skipped(self.skipped, self.params)
+        if self.derived:
+            out.append("strongest attack, chosen on the even-numbered trials of each batch and "
+                       "reported on the others:")
+            out += [f"  {d.get('text', d)}" for d in self.derived]
         return "\n".join(line.rstrip() for line in out)
 
     def to_pandas(self) -> Any:
@@ -525,4 +535,6 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
     except OSError as exc:
         raise OutputError(f"cannot read {csv_path}: {exc.strerror or exc}") from None
     skipped = sidecar.get("skipped") or ()
-    return Table(params, types, rows, tuple(s for s in skipped if isinstance(s, dict)))
+    derived = sidecar.get("derived") or ()
+    return Table(params, types, rows, tuple(s for s in skipped if isinstance(s, dict)),
+                 tuple(d for d in derived if isinstance(d, dict)))

@@ -308,6 +308,16 @@ def run(
     Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
         f"{len(grid_points)} grid points{per}; preparing")
     points, skipped = _applicable(exp, grid_points)
+    derived: list[dict[str, Scalar]] = []
+    if exp.derived is not None:
+        derived = [p for p in points if exp.derived(p)]
+        points = [p for p in points if not exp.derived(p)]
+        if not points:
+            raise InvalidParameterError(
+                f"experiment {exp.name!r}: every point of the grid is derived from others "
+                f"({', '.join(str(_without(p, '')) for p in derived[:2])}); add the points it "
+                "is derived from (e.g. the attacks the strongest one is chosen among)"
+            )
     journal = Journal(_journal_path(paths, resume))
     # journaling beside the earlier run's journal: hold that one's lock too, so a run that
     # is still writing it (or resumes it) and this one never run into the same results
@@ -369,6 +379,8 @@ def run(
             computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar)
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
         table = dataclasses.replace(table, skipped=tuple(skipped))
+        if exp.derive is not None:
+            table = exp.derive(table, derived, level)
         _warn_saturated(exp, table)
         finished_at = time.time()
         written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
@@ -810,6 +822,7 @@ def _stage_outputs(
         "grid": exp.grid.to_dict(),
         "points": len(points),
         "skipped": list(table.skipped),
+        "derived": list(table.derived),
         "saturated": saturated_points(table),
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,

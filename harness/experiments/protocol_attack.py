@@ -36,6 +36,7 @@ from anonspread.errors import GraphError, InvalidParameterError
 from anonspread.harness.compose import SweepTemplate, register_template
 from anonspread.harness.experiment import Metric, PlotSpec, Theory
 from anonspread.harness.params import Param
+from anonspread.harness.selection import SELECTION_METRICS as _SELECTION_METRICS
 
 __all__: list[str] = []
 
@@ -49,15 +50,20 @@ PROTOCOLS = ("adaptive-diffusion", "diffusion", "dandelion", "dandelion++")
 #: snapshot), and on trees ``ml-snapshot-spies`` (adaptive diffusion).
 DEFAULT_ATTACKS = (
     "adaptive-diffusion/first-spy", "adaptive-diffusion/jordan", "adaptive-diffusion/rumor",
-    "adaptive-diffusion/ml", "diffusion/first-spy", "dandelion/first-spy",
-    "dandelion++/first-spy",
+    "adaptive-diffusion/ml", "adaptive-diffusion/strongest", "diffusion/first-spy",
+    "dandelion/first-spy", "dandelion++/first-spy",
 )
+
+#: The adversary name of a protocol's strongest attack (``PROTOCOL/strongest``): chosen by
+#: the data among the sweep's other attacks on that protocol (:mod:`harness.selection`).
+STRONGEST = "strongest"
 
 
 def _attack_names() -> tuple[str, ...]:
     from anonspread.adversaries import ESTIMATORS  # the package fills its registry
 
-    return tuple(f"{p}/{e}" for p in PROTOCOLS for e in sorted(ESTIMATORS) if e != "exact")
+    names = [f"{p}/{e}" for p in PROTOCOLS for e in sorted(ESTIMATORS) if e != "exact"]
+    return tuple(names + [f"{p}/{STRONGEST}" for p in PROTOCOLS])
 
 
 def make_protocol(name: str, graph: Any, params: Mapping[str, Any]) -> Any:
@@ -123,6 +129,7 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
     labels = _labels(g, np.arange(N))
     kw = spec.params(protocol, g)
     out = {"detection": np.zeros(n)}
+    done = _with_selection(out)
     if stem:
         from anonspread.spread.dandelion import simulate_stems
 
@@ -134,13 +141,13 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
                 continue
             scores = spec.func(batch.observation(i), **kw)
             out["detection"][i] = A.detection_probability(scores, labels[sources[i]])
-        return out
+        return done()
     T = int(params["T"])
     if spec.observation == "snapshot" and spec.batch:
         # no spies involved: the compiled Monte Carlo path (simulate + estimate + score)
         b = A.simulate_and_score(g, protocol, T, n, estimators=(adv,), rng=rng)
         out["detection"] = b[adv].detection_probability.astype(np.float64)
-        return out
+        return done()
     from anonspread.spread.events import simulate_messages
 
     for i in range(n):
@@ -152,7 +159,19 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
         snap = A.observe(run.spread, reveal_edges=True)
         scores = spec.func(*_observation_of(spec, snap, obs), **kw)
         out["detection"][i] = A.detection_probability(scores, labels[sources[i]])
-    return out
+    return done()
+
+
+def _with_selection(out: dict[str, np.ndarray]) -> Any:
+    """``out`` with the helper metrics of the strongest attack, once ``detection`` is filled
+    (:func:`harness.selection.selection_arrays`; ``detection`` here is the probability
+    that the pick is the source, ties shared, so the selection counts are expected hits)."""
+    from anonspread.harness.selection import selection_arrays
+
+    def done() -> dict[str, np.ndarray]:
+        return {**out, **selection_arrays(out["detection"])}
+
+    return done
 
 
 def _why_not(proto_name: str, adv: str, protocol: Any, g: Any) -> str | None:
@@ -169,10 +188,13 @@ def _why_not(proto_name: str, adv: str, protocol: Any, g: Any) -> str | None:
 
 def attack_skip(params: Mapping[str, Any], components: Mapping[str, Any] | None = None) -> str | None:
     """Why an attack of the sweep does not apply on the point's graph (skipped and named by
-    the run, never a refusal of the whole sweep), or None."""
+    the run, never a refusal of the whole sweep), or None. ``PROTOCOL/strongest`` always
+    applies (it is derived from the other attacks; with none, the run says so)."""
     from anonspread.harness.experiments.spreading import make_graph
 
     proto_name, adv = _split(params["attack"])
+    if adv == STRONGEST:
+        return None
     g = make_graph(params, np.random.default_rng(0), components=components)
     if g.is_infinite:
         return None  # refused with its reason when the trials run
@@ -201,6 +223,29 @@ def attack_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] | No
         return 1.0
 
 
+def is_strongest(params: Mapping[str, Any]) -> bool:
+    """Whether the point is a protocol's strongest attack (derived, no trials of its own)."""
+    return str(params["attack"]).endswith("/" + STRONGEST)
+
+
+def strongest_attack(table: Any, points: Any, level: float, components: Any = None) -> Any:
+    """The rows of each ``PROTOCOL/strongest`` point: among the sweep's other attacks on
+    that protocol at the same point (same graph, fraction, T, q), the one with the most
+    detections on the even-numbered trials of each batch, reported on the odd-numbered
+    ones (:func:`harness.selection.strongest_rows`)."""
+    from anonspread.harness.selection import strongest_rows
+
+    computed = list({tuple(r[p] for p in table.params): {p: r[p] for p in table.params}
+                     for r in table.rows}.values())
+
+    def candidates(point: Mapping[str, Any]) -> list[dict[str, Any]]:
+        proto = _split(point["attack"])[0]
+        same = [c for c in computed if all(c[p] == point[p] for p in table.params if p != "attack")]
+        return [c for c in same if _split(c["attack"])[0] == proto and not is_strongest(c)]
+
+    return strongest_rows(table, points, candidates, axis="attack", level=level)
+
+
 def _labels(g: Any, idx: np.ndarray) -> list:
     return g.labels_of(idx).tolist()
 
@@ -227,10 +272,12 @@ register_template(SweepTemplate(
         "q": Param("float", 0.1, low=0.0, high=1.0, doc="Dandelion(++) fluff probability"),
         "fresh_graph": Param("bool", False, doc="a fresh random graph per trial batch"),
     },
-    metrics=(Metric("detection", "proportion", "P(detect source)"),),
+    metrics=(Metric("detection", "proportion", "P(detect source)"), *_SELECTION_METRICS),
     trials=attack_trials,
     skip=attack_skip,
     cost=attack_cost,
+    derived=is_strongest,
+    derive=strongest_attack,
     default_trials=300,
     plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="attack", y=("detection",), logx=True,
                   theory=(Theory("detection", recall_bound, "p (Dandelion papers' recall bound)"),)),

@@ -28,6 +28,7 @@ from anonspread.harness.experiments.graphs import TREE_DEGREES
 from anonspread.harness.grid import Grid
 from anonspread.harness.params import Param
 from anonspread.harness.registry import register_experiment
+from anonspread.harness.selection import SELECTION_METRICS as _SELECTION_METRICS
 
 __all__: list[str] = []
 
@@ -101,7 +102,7 @@ def tree_protocol(graph: Any) -> Any:
 
 def _register_estimators() -> None:
     """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name,
-    and ``strongest`` (resolved per protocol by :func:`strongest_estimator`)."""
+    and ``strongest`` (derived per protocol from the others, :func:`strongest_detection`)."""
     from anonspread.adversaries.batch import CODES
     from anonspread.adversaries.registry import get_estimator
 
@@ -109,65 +110,41 @@ def _register_estimators() -> None:
         register_component("estimator", name, functools.partial(str, name),
                            description=get_estimator(name).description)
     register_component("estimator", STRONGEST, functools.partial(str, STRONGEST),
-                       description="the strongest registered attack on each protocol: its exact "
-                       "(or near-) ML estimator where one exists, else the model-free centrality "
-                       "that is exact or ML for it on trees (jordan for flooding, else rumor)")
+                       description="the strongest of the sweep's other estimators on each protocol, "
+                       "chosen by the data: the most detections on the even-numbered trials of each "
+                       "batch, its detection reported on the odd-numbered ones (no winner's bias)")
 
 
-#: The estimator name that resolves per protocol (see :func:`strongest_estimator`).
+#: The estimator of a detection sweep derived from the others (see :func:`strongest_detection`).
 STRONGEST = "strongest"
 
-#: Model-free estimators in the order ``strongest`` tries them when a protocol has no
-#: likelihood of its own: the Jordan centre first for flooding (the infected set is the
-#: ball of radius T around the source, whose unique centre on a tree is the source), the
-#: rumour centre first otherwise (the ML estimator of SI spreading on regular trees, Shah &
-#: Zaman 2011).
-_MODEL_FREE_ORDER = {"flooding": ("jordan", "rumor")}
-_MODEL_FREE_DEFAULT = ("rumor", "jordan")
+
+def is_strongest(params: Mapping[str, Any]) -> bool:
+    """Whether a detection point is ``strongest`` (derived, no trials of its own)."""
+    return params["estimator"] == STRONGEST
 
 
-def strongest_estimator(protocol: Any, graph: Any) -> str:
-    """The strongest registered compiled estimator against ``protocol`` on ``graph``.
+def strongest_detection(table: Any, points: Any, level: float, components: Any = None) -> Any:
+    """The rows of each ``strongest`` point of a detection sweep.
 
-    Ranked from the estimator registry's metadata (:class:`adversaries.registry.
-    EstimatorSpec`), among the estimators of the compiled path that apply
-    (``why_not`` is None with the infection tree revealed) and run by default (the
-    opt-in ones cost more than the snapshot; see ``EstimatorSpec.default``):
-
-    1. a likelihood of this protocol's own model (``likelihood`` and ``protocols``
-       naming it): the exact ML estimator -- ``ml`` for adaptive diffusion (exact on
-       trees, the near-ML of §2.4.2 on graphs with cycles), ``ml-tree`` for Protocol 2;
-    2. a model-free likelihood (``likelihood`` with ``protocols`` None; none is
-       registered today);
-    3. a model-free score, in :data:`_MODEL_FREE_ORDER` (Jordan for flooding, rumour
-       otherwise), then by name.
-
-    Examples
-    --------
-    >>> from anonspread import spread
-    >>> tree = spread.graphs.regular_tree(3)
-    >>> strongest_estimator(spread.AdaptiveDiffusion(), tree), strongest_estimator(spread.Flooding(), tree)
-    ('ml', 'jordan')
-    >>> strongest_estimator(spread.RandomDiffusion(0.5), tree)
-    'rumor'
+    Among the sweep's other estimators that apply to the point's protocol (same graph,
+    protocol, parameters and T; paired, so they score the same spreads), the one with the
+    most detections on the even-numbered trials of each batch is chosen and its detection
+    reported on the odd-numbered trials, with its Wilson interval
+    (:func:`harness.selection.strongest_rows`): no declared order (which can be wrong) and
+    no winner's bias. Only ``detection`` is derived (the spread's own metrics are those of
+    the candidates, in their rows).
     """
-    from anonspread.adversaries.batch import CODES
-    from anonspread.adversaries.registry import get_estimator
+    from anonspread.harness.selection import strongest_rows
 
-    order = _MODEL_FREE_ORDER.get(protocol.name, _MODEL_FREE_DEFAULT)
+    computed = list({tuple(r[p] for p in table.params): {p: r[p] for p in table.params}
+                     for r in table.rows}.values())
 
-    def rank(name: str) -> tuple:
-        spec = get_estimator(name)
-        own = spec.likelihood and spec.protocols is not None and protocol.name in spec.protocols
-        return (not own, not spec.likelihood, order.index(name) if name in order else len(order), name)
+    def candidates(point: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [c for c in computed if not is_strongest(c)
+                and all(c[p] == point[p] for p in table.params if p != "estimator")]
 
-    usable = [n for n in CODES if get_estimator(n).default
-              and get_estimator(n).why_not(protocol, graph, reveal_edges=True) is None]
-    if not usable:
-        raise InvalidParameterError(
-            f"estimator 'strongest': no compiled estimator applies to {protocol!r} on {graph!r}"
-        )
-    return min(usable, key=rank)
+    return strongest_rows(table, points, candidates, axis="estimator", level=level)
 
 
 _register_estimators()
@@ -273,8 +250,7 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
     ``component_fraction`` (N_T over the size of the source's connected component) and
     ``saturated`` (1 when the spread covered that component: detection then says little
     about the protocol). Estimators of the compiled path (their component returns the
-    estimator's name; ``strongest`` resolves per protocol, :func:`strongest_estimator`)
-    run in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
+    estimator's name) run in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
     function ``snapshot -> scores`` and runs trial by trial through
     :func:`spread.simulate`, :func:`adversaries.observe` and :func:`adversaries.evaluate`
     (with it, the built-in estimators of the same group run that way too, through their
@@ -293,7 +269,12 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
     for name in names_t:
         comp = _component("estimator", {**params, "estimator": name}, components)
         est = comp.build(point={**params, "estimator": name}, axis="estimator")
-        ests.append(strongest_estimator(proto, g) if est == STRONGEST else est)
+        if est == STRONGEST:
+            raise InvalidParameterError(
+                "estimator 'strongest' is derived from the other estimators of a detection sweep "
+                "(chosen on half of their trials); it has no trials of its own"
+            )
+        ests.append(est)
     T = params["T"]
     if all(isinstance(e, str) for e in ests):
         from anonspread.adversaries import simulate_and_score
@@ -306,7 +287,7 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
                        "n_infected": size, "rank": b[e].rank, **reach} for e in unique}
         out = [by_name[e] for e in ests]
     else:
-        # each distinct estimator once (``strongest`` and the name it resolves to share a run)
+        # each distinct estimator once
         keys = [e if isinstance(e, str) else i for i, e in enumerate(ests)]
         unique = list(dict.fromkeys(keys))
         funcs = [_as_function(ests[keys.index(k)], proto, g) for k in unique]
@@ -402,25 +383,40 @@ def detection_metadata(points: Any, seed: int, components: Any = None) -> dict:
     return graph_metadata(points, seed, components=components)
 
 
+def detection_sweep_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
+                           components: Mapping[str, Any] | None = None) -> dict:
+    """:func:`detection_trials` with each estimator's helper metrics of the strongest attack
+    (:func:`harness.selection.selection_arrays`)."""
+    from anonspread.harness.selection import selection_arrays
+
+    out = detection_trials(params, n, rng, components=components)
+    if isinstance(params["estimator"], tuple):
+        return {k: {**v, **selection_arrays(v["detection"])} for k, v in out.items()}
+    return {**out, **selection_arrays(out["detection"])}
+
+
 register_template(SweepTemplate(
     name="detection",
     description="Detection probability, hop distance and rank of source estimators against a "
     "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T); the "
     "estimators of a point score the same spreads, estimators that do not apply to a protocol "
-    "are skipped and named, 'strongest' is each protocol's strongest attack.",
+    "are skipped and named, 'strongest' is each protocol's strongest of them, chosen on half "
+    "of the trials and reported on the other half.",
     components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
     defaults={"graph": "regular-3", "protocol": "adaptive-diffusion",
-              "estimator": (STRONGEST, "jordan", "rumor"), "T": 6, "fresh_graph": False},
+              "estimator": ("ml", "jordan", "rumor", STRONGEST), "T": 6, "fresh_graph": False},
     paired="estimator",
     skip=detection_skip,
     types={"T": DETECTION_AXES["T"],
            "fresh_graph": Param("bool", False, doc="a fresh random graph per trial batch")},
-    metrics=DETECTION_METRICS,
-    trials=detection_trials,
+    metrics=(*DETECTION_METRICS, *_SELECTION_METRICS),
+    trials=detection_sweep_trials,
     default_trials=2000,
     plot=PlotSpec(x="T", series="estimator", y=("detection", "hops")),
     metadata=detection_metadata,
     cost=detection_cost,
+    derived=is_strongest,
+    derive=strongest_detection,
 ))
 
 
@@ -692,7 +688,8 @@ register_experiment(Experiment(
     axes=FACEBOOK_AXES,
     metadata=detection_metadata,
     default_trials=2000,
-    plot=PlotSpec(x="rounds", series="graph", y=("detection", "fraction"), logy=False),
+    plot=PlotSpec(x="rounds", xlabel="time in rounds (2 protocol steps each)", series="graph",
+                  y=("detection", "fraction")),
 ))
 
 
@@ -710,7 +707,8 @@ register_experiment(Experiment(
     axes=FACEBOOK_AXES,
     metadata=detection_metadata,
     default_trials=2000,
-    plot=PlotSpec(x="rounds", series="graph", y=("hops", "graph_hops")),
+    plot=PlotSpec(x="rounds", xlabel="time in rounds (2 protocol steps each)", series="graph",
+                  y=("hops", "graph_hops")),
 ))
 
 

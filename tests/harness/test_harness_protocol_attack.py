@@ -94,3 +94,24 @@ def test_inapplicable_pairs_in_a_sweep_are_skipped_and_named(tmp_path, capsys):
 
     side = json.loads(stem.with_suffix(".json").read_text())
     assert [s["params"]["attack"] for s in side["skipped"]] == ["dandelion/jordan"]
+
+
+def test_strongest_attack_is_chosen_by_the_data_and_reported_on_the_other_half(tmp_path):
+    # with 20% spies first-spy finds the adaptive-diffusion source far more often than the
+    # snapshot near-ML (which ignores the spies): the data choose it, whatever the order
+    attacks = ["adaptive-diffusion/ml", "adaptive-diffusion/jordan", "adaptive-diffusion/first-spy",
+               "adaptive-diffusion/strongest"]
+    exp = harness.compose("protocol-attack", product={"graph.n": [200], "fraction": [0.2], "attack": attacks})
+    res = harness.run(exp, trials=120, rng=1, out=tmp_path, workers=1, progress=False)
+    (rec,) = res.table.derived
+    assert rec["chosen"] == "adaptive-diffusion/first-spy"
+    assert set(rec["selection"]) == set(attacks[:3]) and rec["report"]["trials"] == 60
+    (row,) = res.table.where(attack="adaptive-diffusion/strongest")
+    assert row["n"] == 60 and row["ci_low"] > 0.03
+    (fs,) = res.table.where(attack="adaptive-diffusion/first-spy")
+    assert row["mean"] == pytest.approx((fs["mean"] * 120 - rec["selection"][attacks[2]][0]) / 60)
+    # the figure names the choice beside the point, and says how it was made
+    fig = res.draw()
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "first-spy" in texts
+    assert "strongest: the attack with the most detections" in fig._suptitle.get_text().replace("\n", " ")

@@ -20,9 +20,8 @@ import numpy as np
 import pytest
 
 from anonspread import harness, spread
-from anonspread.errors import InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.cli import build_parser, main
-from anonspread.harness.experiments.spreading import strongest_estimator
 from anonspread.harness.progress import Progress
 
 HERE = Path(__file__).parent
@@ -55,12 +54,15 @@ def test_newcomer_mixed_protocol_sweep_attacks_adaptive_diffusion_with_its_ml(tm
     pairs = {(r["protocol"], r["estimator"]) for r in rows}
     assert ("adaptive-diffusion", "ml") in pairs and ("adaptive-diffusion", "strongest") in pairs
     assert ("flooding", "ml") not in pairs and ("random-diffusion", "ml") not in pairs
-    # strongest on adaptive diffusion IS its ML estimator: same spreads, same numbers
-    key = ("protocol", "T", "metric")
-    ml = {tuple(r[k] for k in key): r["mean"] for r in rows if r["estimator"] == "ml"}
-    st = {tuple(r[k] for k in key): r["mean"] for r in rows
-          if r["estimator"] == "strongest" and r["protocol"] == "adaptive-diffusion"}
-    assert st and all(st[k] == ml[k] for k in st)
+    # the strongest attack on adaptive diffusion, chosen by the data, is its ML estimator;
+    # its detection is that of the odd-numbered trials (100 of 200)
+    side = json.loads(path.with_suffix(".json").read_text())
+    chosen = {(d["params"]["protocol"], d["params"]["T"]): d["chosen"] for d in side["derived"]}
+    assert chosen["adaptive-diffusion", 2] == chosen["adaptive-diffusion", 4] == "ml"
+    assert chosen["flooding", 2] == "jordan"
+    st = [r for r in rows if r["estimator"] == "strongest"]
+    assert {r["metric"] for r in st} == {"detection"} and {r["n"] for r in st} == {"100"}
+    assert "strongest at protocol=adaptive-diffusion, T=2: ml (selection half: ml " in out
     # paired: every estimator of a (protocol, T) scored the same spreads
     for proto in ("adaptive-diffusion", "random-diffusion", "flooding"):
         for T in ("2", "4"):
@@ -73,7 +75,6 @@ def test_newcomer_mixed_protocol_sweep_attacks_adaptive_diffusion_with_its_ml(tm
     # skipped pairs: named in the printed table and the JSON
     assert "skipped 4 point(s) that do not apply" in out
     assert "estimator 'ml' assumes a protocol in ['adaptive-diffusion']; got Flooding()" in out
-    side = json.loads(path.with_suffix(".json").read_text())
     skipped = {(s["params"]["protocol"], s["params"]["estimator"], s["params"]["T"]) for s in side["skipped"]}
     assert skipped == {(p, "ml", T) for p in ("random-diffusion", "flooding") for T in (2, 4)}
     table = harness.read_table(path)
@@ -94,23 +95,24 @@ def test_a_user_estimator_is_paired_with_the_built_in_ones(tmp_path):
     res = harness.run(exp, trials=25, rng=3, out=tmp_path, workers=1, plot=False, progress=False)
     rows = res.table.rows
     by = {(r["protocol"], r["estimator"], r["metric"]): r["mean"] for r in rows}
-    for metric in ("detection", "hops", "rank", "n_infected"):
-        assert by["adaptive-diffusion", "strongest", metric] == by["adaptive-diffusion", "ml", metric]
-    assert len({by[p, e, "n_infected"] for p, e, _ in by if p == "flooding"}) == 1
+    assert len({v for (p, _, m), v in by.items() if p == "flooding" and m == "n_infected"}) == 1
+    # strongest chooses among the user's estimator and the built-in ones alike
+    chosen = {d["params"]["protocol"]: d for d in res.table.derived}
+    assert set(chosen["flooding"]["selection"]) == {"test-infected-degree"}
+    assert set(chosen["adaptive-diffusion"]["selection"]) == {"test-infected-degree", "ml"}
     assert [s["params"]["estimator"] for s in res.table.skipped] == ["ml"]
 
 
-def test_strongest_resolves_per_protocol_from_the_registry():
-    g = spread.graphs.from_networkx(nx.petersen_graph())
-    assert strongest_estimator(spread.AdaptiveDiffusion(math.inf, 3), g) == "ml"
-    assert strongest_estimator(spread.TreeProtocol(), g) == "ml-tree"
-    assert strongest_estimator(spread.Flooding(), g) == "jordan"
-    assert strongest_estimator(spread.RandomDiffusion(0.5), g) == "rumor"
+def test_strongest_alone_on_the_axis_is_refused_naming_why(tmp_path):
+    exp = harness.compose("detection", product={"graph": "erdos-renyi", "graph.n": 50,
+                                                "estimator": ["strongest"], "T": [2]})
+    with pytest.raises(InvalidParameterError, match="derived from others"):
+        harness.run(exp, trials=10, rng=1, out=tmp_path, workers=1, plot=False, progress=False)
 
 
 def test_default_detection_sweep_includes_the_strongest_attack():
     exp = harness.compose("detection", product={"protocol": ["adaptive-diffusion", "flooding"]})
-    assert "strongest" in exp.grid.product["estimator"]
+    assert exp.grid.product["estimator"] == ["ml", "jordan", "rumor", "strongest"]
     assert exp.paired == "estimator"
 
 
