@@ -377,8 +377,8 @@ def _saturated_handle() -> Any:
     return Line2D([], [], marker="o", ms=10, mfc="none", mec="red", mew=1.3, ls="none")
 
 
-_CHOSEN_NOTE = ("strongest: the attack with the most detections on the even-numbered trials of "
-                "each batch (named beside its point), its detection on the odd-numbered ones")
+_CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (named at its point), "
+                "detection from the odd-numbered ones")
 
 
 def _derived(table: Table, info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
