@@ -121,3 +121,22 @@ def test_early_sigkill_leaves_no_process(tmp_path, delay):
     res = harness.run("test-slow", rng=5, out=out, resume=True, workers=1, plot=False)
     ref = harness.run(tx.SLOW, rng=5, out=tmp_path / "ref", workers=1, plot=False)
     assert res.paths["csv"].read_bytes() == ref.paths["csv"].read_bytes()
+
+
+def test_signals_arriving_while_workers_start_are_held_back_then_handled():
+    # the cause of multiprocessing's start-up traceback: a signal handled between launching
+    # a worker and writing its set-up data into its pipe. Held back, it is handled after.
+    from anonspread.harness.executors import _signals_deferred
+
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        with _signals_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            assert seen == []  # not while the workers start
+        assert seen == [signal.SIGTERM]  # once, by the handler that was in place
+        with pytest.raises(KeyboardInterrupt), _signals_deferred():
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: Python's own handler, afterwards
+    finally:
+        signal.signal(signal.SIGTERM, previous)
