@@ -54,6 +54,18 @@ _HELPERS = tuple(m.name for m in SELECTION_METRICS)
 def selection_arrays(detection: np.ndarray) -> dict[str, np.ndarray]:
     """The helper metrics of a batch of trials whose per-trial detections are ``detection``.
 
+    Parameters
+    ----------
+    detection : numpy.ndarray
+        Per-trial detections of one candidate attack, in trial order (0/1, or the
+        probability of a tie-broken pick).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``selection_hits`` (the detection on even-numbered trials, 0 on the others) and
+        ``selection_trials`` (1 on even-numbered trials, 0 on the others).
+
     Examples
     --------
     >>> out = selection_arrays(np.array([1.0, 1.0, 0.0, 1.0, 1.0]))
