@@ -431,7 +431,7 @@ def _warn_saturated(exp: Experiment, table: Table) -> None:
     # the points of a paired group share their spreads: name each group once
     found = list({tuple((p, repr(f["params"][p])) for p in varying): f for f in found}.values())
     parts = [(", ".join(f"{p}={f['params'][p]}" for p in varying) or "the one point")
-             + f" ({f['fraction'] * 100:.2g}% of trials)" for f in found[:3]]
+             + f" ({f['fraction'] * 100:.3g}% of trials)" for f in found[:3]]
     more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
     warnings.warn(
         f"{exp.name}: at {len(found)} point(s) spreads infected the whole connected component "

@@ -57,9 +57,18 @@ def _exp(**plot):
         plot=PlotSpec(x="T", series="protocol", y=("detection", "n_infected"), **plot))
 
 
+res_warnings: list = []
+
+
 @pytest.fixture(scope="module")
 def res(tmp_path_factory):
-    return harness.run(_exp(), rng=3, out=tmp_path_factory.mktemp("fig"), workers=1)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = harness.run(_exp(), rng=3, out=tmp_path_factory.mktemp("fig"), workers=1)
+    res_warnings.extend(caught)
+    return out
 
 
 def _drawn(fig):
@@ -140,6 +149,8 @@ def test_uniform_guess_and_saturated_marks(res):
     assert res.table.where(protocol="hide", T=3, metric=SATURATED)[0]["mean"] == 1 / 200
     assert {tuple(s["params"].values())[2:5:2] for s in res.metadata["saturated"]} == {("hide", 3), ("leak", 3)}
     assert len(rings) == 1 and rings[0].get_offsets().tolist() == [[3.0, leak]]
+    warned = [str(w.message) for w in res_warnings]
+    assert any("protocol=hide, T=3 (0.5% of trials); protocol=leak, T=3 (100% of trials)" in w for w in warned)
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
     assert any(t.startswith("saturated: in >= 5% of its trials") for t in texts), texts
 
