@@ -7,6 +7,8 @@ turns scores into detection probability, hop distance, rank and posterior; and
 
 The estimator registry (:data:`ESTIMATORS`) is filled here: each estimator module
 registers its estimators when this package imports it; the registry imports none of them.
+The exact trajectory enumerations of the protocols (:data:`TRAJECTORIES`, keyed by
+protocol name) are registered the same way, by :mod:`adversaries.exact`.
 """
 
 from anonspread.adversaries import theory
@@ -19,7 +21,13 @@ from anonspread.adversaries.estimators import (
     rumor_centrality,
     top_and_rank,
 )
-from anonspread.adversaries.exact import exact_likelihood
+from anonspread.adversaries.exact import (
+    TRAJECTORIES,
+    LocalView,
+    Trajectories,
+    exact_likelihood,
+    register_trajectories,
+)
 from anonspread.adversaries.literature import lisn, netsleuth
 from anonspread.adversaries.metrics import (
     Evaluation,
@@ -57,14 +65,17 @@ __all__ = [
     "ESTIMATORS",
     "OBSERVATIONS",
     "SPY_ESTIMATORS",
+    "TRAJECTORIES",
     "BatchScores",
     "EstimatorSpec",
     "EstimatorTrials",
     "Evaluation",
+    "LocalView",
     "Scores",
     "Snapshot",
     "SpyObservation",
     "TopRank",
+    "Trajectories",
     "applicable_estimators",
     "check_applicable",
     "detection_probability",
@@ -90,6 +101,7 @@ __all__ = [
     "posterior",
     "register_estimator",
     "register_spy_estimator",
+    "register_trajectories",
     "rumor_centrality",
     "simulate_and_score",
     "source_rank",

@@ -7,12 +7,20 @@ probability per distinct protocol state, dropping every branch that infects a no
 outside the observed set. Cost grows with the number of distinct reachable states:
 fine for T up to about 10 on trees of a few dozen nodes (and for Protocol 1 and
 random diffusion on a line up to T of a few dozen, where states are intervals).
+
+Each protocol's enumeration is registered under the protocol's name in
+:data:`TRAJECTORIES` (:func:`register_trajectories`); :func:`exact_likelihood` looks it up
+and never asks which protocol it has. A protocol defined elsewhere (in ``spread`` or in
+a user's module) gets exact likelihoods by registering its enumeration here.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +29,7 @@ from anonspread.adversaries.observation import Snapshot
 from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread.protocols import (
     AdaptiveDiffusion,
     Flooding,
@@ -33,18 +42,44 @@ from anonspread.spread.protocols import (
 )
 from anonspread.validation import check_int
 
-__all__ = ["exact_likelihood"]
+__all__ = ["TRAJECTORIES", "LocalView", "Trajectories", "exact_likelihood", "register_trajectories"]
 
 #: Default cap on the number of distinct protocol states alive at one step.
 MAX_STATES = 200_000
 
 
-class _Local:
-    """The infected set as bitmasks: S-neighbours and contacts outside S per node."""
+class LocalView:
+    """The infected set S of a snapshot as bitmasks, what an enumeration works on.
+
+    Nodes are the positions ``0 .. n-1`` of ``snapshot.nodes``; a set of them is an int
+    bitmask (bit ``i`` for node ``i``).
+
+    Attributes
+    ----------
+    snapshot : Snapshot
+    T : int
+        The snapshot's step count.
+    n : int
+        ``|S|`` (at most 62).
+    full : int
+        The mask of S.
+    nbrs : list of list of int
+        Each node's neighbours inside S.
+    adj : list of int
+        The same as masks.
+    gdeg : list of int
+        Each node's degree in the contact graph.
+    extra : list of int
+        Each node's contacts outside S (an enumeration drops a branch that infects one).
+    is_tree : bool
+        The infected subgraph is a tree.
+    """
 
     def __init__(self, snapshot: Snapshot) -> None:
         indptr, indices = snapshot.subgraph()
         n = snapshot.n
+        self.snapshot = snapshot
+        self.T = snapshot.T
         self.n = n
         self.full = (1 << n) - 1
         self.nbrs = [indices[indptr[i] : indptr[i + 1]].tolist() for i in range(n)]
@@ -54,6 +89,7 @@ class _Local:
         self.is_tree = indices.shape[0] == 2 * (n - 1)
 
     def tree_parents(self, root: int) -> list[int]:
+        """Each node's parent in S's BFS tree from ``root`` (-1 for the root)."""
         par = [-1] * self.n
         seen = [False] * self.n
         seen[root] = True
@@ -67,10 +103,84 @@ class _Local:
         return par
 
     def bits(self, mask: int):
+        """The nodes of ``mask``, lowest first."""
         while mask:
             low = mask & -mask
             yield low.bit_length() - 1
             mask ^= low
+
+
+@dataclass(frozen=True)
+class Trajectories:
+    """A protocol's exact trajectory enumeration, as :func:`register_trajectories` declares it.
+
+    Attributes
+    ----------
+    protocol : str
+        The protocol's registry name (``protocol.name``).
+    likelihood : callable
+        ``likelihood(protocol, view, v, max_states) -> float``: the probability that a
+        run of ``protocol`` from candidate ``v`` (a position in ``view``, a
+        :class:`LocalView`) infects exactly the observed set in ``view.T`` steps.
+    cycles : bool
+        Whether it handles an infected subgraph with cycles (else only trees).
+    refuse : callable or None
+        ``refuse(protocol) -> str | None``: why this protocol instance cannot be
+        enumerated (a message naming the parameter), or None.
+    """
+
+    protocol: str
+    likelihood: Callable[[Any, LocalView, int, int], float]
+    cycles: bool = False
+    refuse: Callable[[Any], str | None] | None = None
+
+
+#: Exact trajectory enumerations by protocol name (what :func:`exact_likelihood` runs).
+TRAJECTORIES: Registry[Trajectories] = Registry("exact trajectory enumeration", parameter="protocol")
+
+
+def register_trajectories(protocol: str | type, *, cycles: bool = False,
+                          refuse: Callable[[Any], str | None] | None = None, replace: bool = False):
+    """Function decorator: register ``likelihood(protocol, view, v, max_states) -> float``
+    as the exact trajectory enumeration of ``protocol`` (see :class:`Trajectories`).
+
+    Parameters
+    ----------
+    protocol : str or Protocol subclass
+        The protocol's registry name, or its class (registered under ``cls.name``, which
+        :func:`spread.protocols.register_protocol` sets).
+    cycles : bool
+        The enumeration handles infected subgraphs with cycles.
+    refuse : callable or None
+        ``refuse(protocol) -> str | None``: a reason to refuse a protocol instance.
+    replace : bool
+        Replace an enumeration already registered for the protocol.
+
+    Examples
+    --------
+    The estimator ``"exact"`` then applies to the protocol, and
+    :func:`exact_likelihood` runs the registered function for every candidate:
+
+    >>> from anonspread import adversaries
+    >>> sorted(adversaries.TRAJECTORIES)[:3]
+    ['adaptive-diffusion', 'flooding', 'line']
+    """
+    if isinstance(protocol, type):
+        name = vars(protocol).get("name")
+        if not (issubclass(protocol, Protocol) and isinstance(name, str)):
+            raise InvalidParameterError(
+                "protocol must be a registered spread.protocols.Protocol subclass (with its own "
+                f"name) or a protocol name; got {protocol!r}"
+            )
+        protocol = name
+    if not isinstance(protocol, str):
+        raise InvalidTypeError(f"protocol must be a protocol name or a Protocol subclass; got {protocol!r}")
+
+    def deco(func: Callable[[Any, LocalView, int, int], float]) -> Callable:
+        TRAJECTORIES.add(protocol, Trajectories(protocol, func, bool(cycles), refuse), replace=replace)
+        return func
+
+    return deco
 
 
 def _subsets(items: list[int]):
@@ -91,7 +201,7 @@ def _guard(states: dict, max_states: int) -> None:
 # ------------------------------------------------------------ diffusions (RD, Protocol 1)
 
 
-def _diffusion(loc: _Local, v: int, T: int, rate, max_states: int) -> float:
+def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> float:
     """Random diffusion / Protocol 1: each infected node flips a coin per uninfected contact.
 
     ``rate(t, x, dist)`` is x's infection probability at step t. Outside contacts must
@@ -132,7 +242,7 @@ def _diffusion(loc: _Local, v: int, T: int, rate, max_states: int) -> float:
     return states.get(loc.full, 0.0)
 
 
-def _bfs_dist(loc: _Local, root: int) -> list[int]:
+def _bfs_dist(loc: LocalView, root: int) -> list[int]:
     dist = [-1] * loc.n
     dist[root] = 0
     queue = [root]
@@ -144,7 +254,7 @@ def _bfs_dist(loc: _Local, root: int) -> list[int]:
     return dist
 
 
-def _flooding(loc: _Local, v: int, T: int, max_states: int) -> float:
+def _flooding(loc: LocalView, v: int, T: int, max_states: int) -> float:
     mask = 1 << v
     for _ in range(T):
         add = 0
@@ -159,7 +269,7 @@ def _flooding(loc: _Local, v: int, T: int, max_states: int) -> float:
 # ------------------------------------------------------------ Protocol 2's printed pseudo-code
 
 
-def _tree_protocol(loc: _Local, v: int, T: int, max_states: int) -> float:
+def _tree_protocol(loc: LocalView, v: int, T: int, max_states: int) -> float:
     """The printed pseudo-code of Protocol 2 as ``anonspread.engine.spreading.run_tree_protocol`` runs it
     (state: s1, s2 per node); Protocol 2 itself is adaptive diffusion with alpha = 0."""
     if T == 0:
@@ -215,7 +325,7 @@ def _tree_protocol(loc: _Local, v: int, T: int, max_states: int) -> float:
 # ------------------------------------------------------------ Protocol 3
 
 
-def _adaptive(loc: _Local, v: int, T: int, d0: float, max_states: int) -> float:
+def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> float:
     """Protocol 3 as ``anonspread.engine.spreading.run_adaptive_diffusion`` runs it on a tree.
 
     State: (infected mask, virtual source, previous virtual source, hop count). The
@@ -280,6 +390,49 @@ def _adaptive(loc: _Local, v: int, T: int, d0: float, max_states: int) -> float:
     return sum(p for (mask, *_), p in states.items() if mask == full)
 
 
+
+
+# ------------------------------------------------------------ the built-in protocols' enumerations
+
+
+@register_trajectories(RandomDiffusion, cycles=True)
+def _random_diffusion(protocol: RandomDiffusion, loc: LocalView, v: int, max_states: int) -> float:
+    p = protocol.p
+    return _diffusion(loc, v, loc.T, lambda t, x, d: p, max_states)
+
+
+@register_trajectories(LineProtocol)
+def _line_protocol(protocol: LineProtocol, loc: LocalView, v: int, max_states: int) -> float:
+    return _diffusion(loc, v, loc.T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states)
+
+
+@register_trajectories(TreeProtocolPseudocode)
+def _tree_pseudocode(protocol: TreeProtocolPseudocode, loc: LocalView, v: int, max_states: int) -> float:
+    return _tree_protocol(loc, v, loc.T, max_states)
+
+
+@register_trajectories(TreeProtocol)
+def _tree(protocol: TreeProtocol, loc: LocalView, v: int, max_states: int) -> float:
+    return _adaptive(loc, v, loc.T, math.inf, max_states)
+
+
+def _refuse_cap(protocol: AdaptiveDiffusion) -> str | None:
+    if protocol.max_infections_per_step is not None:
+        return ("protocol must be AdaptiveDiffusion without max_infections_per_step for "
+                f"exact_likelihood; got {protocol!r}")
+    return None
+
+
+@register_trajectories(AdaptiveDiffusion, refuse=_refuse_cap)
+def _adaptive_diffusion(protocol: AdaptiveDiffusion, loc: LocalView, v: int, max_states: int) -> float:
+    return _adaptive(loc, v, loc.T, protocol.design_degree(loc.snapshot.graph), max_states)
+
+
+@register_trajectories(Flooding)
+def _flood(protocol: Flooding, loc: LocalView, v: int, max_states: int) -> float:
+    return _flooding(loc, v, loc.T, max_states)
+
+
 # ------------------------------------------------------------ public function
 
 
@@ -290,19 +443,22 @@ def _exact_params(protocol, graph) -> dict:
 def _exact_extra(protocol, graph, reveal_edges) -> str | None:
     from anonspread.adversaries.observation import graph_is_forest
 
-    if protocol.name != "random-diffusion" and not graph_is_forest(graph):
+    traj = TRAJECTORIES[protocol.name]  # the spec's protocols are TRAJECTORIES' names
+    if not traj.cycles and not graph_is_forest(graph):
+        cyclic = sorted(name for name, t in TRAJECTORIES.items() if t.cycles)
         return (
             f"estimator 'exact' handles {protocol!r} only when the infected subgraph is a tree; "
-            f"got {graph!r}, which has cycles (only random diffusion is exact on any graph)"
+            f"got {graph!r}, which has cycles (exact on any graph: {', '.join(cyclic)})"
         )
-    if getattr(protocol, "max_infections_per_step", None) is not None:
-        return f"estimator 'exact' does not model max_infections_per_step; got {protocol!r}"
+    reason = traj.refuse(protocol) if traj.refuse is not None else None
+    if reason is not None:
+        return f"estimator 'exact' cannot run: {reason}"
     return None
 
 
 @register_estimator(
     "exact",
-    protocols=("adaptive-diffusion", "tree", "tree-pseudocode", "line", "random-diffusion", "flooding"),
+    protocols=TRAJECTORIES,
     likelihood=True,
     batch=False,
     params=_exact_params,
@@ -319,13 +475,15 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
     state; branches that infect a node outside the snapshot are dropped. The
     probability of ending with exactly the observed set is the likelihood of Eq. (2.1).
 
-    Supported: :class:`~spread.protocols.AdaptiveDiffusion` (without
-    ``max_infections_per_step``), :class:`~spread.protocols.TreeProtocol` (Protocol 2:
-    adaptive diffusion whose virtual source always passes the token),
+    Supported: every protocol with an enumeration in :data:`TRAJECTORIES`
+    (:func:`register_trajectories`). Built in: :class:`~spread.protocols.AdaptiveDiffusion`
+    (without ``max_infections_per_step``), :class:`~spread.protocols.TreeProtocol`
+    (Protocol 2: adaptive diffusion whose virtual source always passes the token),
     :class:`~spread.protocols.TreeProtocolPseudocode`,
     :class:`~spread.protocols.LineProtocol` and :class:`~spread.protocols.Flooding`
     when the infected subgraph is a tree (any contact graph around it), and
-    :class:`~spread.protocols.RandomDiffusion` on any infected subgraph.
+    :class:`~spread.protocols.RandomDiffusion` on any infected subgraph. Any other
+    protocol is refused, naming it.
 
     Parameters
     ----------
@@ -354,55 +512,28 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
     if not isinstance(protocol, Protocol):
         raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
     max_states = check_int(max_states, "max_states", low=1)
-    loc = _Local(snapshot)
-    T = snapshot.T
+    loc = LocalView(snapshot)
     if loc.n > 62:
         raise InvalidParameterError(
             f"snapshot must have at most 62 infected nodes for exact_likelihood; got {loc.n}"
         )
-    if not isinstance(protocol, RandomDiffusion) and not loc.is_tree:
+    traj = TRAJECTORIES.get(protocol.name, None)
+    if traj is None:
+        raise InvalidParameterError(
+            f"protocol must be one exact_likelihood enumerates ({', '.join(sorted(TRAJECTORIES))}); "
+            f"got {protocol!r}, whose protocol {protocol.name!r} has no exact trajectory "
+            "enumeration (adversaries.register_trajectories adds one)"
+        )
+    if not traj.cycles and not loc.is_tree:
         raise GraphError(
             f"exact_likelihood for {type(protocol).__name__} needs an infected subgraph that is "
             "a tree (the infection tree is then determined); got one with cycles"
         )
-    if isinstance(protocol, RandomDiffusion):
-        p = protocol.p
-
-        def one(v: int) -> float:
-            return _diffusion(loc, v, T, lambda t, x, d: p, max_states)
-    elif isinstance(protocol, LineProtocol):
-
-        def one(v: int) -> float:
-            return _diffusion(loc, v, T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states)
-    elif isinstance(protocol, TreeProtocolPseudocode):
-
-        def one(v: int) -> float:
-            return _tree_protocol(loc, v, T, max_states)
-    elif isinstance(protocol, TreeProtocol):
-
-        def one(v: int) -> float:
-            return _adaptive(loc, v, T, math.inf, max_states)
-    elif isinstance(protocol, AdaptiveDiffusion):
-        if protocol.max_infections_per_step is not None:
-            raise InvalidParameterError(
-                "protocol must be AdaptiveDiffusion without max_infections_per_step for "
-                f"exact_likelihood; got {protocol!r}"
-            )
-        d0 = protocol.design_degree(snapshot.graph)
-
-        def one(v: int) -> float:
-            return _adaptive(loc, v, T, d0, max_states)
-    elif isinstance(protocol, Flooding):
-
-        def one(v: int) -> float:
-            return _flooding(loc, v, T, max_states)
-    else:
-        raise InvalidParameterError(
-            "protocol must be AdaptiveDiffusion, TreeProtocol, TreeProtocolPseudocode, LineProtocol, "
-            "RandomDiffusion or "
-            f"Flooding for exact_likelihood; got {protocol!r}"
-        )
-    probs = np.array([one(v) for v in range(loc.n)], np.float64)
+    reason = traj.refuse(protocol) if traj.refuse is not None else None
+    if reason is not None:
+        raise InvalidParameterError(reason)
+    enumerate_from = traj.likelihood
+    probs = np.array([enumerate_from(protocol, loc, v, max_states) for v in range(loc.n)], np.float64)
     with np.errstate(divide="ignore"):
         logs = np.log(probs)
     return Scores(snapshot.nodes, logs, "log-likelihood")

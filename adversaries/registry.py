@@ -9,12 +9,12 @@ message that says why. Estimators are added by registering them
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread.graphs import as_contact_graph
 from anonspread.spread.protocols import Protocol
 
@@ -39,9 +39,11 @@ class EstimatorSpec:
         Registry name (``"ml"``, ``"jordan"``, ``"rumor"``, ``"exact"``).
     func : callable
         ``func(snapshot, **params) -> Scores``.
-    protocols : frozenset of str or None
+    protocols : frozenset of str, Registry or None
         Names in :data:`spread.protocols.PROTOCOLS` the estimator's model assumes
-        (None: it is model-free and applies to any protocol).
+        (None: it is model-free and applies to any protocol); a :class:`Registry` is a
+        live set: the names registered there, now or later (``"exact"`` applies to every
+        protocol with an exact enumeration in :data:`adversaries.TRAJECTORIES`).
     graphs : {"any", "tree"}
         Contact graphs it handles.
     observation : str
@@ -67,7 +69,7 @@ class EstimatorSpec:
 
     name: str
     func: Callable
-    protocols: frozenset | None
+    protocols: frozenset | Registry | None
     graphs: str
     observation: str
     edges_on_cycles: bool
@@ -101,13 +103,14 @@ class EstimatorSpec:
         return None
 
 
-ESTIMATORS: dict[str, EstimatorSpec] = {}
+#: Every estimator by name (snapshot and spy estimators alike).
+ESTIMATORS: Registry[EstimatorSpec] = Registry("estimator", parameter="estimator")
 
 
 def register_estimator(
     name: str,
     *,
-    protocols: tuple[str, ...] | None,
+    protocols: tuple[str, ...] | Registry | None,
     graphs: str = "any",
     observation: str = "snapshot",
     edges_on_cycles: bool = False,
@@ -125,7 +128,8 @@ def register_estimator(
         The registry name.
     protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, params, extra
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
-        ``None`` for a model-free estimator; ``params`` and ``extra`` default to none).
+        a :class:`Registry` whose names it follows, or ``None`` for a model-free
+        estimator; ``params`` and ``extra`` default to none).
     """
     if graphs not in ("any", "tree"):
         raise InvalidParameterError(f"graphs must be 'any' or 'tree'; got {graphs!r}")
@@ -134,10 +138,11 @@ def register_estimator(
         if name in ESTIMATORS:
             raise InvalidParameterError(f"estimator name {name!r} is already registered")
         doc = (func.__doc__ or "").strip().splitlines()
-        ESTIMATORS[name] = EstimatorSpec(
+        live = protocols is None or isinstance(protocols, Registry)
+        ESTIMATORS.add(name, EstimatorSpec(
             name=name,
             func=func,
-            protocols=None if protocols is None else frozenset(protocols),
+            protocols=protocols if live else frozenset(protocols),
             graphs=graphs,
             observation=observation,
             edges_on_cycles=edges_on_cycles,
@@ -147,7 +152,7 @@ def register_estimator(
             params=params or (lambda protocol, graph: {}),
             extra=extra,
             description=doc[0] if doc else "",
-        )
+        ))
         return func
 
     return deco
@@ -168,14 +173,7 @@ def get_estimator(name: str) -> EstimatorSpec:
     >>> sorted(spec.protocols), spec.likelihood
     (['adaptive-diffusion'], True)
     """
-    try:
-        return ESTIMATORS[name]
-    except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(ESTIMATORS), n=2)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InvalidParameterError(
-            f"estimator must be one of {sorted(ESTIMATORS)}; got {name!r}{hint}"
-        ) from None
+    return ESTIMATORS.get(name)
 
 
 def _check_protocol(protocol: Any) -> Protocol:

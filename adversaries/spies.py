@@ -32,6 +32,7 @@ from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.adversaries.registry import ESTIMATORS, EstimatorSpec, register_estimator
 from anonspread.adversaries.scores import Scores
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.spy_observation import SpyObservation
 from anonspread.validation import check_probability, check_rng
@@ -168,7 +169,8 @@ def observe_spies(run: Any, spies: Iterable) -> SpyObservation:
 
 # ----------------------------------------------------------------- registry
 
-SPY_ESTIMATORS: dict[str, EstimatorSpec] = {}
+#: The spy estimators by name (the same specs as in :data:`adversaries.ESTIMATORS`).
+SPY_ESTIMATORS: Registry[EstimatorSpec] = Registry("spy estimator", parameter="estimator")
 
 
 def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, graphs: str = "any",
@@ -230,7 +232,7 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
         # one registry for every estimator; SPY_ESTIMATORS is the view of the spy ones
         register_estimator(name, protocols=protocols, graphs=graphs, observation=observation,
                            likelihood=likelihood, params=params, extra=extra)(func)
-        SPY_ESTIMATORS[name] = ESTIMATORS[name]
+        SPY_ESTIMATORS.add(name, ESTIMATORS[name])
         return func
 
     return deco
@@ -250,12 +252,7 @@ def get_spy_estimator(name: str) -> EstimatorSpec:
     >>> adversaries.get_spy_estimator("first-spy").observation
     'spies'
     """
-    try:
-        return SPY_ESTIMATORS[name]
-    except (KeyError, TypeError):
-        raise InvalidParameterError(
-            f"estimator must be one of {sorted(SPY_ESTIMATORS)}; got {name!r}"
-        ) from None
+    return SPY_ESTIMATORS.get(name)
 
 
 def _check_obs(obs: Any, name: str) -> SpyObservation:

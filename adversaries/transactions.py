@@ -105,6 +105,7 @@ import numpy as np
 
 from anonspread.engine import dandelion as K
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread.limits import check_size
 from anonspread.validation import check_int, check_probability, check_rng
 
@@ -540,9 +541,11 @@ def max_weight_matching(weights: np.ndarray, *, rng: Any = None) -> np.ndarray:
 # ----------------------------------------------------------------- estimators
 
 #: name -> ``function(observation, *, rng)`` -> mapping (node per transaction, -1 for none).
-TRANSACTION_ESTIMATORS: dict[str, Callable[..., np.ndarray]] = {}
+TRANSACTION_ESTIMATORS: Registry[Callable[..., np.ndarray]] = Registry(
+    "transaction estimator", parameter="estimator")
 #: name -> protocols it applies to.
-TRANSACTION_ESTIMATOR_PROTOCOLS: dict[str, tuple[str, ...]] = {}
+TRANSACTION_ESTIMATOR_PROTOCOLS: Registry[tuple[str, ...]] = Registry(
+    "transaction estimator", parameter="estimator")
 
 
 def register_transaction_estimator(name: str, *, protocols: tuple[str, ...]):
@@ -550,8 +553,8 @@ def register_transaction_estimator(name: str, *, protocols: tuple[str, ...]):
     def deco(func: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         if name in TRANSACTION_ESTIMATORS:
             raise InvalidParameterError(f"transaction estimator {name!r} is already registered")
-        TRANSACTION_ESTIMATORS[name] = func
-        TRANSACTION_ESTIMATOR_PROTOCOLS[name] = tuple(protocols)
+        TRANSACTION_ESTIMATORS.add(name, func)
+        TRANSACTION_ESTIMATOR_PROTOCOLS.add(name, tuple(protocols))
         return func
     return deco
 
@@ -559,16 +562,13 @@ def register_transaction_estimator(name: str, *, protocols: tuple[str, ...]):
 def estimate(name: str, obs: TransactionObservation, *, rng: Any = None) -> np.ndarray:
     """Run the transaction estimator ``name`` (refused, saying why, where it does not apply)."""
     _check_obs(obs)
-    if name not in TRANSACTION_ESTIMATORS:
-        raise InvalidParameterError(
-            f"estimator must be one of {sorted(TRANSACTION_ESTIMATORS)}; got {name!r}"
-        )
+    func = TRANSACTION_ESTIMATORS.get(name)
     if obs.protocol not in TRANSACTION_ESTIMATOR_PROTOCOLS[name]:
         raise InvalidParameterError(
             f"estimator {name!r} applies to protocols {list(TRANSACTION_ESTIMATOR_PROTOCOLS[name])}; "
             f"got {obs.protocol!r}"
         )
-    return TRANSACTION_ESTIMATORS[name](obs, rng=rng)
+    return func(obs, rng=rng)
 
 
 @register_transaction_estimator("first-spy", protocols=PROTOCOLS)

@@ -10,14 +10,15 @@ once before the first lookup).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from anonspread.errors import InvalidParameterError, UnknownNameError
 
 __all__ = ["Registry", "suggest"]
 
 T = TypeVar("T")
+_REQUIRED: Any = object()
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:
@@ -28,8 +29,14 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
-class Registry(Generic[T]):
+class Registry(Mapping[str, T]):
     """A name -> object mapping whose lookups fail with suggestions.
+
+    A read-only :class:`collections.abc.Mapping` (``name in registry``, ``registry[name]``,
+    ``.items()``, ``len``; iteration goes in registration order, like a dict) that is filled
+    with :meth:`add` and whose failed lookups raise :class:`UnknownNameError` (a
+    ``KeyError`` and a ``ValueError``) naming the value, what is accepted and the closest
+    registered names.
 
     Parameters
     ----------
@@ -39,15 +46,39 @@ class Registry(Generic[T]):
         Called once before the first lookup (imports the modules that register).
     listing : str
         The command that lists the registered names (quoted in messages).
+    parameter : str or None
+        The argument whose value is looked up. ``None``: failed lookups read ``unknown
+        experiment 'x'; did you mean 'y'?``; a name such as ``"estimator"``: they read
+        ``estimator must be one of ['a', 'b']; got 'x'; did you mean 'y'?``.
+
+    Examples
+    --------
+    >>> colours = Registry("colour", parameter="colour")
+    >>> colours.add("red", (255, 0, 0))
+    (255, 0, 0)
+    >>> colours["red"], "blue" in colours, list(colours)
+    ((255, 0, 0), False, ['red'])
+    >>> colours.get("rde")
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.UnknownNameError: colour must be one of ['red']; got 'rde'; did you mean 'red'?
     """
 
     def __init__(self, what: str, loader: Callable[[], None] | None = None, *,
-                 listing: str = "anonspread list") -> None:
+                 listing: str = "anonspread list", parameter: str | None = None) -> None:
         self.what = what
         self.listing = listing
+        self.parameter = parameter
         self._loader = loader
         self._items: dict[str, T] = {}
         self._loaded = loader is None
+
+    def __repr__(self) -> str:
+        return f"Registry({self.what!r}, {len(self._items)} registered)"
+
+    # a registry is one object, not a value: equal only to itself (and hashable)
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def set_loader(self, loader: Callable[[], None]) -> None:
         """Run ``loader`` once before the next lookup (the owning package's import of the
@@ -63,9 +94,11 @@ class Registry(Generic[T]):
 
     def add(self, name: str, item: T, *, replace: bool = False) -> T:
         """Register ``item`` under ``name`` (a second registration must say ``replace``)."""
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError(f"name must be a non-empty str naming a {self.what}; got {name!r}")
         if name in self._items and not replace and self._items[name] is not item:
             raise InvalidParameterError(
-                f"a {self.what} named {name!r} is already registered; pass replace=True"
+                f"{self.what} name {name!r} is already registered; pass replace=True to replace it"
             )
         self._items[name] = item
         return item
@@ -74,34 +107,58 @@ class Registry(Generic[T]):
         """Forget ``name`` (no error if absent)."""
         self._items.pop(name, None)
 
-    def get(self, name: str) -> T:
-        """Look ``name`` up.
+    def get(self, name: str, default: Any = _REQUIRED) -> T:
+        """Look ``name`` up (``default``, if given, is returned for an unknown name).
 
         Raises
         ------
         UnknownNameError
-            ``unknown experiment 'x'; did you mean 'y'?`` (and the list when short).
+            ``unknown experiment 'x'; did you mean 'y'?`` (and the list when short), or
+            ``estimator must be one of [...]; got 'x'...`` when the registry names its
+            ``parameter``.
         """
         self._load()
         try:
             return self._items[name]
         except (KeyError, TypeError):
-            hint = suggest(str(name), self._items)
-            if not hint:
-                known = sorted(self._items)
-                hint = f"; known: {', '.join(known)}" if known else f"; no {self.what} is registered"
-                if len(known) > 12:
-                    hint = f"; {len(known)} are registered (list them with '{self.listing}')"
-            raise UnknownNameError(f"unknown {self.what} {name!r}{hint}") from None
+            if default is not _REQUIRED:
+                return default
+            raise self.unknown(name) from None
+
+    def unknown(self, name: Any) -> UnknownNameError:
+        """The error a failed lookup of ``name`` raises (for callers that look up themselves)."""
+        self._load()
+        known = sorted(self._items)
+        hint = suggest(str(name), known)
+        if self.parameter is not None:
+            shown = (f"{len(known)} registered {self.what} names (list them with "
+                     f"'{self.listing}')" if len(known) > 12 else repr(known))
+            return UnknownNameError(f"{self.parameter} must be one of {shown}; got {name!r}{hint}")
+        if not hint:
+            hint = f"; known: {', '.join(known)}" if known else f"; no {self.what} is registered"
+            if len(known) > 12:
+                hint = f"; {len(known)} are registered (list them with '{self.listing}')"
+        return UnknownNameError(f"unknown {self.what} {name!r}{hint}")
 
     def names(self) -> list[str]:
         """Registered names, sorted."""
         self._load()
         return sorted(self._items)
 
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
     def __contains__(self, name: object) -> bool:
         self._load()
-        return name in self._items
+        try:
+            return name in self._items
+        except TypeError:  # an unhashable value is not a name
+            return False
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names())
+        self._load()
+        return iter(list(self._items))
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._items)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anonspread.datasets._integrity import verify
-from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError, UnknownNameError
+from anonspread.registry import Registry, suggest
 
 __all__ = ["DatasetInfo", "info", "list_datasets", "path"]
 
@@ -174,7 +175,11 @@ _ENTRIES = (
     ),
 )
 
-_REGISTRY: dict[str, DatasetInfo] = {entry.name: entry for entry in _ENTRIES}
+#: The bundled datasets by (lower-case) name, in registry order.
+_REGISTRY: Registry[DatasetInfo] = Registry("dataset", parameter="name")
+for _entry in _ENTRIES:
+    _REGISTRY.add(_entry.name, _entry)
+del _entry
 
 
 def list_datasets(kind: str | None = None) -> list[str]:
@@ -196,10 +201,10 @@ def list_datasets(kind: str | None = None) -> list[str]:
     >>> datasets.list_datasets("graph")
     ['ego-facebook', 'email-eu-core', 'ca-grqc', 'soc-slashdot']
     """
-    kinds = sorted({entry.kind for entry in _ENTRIES})
+    kinds = sorted({entry.kind for entry in _REGISTRY.values()})
     if kind is not None and kind not in kinds:
         raise InvalidParameterError(f"kind must be None or one of {kinds}; got {kind!r}")
-    return [entry.name for entry in _ENTRIES if kind is None or entry.kind == kind]
+    return [entry.name for entry in _REGISTRY.values() if kind is None or entry.kind == kind]
 
 
 def info(name: str, *, kind: str | None = None) -> DatasetInfo:
@@ -233,10 +238,10 @@ def info(name: str, *, kind: str | None = None) -> DatasetInfo:
     """
     if not isinstance(name, str):
         raise InvalidTypeError(f"name must be a dataset name (str); got {name!r}")
-    entry = _REGISTRY.get(name.lower())
+    entry = _REGISTRY.get(name.lower(), None)
     known = list_datasets(kind)
     if entry is None:
-        raise InvalidParameterError(f"name must be one of {known}; got {name!r}")
+        raise UnknownNameError(f"name must be one of {known}; got {name!r}{suggest(name.lower(), known)}")
     if kind is not None and entry.kind != kind:
         raise InvalidParameterError(
             f"name must be one of {known} (a {kind} dataset); got {name!r}, "

@@ -186,7 +186,8 @@ class KindConvention:
         return f"{out} -> {self.returns}" if self.returns else out
 
 
-_CONVENTIONS: dict[str, KindConvention] = {}
+#: Declared calling conventions by component kind.
+_CONVENTIONS: Registry[KindConvention] = Registry("component calling convention")
 
 
 def declare_kind(kind: str, *, context: tuple[str, ...] = (), rng: str = "seed", returns: str = "",
@@ -219,8 +220,7 @@ def declare_kind(kind: str, *, context: tuple[str, ...] = (), rng: str = "seed",
     if kind in _CONVENTIONS and not replace and _CONVENTIONS[kind] != KindConvention(kind, tuple(context), rng, returns):
         raise InvalidParameterError(f"component kind {kind!r} already has a calling convention")
     conv = KindConvention(kind, tuple(context), rng, returns)
-    _CONVENTIONS[kind] = conv
-    return conv
+    return _CONVENTIONS.add(kind, conv, replace=True)
 
 
 # The kinds of the built-in sweep templates (docs/harness.md has a worked example of each).
@@ -251,7 +251,7 @@ def kind_convention(kind: str) -> KindConvention | None:
     >>> harness.kind_convention("no-such-kind") is None
     True
     """
-    return _CONVENTIONS.get(kind)
+    return _CONVENTIONS.get(kind, None)
 
 
 def _check_convention(conv: KindConvention, name: str, factory: Callable[..., Any]) -> None:
@@ -389,7 +389,7 @@ def register_component(
         raise InvalidParameterError(f"factory must be callable; got {factory!r}")
     if kind not in KINDS:  # (first, so the gallery -- and the built-in conventions -- are loaded)
         KINDS.add(kind, Registry(kind, listing="anonspread sweep --list"))
-    conv = _CONVENTIONS.get(kind)
+    conv = _CONVENTIONS.get(kind, None)
     if conv is not None:
         _check_convention(conv, name, factory)
     declared, random = signature_params(factory)

@@ -9,10 +9,22 @@ from __future__ import annotations
 from typing import ClassVar
 
 from anonspread.errors import InvalidParameterError
+from anonspread.spread.nodes import MessageBehaviour, Node
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_real
 
 __all__ = ["ContinuousDiffusion"]
+
+
+class _ContinuousNode(Node):
+    """Once infected, send the rumour to every unknown contact, each after an
+    Exponential(rate) delay (``params = rate``)."""
+
+    def on_infected(self, data):
+        rate = self.params
+        for w in self.unknown():
+            self.known.add(w)
+            self.port.send(w, "infect", delay=float(self.rng.exponential(1.0 / rate)))
 
 
 class ContinuousDiffusion(Protocol):
@@ -41,6 +53,7 @@ class ContinuousDiffusion(Protocol):
     """
 
     name: ClassVar[str] = "continuous-diffusion"
+    own_message_delays = True
 
     def __init__(self, rate: float = 1.0) -> None:
         self.rate = check_real(rate, "rate", low=0.0, low_open=True)
@@ -54,3 +67,7 @@ class ContinuousDiffusion(Protocol):
             "protocol must be a compiled protocol for spread.simulate; got ContinuousDiffusion, "
             "which runs only in spread.events.simulate_messages"
         )
+
+    def message_behaviour(self, graph, T, *, rng):
+        """Every node sends the rumour once, along every edge, after an Exponential(rate) delay."""
+        return MessageBehaviour(_ContinuousNode, self.rate)

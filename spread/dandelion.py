@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -86,9 +87,11 @@ import numpy as np
 
 from anonspread.engine import dandelion as K
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
 from anonspread.spread.limits import check_size
+from anonspread.spread.nodes import Message, MessageBehaviour, Node
 from anonspread.spread.protocols import Protocol, _class_registrar
 from anonspread.spread.spy_observation import SpyObservation
 from anonspread.validation import check_int, check_probability, check_real, check_rng
@@ -106,12 +109,13 @@ __all__ = [
 ]
 
 #: Stem-and-fluff protocols by name (``"dandelion"``, ``"dandelion++"``, ``"continuous-diffusion"``).
-STEM_PROTOCOLS: dict[str, type] = {"continuous-diffusion": ContinuousDiffusion}
+STEM_PROTOCOLS: Registry[type[Protocol]] = Registry("stem-and-fluff protocol", parameter="protocol")
+STEM_PROTOCOLS.add("continuous-diffusion", ContinuousDiffusion)
 
 
-def register_stem_protocol(name: str):
-    """Class decorator: register a stem-and-fluff protocol under ``name``."""
-    return _class_registrar(STEM_PROTOCOLS, name)
+def register_stem_protocol(name: str, *, replace: bool = False):
+    """Class decorator: register a stem-and-fluff protocol under ``name`` (in :data:`STEM_PROTOCOLS`)."""
+    return _class_registrar(STEM_PROTOCOLS, name, replace=replace)
 
 
 class StemProtocol(Protocol):
@@ -129,6 +133,7 @@ class StemProtocol(Protocol):
     peers: str = "all"
     routing: str = "one-to-one"
     coin: str = "hop"
+    own_message_delays = True
 
     @property
     def kernel(self):
@@ -165,6 +170,18 @@ class StemProtocol(Protocol):
                 warnings.warn(
                     f"{short} of {n} nodes have fewer than relays={self.relays} contacts: they relay "
                     f"to all of their contacts ({self!r} on {graph!r})", stacklevel=3)
+
+    def message_behaviour(self, graph, T, *, rng):
+        """The epoch's anonymity graph, drawn from ``rng``, and the stem-then-fluff nodes.
+
+        Every node may reach its contacts and its anonymity-graph neighbours (an overlay);
+        ``MessageRun.anonymity`` is the anonymity graph drawn.
+        """
+        g = _finite_graph(graph, self)
+        self.check_graph(g)
+        anon = _draw(g, self, rng)
+        return MessageBehaviour(_StemNode, (anon, self, g.indptr, g.indices),
+                                contacts=_stem_contacts(g, anon), anonymity=anon)
 
     def _codes(self) -> tuple:
         return (self.anonymity_kind, int(self.relays), self.peers == "all",
@@ -299,6 +316,83 @@ def _check_stem_protocol(protocol: Any) -> StemProtocol:
         "protocol must be a stem-and-fluff protocol: one of spread.dandelion.STEM_PROTOCOLS "
         f"({', '.join(sorted(STEM_PROTOCOLS))}); got {protocol!r}"
     )
+
+
+# ----------------------------------------------------------------- message-level behaviour
+
+
+class _StemNode(Node):
+    """Dandelion / Dandelion++ (:mod:`spread.dandelion`): the stem, then the fluff.
+
+    ``params = (anonymity, protocol, indptr, indices)``; the node reads only its own row
+    of the anonymity graph (its relays, forwarding rule and epoch role) and of the
+    contact graph.
+    """
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        anon, proto, indptr, indices = self.params
+        self.contacts = indices[indptr[self.me] : indptr[self.me + 1]].tolist()
+        self.fluffed = False
+
+    def _delay(self) -> float:
+        return float(self.rng.exponential(1.0 / self.params[1].rate))
+
+    def start_as_source(self) -> None:
+        self.infected_at = 0.0
+        self._forward(-1)
+
+    def _forward(self, prev: int) -> None:
+        anon = self.params[0]
+        r = anon.forward(self.me, prev)
+        if r < 0:  # per-transaction routing: a uniform relay at every hop, never back
+            lo, hi = int(anon.out_ptr[self.me]), int(anon.out_ptr[self.me + 1])
+            rel = [w for w in anon.out[lo:hi].tolist() if w != prev] or anon.out[lo:hi].tolist()
+            r = rel[int(self.rng.integers(0, len(rel)))]
+        self.port.send(r, "stem", delay=self._delay())
+
+    def on_message(self, msg: Message) -> None:
+        if msg.kind == "stem":
+            if self.infected_at is not None:
+                if not self.fluffed:  # the stem came back: the fail-safe diffuses it
+                    self._fluff(None)
+                return
+            self.infected_at = self.env.now
+            self.parent = msg.sender
+            anon, proto = self.params[0], self.params[1]
+            if proto.coin == "epoch":
+                diffuse = bool(anon.diffuser[self.me])
+            else:
+                diffuse = bool(self.rng.random() < proto.q)
+            if diffuse:
+                self._fluff(None)
+            else:
+                self._forward(msg.sender)
+        elif msg.kind == "fluff" and not self.fluffed:
+            if self.infected_at is None:
+                self.infected_at = self.env.now
+                self.parent = msg.sender
+            self._fluff(msg.sender)
+
+    def _fluff(self, sender: int | None) -> None:
+        self.fluffed = True
+        for w in self.contacts:
+            if w != sender:
+                self.port.send(w, "fluff", delay=self._delay())
+
+
+
+def _stem_contacts(g: Any, anon: Any) -> Callable[[int], list[int]]:
+    """Contacts plus anonymity-graph neighbours (Dandelion's cycle is an overlay)."""
+    indptr, indices = g.indptr, g.indices
+
+    def contacts(v: int) -> list[int]:
+        extra = anon.out[anon.out_ptr[v] : anon.out_ptr[v + 1]].tolist()
+        extra += anon.in_src[anon.in_ptr[v] : anon.in_ptr[v + 1]].tolist()
+        return list(dict.fromkeys(indices[indptr[v] : indptr[v + 1]].tolist() + extra))
+
+    return contacts
+
 
 
 # ----------------------------------------------------------------- anonymity graph

@@ -41,6 +41,15 @@ the infection tree).
 Under :class:`OneStep` every run has the distribution of :func:`spread.simulate` (the
 tests compare them); ``AdaptiveDiffusion(relay="graph")`` needs a view of every
 infected contact and is not offered here.
+
+Protocols own their behaviour
+-----------------------------
+The engine never asks which protocol it runs: it builds every node from the
+:class:`~spread.nodes.MessageBehaviour` that the protocol's
+:meth:`~spread.protocols.Protocol.message_behaviour` returns (the :class:`~spread.nodes.Node`
+class its nodes run, the parameters they share, the contacts they may reach). A protocol
+that draws its own message delays (continuous-time diffusion, Dandelion) says so with
+``own_message_delays = True`` and then takes ``delay=None`` only.
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 import simpy
@@ -59,16 +68,8 @@ from anonspread.spread._params import Parametrized
 from anonspread.spread.continuous import ContinuousDiffusion
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
-from anonspread.spread.protocols import (
-    AdaptiveDiffusion,
-    Flooding,
-    LineProtocol,
-    Protocol,
-    RandomDiffusion,
-    TreeProtocol,
-    TreeProtocolPseudocode,
-    alpha_table,
-)
+from anonspread.spread.nodes import Message, Node, step_of_tick
+from anonspread.spread.protocols import Protocol
 from anonspread.spread.result import Spread
 from anonspread.spread.simulate import _check_protocol, _source_index, make_spread
 from anonspread.validation import check_int, check_real, check_rng
@@ -179,14 +180,6 @@ def _check_delay(delay: Any) -> DelayModel:
 
 
 # ----------------------------------------------------------------- messages and the channel
-
-
-class Message(NamedTuple):
-    """What a node finds in its inbox: who sent it, what kind, and the protocol's data."""
-
-    sender: int
-    kind: str
-    data: Any
 
 
 @dataclass(frozen=True)
@@ -325,381 +318,10 @@ class MessageChannel:
             ev.callbacks.append(lambda _ev: self.open(receiver).put(msg))
 
 
-# ----------------------------------------------------------------- node behaviours
-
-
-def _next_tick(now: float) -> float:
-    """Delay from ``now`` to the next tick ``k - 1/2`` strictly after ``now``."""
-    k = math.floor(now + 0.5) + 1
-    return (k - 0.5) - now
-
-
-def _step_of_tick(now: float) -> int:
-    return math.floor(now + 0.5)
-
-
-class _Node:
-    """A node: its id, contacts, inbox, port and coin; it never sees another node's state."""
-
-    def __init__(self, env, me, nbrs, inbox, port, rng, params) -> None:
-        self.env = env
-        self.me = me
-        self.nbrs = nbrs
-        self.inbox = inbox
-        self.port = port
-        self.rng = rng
-        self.params = params
-        self.infected_at: float | None = None
-        self.parent: int | None = None
-        self.known: set[int] = set()
-        self.children: list[int] = []
-
-    # the process
-    def run(self):
-        while True:
-            msg = yield self.inbox.get()
-            self.known.add(msg.sender)
-            self.on_message(msg)
-
-    def start_as_source(self) -> None:
-        self.infected_at = 0.0
-        self.on_infected(None)
-
-    def on_message(self, msg: Message) -> None:
-        if msg.kind == "infect" and self.infected_at is None:
-            self.infected_at = self.env.now
-            self.parent = msg.sender
-            self.on_infected(msg.data)
-
-    def on_infected(self, data: Any) -> None:  # pragma: no cover - overridden
-        pass
-
-    def unknown(self) -> list[int]:
-        return [w for w in self.nbrs if w not in self.known]
-
-
-class _FloodNode(_Node):
-    def on_infected(self, data):
-        self.env.process(self._act())
-
-    def _act(self):
-        yield self.env.timeout(_next_tick(self.env.now))
-        for w in self.unknown():
-            self.known.add(w)
-            self.port.send(w, "infect", payload=True)
-
-
-class _DiffusionNode(_Node):
-    """Random diffusion (``params = ("p", p)``) or Protocol 1 (``("line", None)``)."""
-
-    def on_infected(self, data):
-        self.dist = 0 if data is None else int(data)
-        self.env.process(self._act())
-
-    def _act(self):
-        rule, p = self.params
-        while True:
-            yield self.env.timeout(_next_tick(self.env.now))
-            cands = self.unknown()
-            if not cands:
-                return
-            t = _step_of_tick(self.env.now)
-            q = p if rule == "p" else (self.dist + 1.0) / (t + 1.0)
-            for w in cands:
-                if self.rng.random() < q:
-                    self.known.add(w)
-                    self.port.send(w, "infect", self.dist + 1, payload=True)
-
-
-class _ContinuousNode(_Node):
-    def on_infected(self, data):
-        rate = self.params
-        for w in self.unknown():
-            self.known.add(w)
-            self.port.send(w, "infect", delay=float(self.rng.exponential(1.0 / rate)))
-
-
-class _StemNode(_Node):
-    """Dandelion / Dandelion++ (:mod:`spread.dandelion`): the stem, then the fluff.
-
-    ``params = (anonymity, protocol, indptr, indices)``; the node reads only its own row
-    of the anonymity graph (its relays, forwarding rule and epoch role) and of the
-    contact graph.
-    """
-
-    def __init__(self, *args) -> None:
-        super().__init__(*args)
-        anon, proto, indptr, indices = self.params
-        self.contacts = indices[indptr[self.me] : indptr[self.me + 1]].tolist()
-        self.fluffed = False
-
-    def _delay(self) -> float:
-        return float(self.rng.exponential(1.0 / self.params[1].rate))
-
-    def start_as_source(self) -> None:
-        self.infected_at = 0.0
-        self._forward(-1)
-
-    def _forward(self, prev: int) -> None:
-        anon = self.params[0]
-        r = anon.forward(self.me, prev)
-        if r < 0:  # per-transaction routing: a uniform relay at every hop, never back
-            lo, hi = int(anon.out_ptr[self.me]), int(anon.out_ptr[self.me + 1])
-            rel = [w for w in anon.out[lo:hi].tolist() if w != prev] or anon.out[lo:hi].tolist()
-            r = rel[int(self.rng.integers(0, len(rel)))]
-        self.port.send(r, "stem", delay=self._delay())
-
-    def on_message(self, msg: Message) -> None:
-        if msg.kind == "stem":
-            if self.infected_at is not None:
-                if not self.fluffed:  # the stem came back: the fail-safe diffuses it
-                    self._fluff(None)
-                return
-            self.infected_at = self.env.now
-            self.parent = msg.sender
-            anon, proto = self.params[0], self.params[1]
-            if proto.coin == "epoch":
-                diffuse = bool(anon.diffuser[self.me])
-            else:
-                diffuse = bool(self.rng.random() < proto.q)
-            if diffuse:
-                self._fluff(None)
-            else:
-                self._forward(msg.sender)
-        elif msg.kind == "fluff" and not self.fluffed:
-            if self.infected_at is None:
-                self.infected_at = self.env.now
-                self.parent = msg.sender
-            self._fluff(msg.sender)
-
-    def _fluff(self, sender: int | None) -> None:
-        self.fluffed = True
-        for w in self.contacts:
-            if w != sender:
-                self.port.send(w, "fluff", delay=self._delay())
-
-
-class _Claims:
-    """The offer/accept/decline handshake: claim ``k`` uninfected contacts, in random order."""
-
-    def __init__(self, node, cands, k, then) -> None:
-        self.node = node
-        self.cands = list(cands)
-        self.k = k
-        self.then = then
-        self.waiting: int | None = None
-        self.got = 0
-
-    def next(self) -> None:
-        node = self.node
-        while self.got < self.k and self.cands:
-            w = self.cands.pop()
-            if w in node.known:
-                continue
-            self.waiting = w
-            node.port.send(w, "offer")
-            return
-        self.waiting = None
-        node.claim = None
-
-    def answer(self, msg: Message) -> None:
-        if msg.kind == "accept":
-            self.got += 1
-            self.then(msg.sender)
-        self.next()
-
-
-class _HandshakeNode(_Node):
-    """Shared offer/accept/decline handling (Protocols 2 and 3)."""
-
-    def __init__(self, *args) -> None:
-        super().__init__(*args)
-        self.promised = False
-        self.claim: _Claims | None = None
-        self.queue: list[_Claims] = []
-
-    def on_message(self, msg: Message) -> None:
-        kind = msg.kind
-        if kind == "offer":
-            if self.infected_at is None and not self.promised:
-                self.promised = True
-                self.port.send(msg.sender, "accept")
-            else:
-                self.port.send(msg.sender, "decline")
-        elif kind in ("accept", "decline"):
-            if kind == "decline" and msg.sender in self.children:
-                self.children.remove(msg.sender)
-            if self.claim is not None and self.claim.waiting == msg.sender:
-                self.claim.answer(msg)
-                if self.claim is None and self.queue:
-                    self.claim = self.queue.pop(0)
-                    self.claim.next()
-        else:
-            self.on_protocol(msg)
-
-    def claim_uninfected(self, k: int, then: Callable[[int], None]) -> None:
-        cands = self.unknown()
-        self.rng.shuffle(cands)
-        c = _Claims(self, cands, k, then)
-        if self.claim is None:
-            self.claim = c
-            c.next()
-        else:
-            self.queue.append(c)
-
-    def on_protocol(self, msg: Message) -> None:  # pragma: no cover - overridden
-        pass
-
-
-class _TreeNode(_HandshakeNode):
-    """Protocol 2's printed pseudo-code (:class:`TreeProtocolPseudocode`): ``s1`` and ``s2``
-    arrive with the rumour. Protocol 2 itself runs as :class:`_AdaptiveNode` with alpha = 0."""
-
-    def on_protocol(self, msg):
-        if msg.kind == "infect" and self.infected_at is None:
-            self.infected_at = self.env.now
-            self.parent = msg.sender
-            self.s1, self.s2 = msg.data
-            self.env.process(self._act())
-
-    def start_as_source(self):
-        self.infected_at = 0.0
-        self.env.process(self._source())
-
-    def _source(self):
-        yield self.env.timeout(_next_tick(self.env.now))
-        if self.nbrs:
-            u = self.nbrs[int(self.rng.integers(0, len(self.nbrs)))]
-            self.known.add(u)
-            self.port.send(u, "infect", (1, 1), payload=True)
-
-    def _act(self):
-        while self.s2 > 0:
-            yield self.env.timeout(_next_tick(self.env.now))
-            if self.s1 == 1:
-                self.claim_uninfected(1, lambda w, s2=self.s2: self._infect(w, (1, s2 + 1)))
-                self.s1 = 0
-            else:
-                for w in self.unknown():
-                    self._infect(w, (0, self.s2 - 1))
-                self.s2 = 0
-
-    def _infect(self, w, state):
-        self.known.add(w)
-        self.port.send(w, "infect", state, payload=True)
-
-
-class _AdaptiveNode(_HandshakeNode):
-    """Protocol 3: the token with its (t, h) state, relayed Infection Messages, the cap."""
-
-    def on_protocol(self, msg):
-        kind = msg.kind
-        if kind in ("infect", "token") and self.infected_at is None:
-            self.infected_at = self.env.now
-            self.parent = msg.sender
-            if kind == "token":  # t = 1: the rumour and the token travel together
-                t, h = msg.data
-                self.env.process(self._virtual_source(t, h, msg.sender, act_now=False))
-        elif kind == "infect":
-            self.port.send(msg.sender, "decline")  # a duplicate: not the sender's child
-        elif kind == "token":
-            t, h = msg.data
-            self.env.process(self._virtual_source(t, h, msg.sender, act_now=True))
-        elif kind == "relay":
-            self._infection_message(msg.sender, msg.data)
-
-    def start_as_source(self):
-        self.infected_at = 0.0
-        self.env.process(self._source())
-
-    def _source(self):
-        yield self.env.timeout(_next_tick(self.env.now))
-        if not self.nbrs:
-            return
-        u = self.nbrs[int(self.rng.integers(0, len(self.nbrs)))]
-        self.known.add(u)
-        self.children.append(u)
-        self.port.send(u, "token", (1, 1), payload=True)
-
-    def _tree(self) -> list[int]:
-        return ([] if self.parent is None else [self.parent]) + self.children
-
-    def _infection_message(self, came_from: int | None, t: int) -> None:
-        """Protocol 3 lines 22-27: forward along infection edges, then infect contacts."""
-        for w in self._tree():
-            if w != came_from:
-                self.port.send(w, "relay", t)
-        cap, _, leaves_only = self.params
-        if leaves_only and self.children:  # AdaptiveDiffusion(infectors="leaves")
-            return
-        if cap is None:
-            for w in self.unknown():
-                self._infect(w)
-        else:
-            self.claim_uninfected(cap, self._infect)
-
-    def _infect(self, w):
-        self.known.add(w)
-        self.children.append(w)
-        self.port.send(w, "infect", payload=True)
-
-    def _virtual_source(self, t, h, prev, act_now):
-        """The token holder: ``t`` is the step the token was sent in, ``h`` its hop count."""
-        alpha = self.params[1]
-        width = alpha.shape[1]
-        if act_now:
-            self._infection_message(prev, t)
-        yield self.env.timeout(_next_tick(self.env.now))
-        t += 1
-        self._infection_message(prev, t)
-        while True:
-            yield self.env.timeout(_next_tick(self.env.now))
-            t += 1
-            a = alpha[t - 1, h] if t - 1 < alpha.shape[0] and h < width else 0.0
-            keep = self.rng.random() < a
-            if not keep and self.children:
-                c = self.children[int(self.rng.integers(0, len(self.children)))]
-                self.port.send(c, "token", (t, h + 1))
-                return
-            self._infection_message(None, t)
-            yield self.env.timeout(_next_tick(self.env.now))
-            t += 1
-
-
 # ----------------------------------------------------------------- the engine
 
-
-def _behaviour(protocol: Protocol, g: Any, T: int) -> tuple[type[_Node], Any]:
-    if isinstance(protocol, AdaptiveDiffusion):
-        if getattr(protocol, "stuck", "keep") != "keep":
-            raise InvalidParameterError(
-                "protocol must use stuck='keep' in the message-level engine (the authors' "
-                f"stuck-virtual-source rule runs in the compiled engine only); got {protocol!r}"
-            )
-        if protocol.relay != "tree":
-            raise InvalidParameterError(
-                "protocol must use relay='tree' in the message-level engine (the graph relay "
-                f"needs a view of every infected contact); got {protocol!r}"
-            )
-        d = protocol.design_degree(g)
-        return _AdaptiveNode, (protocol.max_infections_per_step, alpha_table(d, max(T, 2) + 2),
-                               protocol.infectors == "leaves")
-    if isinstance(protocol, RandomDiffusion):
-        return _DiffusionNode, ("p", protocol.p)
-    if isinstance(protocol, LineProtocol):
-        return _DiffusionNode, ("line", None)
-    if isinstance(protocol, Flooding):
-        return _FloodNode, None
-    if isinstance(protocol, TreeProtocol):  # Protocol 2: the token always moves
-        return _AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2), False)
-    if isinstance(protocol, TreeProtocolPseudocode):
-        return _TreeNode, None
-    if isinstance(protocol, ContinuousDiffusion):
-        return _ContinuousNode, protocol.rate
-    raise InvalidParameterError(
-        "protocol must be one the message-level engine runs (AdaptiveDiffusion, LineProtocol, "
-        f"TreeProtocol, TreeProtocolPseudocode, RandomDiffusion, Flooding, ContinuousDiffusion); got {protocol!r}"
-    )
+#: The base class of node behaviours (:class:`spread.nodes.Node`), under its former name.
+_Node = Node
 
 
 def _contacts_of(g: Any) -> Callable[[int], list[int]]:
@@ -728,14 +350,17 @@ def simulate_messages(
     graph : networkx.Graph, ContactGraph or LazyTree
         As in :func:`spread.simulate`.
     protocol : Protocol
-        ``AdaptiveDiffusion`` (tree relay), ``LineProtocol``, ``TreeProtocol``,
-        ``RandomDiffusion``, ``Flooding``, or the event-driven :class:`ContinuousDiffusion`.
+        Any protocol with a message-level behaviour (its
+        :meth:`~spread.protocols.Protocol.message_behaviour`): ``AdaptiveDiffusion``
+        (tree relay), ``LineProtocol``, ``TreeProtocol``, ``TreeProtocolPseudocode``,
+        ``RandomDiffusion``, ``Flooding``, the event-driven :class:`ContinuousDiffusion`,
+        ``Dandelion`` and ``DandelionPlusPlus``, or a protocol of your own.
     T : int >= 0
         Horizon: messages received after time ``T`` are still in flight.
     delay : DelayModel or None
-        ``None`` means :class:`OneStep` (the thesis's synchronous model);
-        :class:`ContinuousDiffusion` draws its own exponential edge delays and takes
-        ``None`` only.
+        ``None`` means :class:`OneStep` (the thesis's synchronous model); protocols
+        that draw their own message delays (``own_message_delays``: continuous-time
+        diffusion, Dandelion) take ``None`` only.
     source : node, optional
         ``None`` draws a uniform node (node 0 on infinite trees).
     rng : None, int or numpy.random.Generator
@@ -752,12 +377,9 @@ def simulate_messages(
     >>> run.spread.n_infected, run.counts.total
     (10, 12)
     """
-    from anonspread.spread.dandelion import StemProtocol
-
     protocol = _check_protocol(protocol)
     T = check_int(T, "T", low=0)
-    stem = isinstance(protocol, StemProtocol)
-    if isinstance(protocol, ContinuousDiffusion) or stem:
+    if protocol.own_message_delays:
         if delay is not None:
             raise InvalidParameterError(
                 f"delay must be None for {type(protocol).__name__} (its message delays are "
@@ -767,23 +389,13 @@ def simulate_messages(
         delay = OneStep() if delay is None else _check_delay(delay)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
-    anon = None
-    if stem:
-        from anonspread.spread.dandelion import _draw, _finite_graph
-
-        g = _finite_graph(g, protocol)
-        protocol.check_graph(g)
     check_run_size(g, protocol, T)
     src = _source_index(g, source, gen)
-    if stem:
-        anon = _draw(g, protocol, gen)
-        cls, params = _StemNode, (anon, protocol, g.indptr, g.indices)
-        contacts = _stem_contacts(g, anon)
-    else:
-        cls, params = _behaviour(protocol, g, T)
-        contacts = _contacts_of(g)
+    behaviour = protocol.message_behaviour(g, T, rng=gen)
+    cls, params = behaviour.node, behaviour.params
+    contacts = behaviour.contacts if behaviour.contacts is not None else _contacts_of(g)
     env = simpy.Environment()
-    nodes: dict[int, _Node] = {}
+    nodes: dict[int, Node] = {}
 
     def spawn(v, nbrs, inbox, port):
         node = cls(env, v, nbrs, inbox, port, gen, params)
@@ -794,19 +406,7 @@ def simulate_messages(
     channel.open(src)
     nodes[src].start_as_source()
     env.run(until=T + 0.25)
-    return _assemble(g, protocol, T, src, nodes, channel, delay, anon)
-
-
-def _stem_contacts(g: Any, anon: Any) -> Callable[[int], list[int]]:
-    """Contacts plus anonymity-graph neighbours (Dandelion's cycle is an overlay)."""
-    indptr, indices = g.indptr, g.indices
-
-    def contacts(v: int) -> list[int]:
-        extra = anon.out[anon.out_ptr[v] : anon.out_ptr[v + 1]].tolist()
-        extra += anon.in_src[anon.in_ptr[v] : anon.in_ptr[v + 1]].tolist()
-        return list(dict.fromkeys(indices[indptr[v] : indptr[v + 1]].tolist() + extra))
-
-    return contacts
+    return _assemble(g, protocol, T, src, nodes, channel, delay, behaviour.anonymity)
 
 
 def _assemble(g, protocol, T, src, nodes, channel, delay, anon=None) -> MessageRun:
@@ -840,7 +440,7 @@ def _assemble(g, protocol, T, src, nodes, channel, delay, anon=None) -> MessageR
         tok = np.nonzero((kind == "token") & (recv <= T))[0]
         for i in tok.tolist():
             # the token sent in step t marks the virtual source after step t
-            t = _step_of_tick(sent[i])
+            t = step_of_tick(sent[i])
             vs_idx[t:] = r_idx[i]
     index = idx.astype(np.int32) if not isinstance(g, LazyTree) else idx
     sp = make_spread(g, protocol, T, index, times, parent_position, vs_idx, sizes)

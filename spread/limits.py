@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from anonspread.errors import InvalidParameterError
+from anonspread.registry import Registry
 
 __all__ = [
     "BYTES_PER_NODE",
@@ -70,18 +71,26 @@ MEMORY_ENV = "ANONSPREAD_MEMORY_LIMIT"
 WORK_ENV = "ANONSPREAD_MAX_WORK"
 _SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
-_REACH: dict[type, Callable[[Any, float, float, int], float]] = {}
+#: Expected reach by protocol class (keyed by its qualified name; looked up along the MRO).
+_REACH: Registry[Callable[[Any, float, float, int], float]] = Registry("expected-reach estimate")
+
+
+def _class_key(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def register_reach(cls: type) -> Callable:
     """Decorator: ``fn(protocol, degree, offspring, T) -> expected infected nodes`` for ``cls``.
 
     ``degree`` is the mean degree of the source, ``offspring`` the mean number of
-    children of any other node (``degree - 1`` on regular trees).
+    children of any other node (``degree - 1`` on regular trees). Subclasses of ``cls``
+    without their own estimate use it.
     """
+    if not isinstance(cls, type):
+        raise InvalidParameterError(f"cls must be a protocol class; got {cls!r}")
 
     def deco(fn):
-        _REACH[cls] = fn
+        _REACH.add(_class_key(cls), fn, replace=True)
         return fn
 
     return deco
@@ -259,8 +268,9 @@ def expected_reach(protocol: Any, degree: float, offspring: float, T: int) -> fl
     [46.0, 10.0]
     """
     for cls in type(protocol).__mro__:
-        if cls in _REACH:
-            return float(_REACH[cls](protocol, degree, offspring, T))
+        fn = _REACH.get(_class_key(cls), None)
+        if fn is not None:
+            return float(fn(protocol, degree, offspring, T))
     return None
 
 

@@ -1,9 +1,13 @@
 """Spreading protocols: the thesis's Protocols 1-3 and the diffusion baselines.
 
 A protocol is a small class that stores its parameters (validated on construction,
-no other work) and names the compiled kernel that runs it. Protocols are registered
-by name in :data:`PROTOCOLS` so that sweeps and the harness can build them from
-strings; a new protocol is added by registering it, never by growing a chain of
+no other work) and owns its behaviour: it names the compiled kernel that runs it
+(:attr:`Protocol.kernel_code`, :meth:`Protocol.kernel_params`) and what each node does in
+the message-level engine (:meth:`Protocol.message_behaviour`); the adversaries layer
+registers its exact trajectory enumeration (:func:`adversaries.register_trajectories`).
+Protocols are registered by name in :data:`PROTOCOLS` (a
+:class:`~anonspread.registry.Registry`) so that sweeps and the harness can build them
+from strings; a new protocol is added by registering it, never by growing a chain of
 ``if`` statements.
 
 All protocols run in discrete time (thesis §2.1.3): at step ``t = 1, 2, ...`` the
@@ -23,7 +27,15 @@ import numpy as np
 
 from anonspread.engine import spreading as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.registry import Registry
 from anonspread.spread._params import Parametrized
+from anonspread.spread.nodes import (
+    AdaptiveNode,
+    DiffusionNode,
+    FloodNode,
+    MessageBehaviour,
+    PseudocodeTreeNode,
+)
 from anonspread.validation import check_int, check_probability
 
 __all__ = [
@@ -41,25 +53,51 @@ __all__ = [
     "register_protocol",
 ]
 
-PROTOCOLS: dict[str, type[Protocol]] = {}
+#: The discrete-time protocols :func:`spread.simulate` runs, by name.
+PROTOCOLS: Registry[type[Protocol]] = Registry("protocol", parameter="protocol")
 
 
-def _class_registrar(table: dict, name: str):
+def _class_registrar(table: Registry, name: str, *, replace: bool = False):
     """A class decorator that sets ``cls.name = name`` and enters ``cls`` in ``table``."""
 
     def deco(cls):
-        if name in table:
-            raise InvalidParameterError(f"protocol name {name!r} is already registered")
+        if name in table and not replace:
+            raise InvalidParameterError(
+                f"protocol name {name!r} is already registered (by {table[name].__name__}); "
+                "pass replace=True to replace it"
+            )
         cls.name = name
-        table[name] = cls
+        table.add(name, cls, replace=replace)
         return cls
 
     return deco
 
 
-def register_protocol(name: str):
-    """Class decorator: register a :class:`Protocol` subclass under ``name``."""
-    return _class_registrar(PROTOCOLS, name)
+def register_protocol(name: str, *, replace: bool = False):
+    """Class decorator: register a :class:`Protocol` subclass under ``name``.
+
+    Sets ``cls.name = name`` (what estimators and exact enumerations are keyed by) and
+    enters the class in :data:`PROTOCOLS`.
+
+    Parameters
+    ----------
+    name : str
+        The registry name (``"adaptive-diffusion"``...).
+    replace : bool
+        Replace a class already registered under ``name``.
+    """
+    return _class_registrar(PROTOCOLS, name, replace=replace)
+
+
+def _message_level_protocols() -> list[str]:
+    """Names of the protocol classes that define a message-level behaviour."""
+    out, todo = set(), list(Protocol.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if "name" in vars(cls) and cls.message_behaviour is not Protocol.message_behaviour:
+            out.add(cls.__name__)
+    return sorted(out)
 
 
 class Protocol(Parametrized):
@@ -94,6 +132,44 @@ class Protocol(Parametrized):
         """A guess at the number of nodes a run touches (sizes the first allocation)."""
         return 1024
 
+    #: True if the protocol draws its own message delays in the message-level engine
+    #: (:func:`spread.events.simulate_messages` then takes ``delay=None`` only).
+    own_message_delays: ClassVar[bool] = False
+
+    def message_behaviour(self, graph, T: int, *, rng: np.random.Generator) -> MessageBehaviour:
+        """What each node does when the protocol runs message by message.
+
+        :func:`spread.events.simulate_messages` builds every node from the returned
+        :class:`~spread.nodes.MessageBehaviour` (a :class:`~spread.nodes.Node` class and
+        the parameters its nodes share) and never asks which protocol it runs. A
+        protocol that should not run there (or not with these parameters) raises,
+        saying why.
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The contact graph of the run.
+        T : int
+            The horizon.
+        rng : numpy.random.Generator
+            The run's generator, after the source was drawn (a protocol that draws a
+            per-run structure, such as Dandelion's anonymity graph, draws it here).
+
+        Returns
+        -------
+        MessageBehaviour
+
+        Raises
+        ------
+        InvalidParameterError
+            Here, in the base class: the protocol has no message-level behaviour.
+        """
+        raise InvalidParameterError(
+            "protocol must be one the message-level engine runs "
+            f"({', '.join(_message_level_protocols())}); got {self!r}, whose class "
+            f"{type(self).__name__} does not define message_behaviour"
+        )
+
 
 @register_protocol("flooding")
 class Flooding(Protocol):
@@ -110,6 +186,10 @@ class Flooding(Protocol):
 
     kernel = staticmethod(_kernels.run_flooding)
     kernel_code = _kernels.FLOODING
+
+    def message_behaviour(self, graph, T, *, rng):
+        """Every node sends the rumour to all its unknown contacts at its first tick."""
+        return MessageBehaviour(FloodNode)
 
 
 @register_protocol("random-diffusion")
@@ -145,6 +225,10 @@ class RandomDiffusion(Protocol):
     def kernel_params(self, graph, T):
         return np.array([self.p], np.float64)
 
+    def message_behaviour(self, graph, T, *, rng):
+        """Every infected node flips a ``p``-coin per unknown contact at each tick."""
+        return MessageBehaviour(DiffusionNode, ("p", self.p))
+
 
 @register_protocol("line")
 class LineProtocol(Protocol):
@@ -167,6 +251,10 @@ class LineProtocol(Protocol):
 
     kernel = staticmethod(_kernels.run_line_protocol)
     kernel_code = _kernels.LINE_PROTOCOL
+
+    def message_behaviour(self, graph, T, *, rng):
+        """The rumour carries its hop count; a node at ``dist`` infects with ``(dist + 1) / (t + 1)``."""
+        return MessageBehaviour(DiffusionNode, ("line", None))
 
 
 @register_protocol("tree-pseudocode")
@@ -193,6 +281,10 @@ class TreeProtocolPseudocode(Protocol):
 
     kernel = staticmethod(_kernels.run_tree_protocol)
     kernel_code = _kernels.TREE_PROTOCOL
+
+    def message_behaviour(self, graph, T, *, rng):
+        """``s1`` and ``s2`` travel with the rumour (:class:`~spread.nodes.PseudocodeTreeNode`)."""
+        return MessageBehaviour(PseudocodeTreeNode)
 
 
 @register_protocol("tree")
@@ -262,6 +354,10 @@ class TreeProtocol(Protocol):
 
     def growth_hint(self, graph, T):
         return self._as_adaptive().growth_hint(graph, T)
+
+    def message_behaviour(self, graph, T, *, rng):
+        """Protocol 3's nodes with the alpha table of ``d0 = inf`` (the token always moves)."""
+        return MessageBehaviour(AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2), False))
 
 
 # ----------------------------------------------------------------- Protocol 3
@@ -546,3 +642,23 @@ class AdaptiveDiffusion(Protocol):
         if d == 2:
             return 4 * T + 64
         return int(min(1 + d * (d - 1) ** ((T + 1) // 2 + 1), 1 << 22)) + 64
+
+    def message_behaviour(self, graph, T, *, rng):
+        """Protocol 3's nodes (:class:`~spread.nodes.AdaptiveNode`): the token with its
+        ``(t, h)`` state, relayed Infection Messages along infection edges, the cap
+        through the offer/accept/decline handshake. The tree relay and ``stuck="keep"``
+        only."""
+        if self.stuck != "keep":
+            raise InvalidParameterError(
+                "protocol must use stuck='keep' in the message-level engine (the authors' "
+                f"stuck-virtual-source rule runs in the compiled engine only); got {self!r}"
+            )
+        if self.relay != "tree":
+            raise InvalidParameterError(
+                "protocol must use relay='tree' in the message-level engine (the graph relay "
+                f"needs a view of every infected contact); got {self!r}"
+            )
+        d = self.design_degree(graph)
+        return MessageBehaviour(AdaptiveNode, (self.max_infections_per_step,
+                                               alpha_table(d, max(T, 2) + 2),
+                                               self.infectors == "leaves"))
