@@ -54,9 +54,13 @@ class LocalView:
     Nodes are the positions ``0 .. n-1`` of ``snapshot.nodes``; a set of them is an int
     bitmask (bit ``i`` for node ``i``).
 
-    Attributes
+    Parameters
     ----------
     snapshot : Snapshot
+        The observation (at most 62 infected nodes for :func:`exact_likelihood`).
+
+    Attributes
+    ----------
     T : int
         The snapshot's step count.
     n : int
@@ -73,6 +77,15 @@ class LocalView:
         Each node's contacts outside S (an enumeration drops a branch that infects one).
     is_tree : bool
         The infected subgraph is a tree.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> view = LocalView(Snapshot(nx.path_graph(6), [2, 3, 4], 2))
+    >>> view.n, bin(view.full), view.nbrs, view.extra, view.is_tree
+    (3, '0b111', [[1], [0, 2], [1]], [1, 0, 1], True)
+    >>> list(view.bits(0b101)), view.tree_parents(1)
+    ([0, 2], [1, -1, 1])
     """
 
     def __init__(self, snapshot: Snapshot) -> None:
@@ -89,7 +102,17 @@ class LocalView:
         self.is_tree = indices.shape[0] == 2 * (n - 1)
 
     def tree_parents(self, root: int) -> list[int]:
-        """Each node's parent in S's BFS tree from ``root`` (-1 for the root)."""
+        """Each node's parent in S's BFS tree from ``root`` (-1 for the root).
+
+        Parameters
+        ----------
+        root : int
+            A node (position).
+
+        Returns
+        -------
+        list of int
+        """
         par = [-1] * self.n
         seen = [False] * self.n
         seen[root] = True
@@ -103,7 +126,17 @@ class LocalView:
         return par
 
     def bits(self, mask: int):
-        """The nodes of ``mask``, lowest first."""
+        """The nodes of ``mask``, lowest first.
+
+        Parameters
+        ----------
+        mask : int
+            A set of nodes as a bitmask.
+
+        Yields
+        ------
+        int
+        """
         while mask:
             low = mask & -mask
             yield low.bit_length() - 1
@@ -114,7 +147,7 @@ class LocalView:
 class Trajectories:
     """A protocol's exact trajectory enumeration, as :func:`register_trajectories` declares it.
 
-    Attributes
+    Parameters
     ----------
     protocol : str
         The protocol's registry name (``protocol.name``).
@@ -127,6 +160,13 @@ class Trajectories:
     refuse : callable or None
         ``refuse(protocol) -> str | None``: why this protocol instance cannot be
         enumerated (a message naming the parameter), or None.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries
+    >>> t = adversaries.TRAJECTORIES["random-diffusion"]
+    >>> t.protocol, t.cycles, adversaries.TRAJECTORIES["line"].cycles
+    ('random-diffusion', True, False)
     """
 
     protocol: str

@@ -126,7 +126,17 @@ class Registry(Mapping[str, T]):
             raise self.unknown(name) from None
 
     def unknown(self, name: Any) -> UnknownNameError:
-        """The error a failed lookup of ``name`` raises (for callers that look up themselves)."""
+        """The error a failed lookup of ``name`` raises (for callers that look up themselves).
+
+        Parameters
+        ----------
+        name : object
+            The value that is not a registered name.
+
+        Returns
+        -------
+        UnknownNameError
+        """
         self._load()
         known = sorted(self._items)
         hint = suggest(str(name), known)

@@ -87,7 +87,6 @@ PENDING = {
     "anonspread.spread.dandelion.register_stem_protocol": "Parameters",
     # spread/events.py
     "anonspread.spread.events.DelayModel.arrival": "Parameters",
-    "anonspread.spread.events.Message": "Parameters",
     "anonspread.spread.events.MessageChannel": "Parameters",
     "anonspread.spread.events.MessageChannel.open": "Parameters",
     "anonspread.spread.events.MessageChannel.send": "Parameters",
@@ -125,7 +124,6 @@ PENDING = {
     "anonspread.spread.protocols.Protocol.summary_params": "Parameters",
     "anonspread.spread.protocols.alpha_table": "Parameters",
     "anonspread.spread.protocols.log_alpha": "Parameters",
-    "anonspread.spread.protocols.register_protocol": "Parameters",
     # spread/simulate.py
     "anonspread.spread.simulate.batch_setup": "Parameters",
     "anonspread.spread.simulate.make_spread": "Parameters",

@@ -69,5 +69,5 @@ class ContinuousDiffusion(Protocol):
         )
 
     def message_behaviour(self, graph, T, *, rng):
-        """Every node sends the rumour once, along every edge, after an Exponential(rate) delay."""
+        # every node sends the rumour once along every edge, after an Exponential(rate) delay
         return MessageBehaviour(_ContinuousNode, self.rate)

@@ -172,11 +172,8 @@ class StemProtocol(Protocol):
                     f"to all of their contacts ({self!r} on {graph!r})", stacklevel=3)
 
     def message_behaviour(self, graph, T, *, rng):
-        """The epoch's anonymity graph, drawn from ``rng``, and the stem-then-fluff nodes.
-
-        Every node may reach its contacts and its anonymity-graph neighbours (an overlay);
-        ``MessageRun.anonymity`` is the anonymity graph drawn.
-        """
+        # the epoch's anonymity graph, drawn from rng, and the stem-then-fluff nodes; every
+        # node may reach its contacts and its anonymity-graph neighbours (an overlay)
         g = _finite_graph(graph, self)
         self.check_graph(g)
         anon = _draw(g, self, rng)

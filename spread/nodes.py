@@ -9,8 +9,8 @@ its nodes run, and those ``params``, in the :class:`MessageBehaviour` its
 message-level engine is writing that method (and, if no class here fits, a :class:`Node`
 subclass beside the protocol). The engine never asks which protocol it runs.
 
-The behaviours of the thesis's protocols are here (:class:`FloodNode`,
-:class:`DiffusionNode`, :class:`PseudocodeTreeNode`, :class:`AdaptiveNode`); continuous-time
+The behaviours of the thesis's protocols are here too (``_FloodNode``, ``_DiffusionNode``,
+``_PseudocodeTreeNode``, ``_AdaptiveNode``); continuous-time
 diffusion's and Dandelion's live beside their protocols (:mod:`spread.continuous`,
 :mod:`spread.dandelion`). See :mod:`spread.events` for the time model (ticks at
 ``t - 1/2``, rumour-carrying messages received at the end of the step) and the
@@ -25,21 +25,28 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 __all__ = [
-    "AdaptiveNode",
-    "DiffusionNode",
-    "FloodNode",
     "HandshakeNode",
     "Message",
     "MessageBehaviour",
     "Node",
-    "PseudocodeTreeNode",
     "next_tick",
     "step_of_tick",
 ]
 
 
 class Message(NamedTuple):
-    """What a node finds in its inbox: who sent it, what kind, and the protocol's data."""
+    """What a node finds in its inbox: who sent it, what kind, and the protocol's data.
+
+    Parameters
+    ----------
+    sender : int
+        The sending contact (internal index).
+    kind : str
+        ``"infect"``, ``"token"``, ``"relay"``, ``"offer"``, ``"accept"``, ``"decline"``,
+        ``"stem"`` or ``"fluff"``.
+    data : object
+        What the protocol sends with it (None for most kinds).
+    """
 
     sender: int
     kind: str
@@ -47,13 +54,43 @@ class Message(NamedTuple):
 
 
 def next_tick(now: float) -> float:
-    """Delay from ``now`` to the next tick ``k - 1/2`` strictly after ``now``."""
+    """Delay from ``now`` to the next tick ``k - 1/2`` strictly after ``now``.
+
+    Parameters
+    ----------
+    now : float
+        The current simulation time.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> next_tick(0.0), next_tick(0.5), next_tick(2.25)
+    (0.5, 1.0, 0.25)
+    """
     k = math.floor(now + 0.5) + 1
     return (k - 0.5) - now
 
 
 def step_of_tick(now: float) -> int:
-    """The step ``t`` whose tick ``t - 1/2`` is at (or nearest) ``now``."""
+    """The step ``t`` whose tick ``t - 1/2`` is at (or nearest) ``now``.
+
+    Parameters
+    ----------
+    now : float
+        A simulation time (a tick, when a node acts).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> step_of_tick(0.5), step_of_tick(2.5)
+    (1, 3)
+    """
     return math.floor(now + 0.5)
 
 
@@ -69,19 +106,25 @@ class Node:
     ``yield self.env.timeout(next_tick(self.env.now))`` inside processes it starts with
     ``self.env.process(...)``.
 
-    Attributes
+    Parameters
     ----------
     env : simpy.Environment
+        The run's environment.
     me : int
         The node's internal index.
     nbrs : list of int
         Its contacts (what :attr:`MessageBehaviour.contacts` gives).
     inbox : simpy.Store
+        Where its messages arrive.
     port : spread.events.Port
+        Its only way to send.
     rng : numpy.random.Generator
         The run's generator (the node's coin).
     params : object
         The protocol's :attr:`MessageBehaviour.params`.
+
+    Attributes
+    ----------
     infected_at : float or None
         When the node got the rumour (its infection time); None while it has not.
     parent : int or None
@@ -118,14 +161,26 @@ class Node:
         self.on_infected(None)
 
     def on_message(self, msg: Message) -> None:
-        """Default: the first ``"infect"`` message infects the node (its sender is the parent)."""
+        """Default: the first ``"infect"`` message infects the node (its sender is the parent).
+
+        Parameters
+        ----------
+        msg : Message
+            The message taken from the inbox.
+        """
         if msg.kind == "infect" and self.infected_at is None:
             self.infected_at = self.env.now
             self.parent = msg.sender
             self.on_infected(msg.data)
 
     def on_infected(self, data: Any) -> None:  # pragma: no cover - overridden
-        """What the node does once infected; ``data`` is the infecting message's data."""
+        """What the node does once infected.
+
+        Parameters
+        ----------
+        data : object
+            The infecting message's data (None on the source).
+        """
 
     def unknown(self) -> list[int]:
         """The contacts not known to have the rumour, in contact order."""
@@ -138,7 +193,7 @@ class MessageBehaviour:
 
     Returned by :meth:`Protocol.message_behaviour <spread.protocols.Protocol.message_behaviour>`.
 
-    Attributes
+    Parameters
     ----------
     node : type
         The :class:`Node` subclass every node runs.
@@ -159,7 +214,7 @@ class MessageBehaviour:
     anonymity: Any = None
 
 
-class FloodNode(Node):
+class _FloodNode(Node):
     """Flooding: at the first tick after infection, send the rumour to every unknown contact."""
 
     def on_infected(self, data):
@@ -172,7 +227,7 @@ class FloodNode(Node):
             self.port.send(w, "infect", payload=True)
 
 
-class DiffusionNode(Node):
+class _DiffusionNode(Node):
     """Random diffusion (``params = ("p", p)``) or Protocol 1 (``("line", None)``)."""
 
     def on_infected(self, data):
@@ -230,6 +285,11 @@ class HandshakeNode(Node):
     :meth:`claim_uninfected` draws a uniform subset of the uninfected contacts through the
     handshake of :mod:`spread.events`; messages other than the handshake's go to
     :meth:`on_protocol`.
+
+    Parameters
+    ----------
+    *args : object
+        As for :class:`Node`.
     """
 
     def __init__(self, *args) -> None:
@@ -258,7 +318,15 @@ class HandshakeNode(Node):
             self.on_protocol(msg)
 
     def claim_uninfected(self, k: int, then: Callable[[int], None]) -> None:
-        """Claim up to ``k`` uniformly chosen uninfected contacts, calling ``then(w)`` for each."""
+        """Claim up to ``k`` uniformly chosen uninfected contacts, calling ``then(w)`` for each.
+
+        Parameters
+        ----------
+        k : int
+            How many contacts to claim (fewer if fewer are uninfected).
+        then : callable
+            Called with each contact that accepted.
+        """
         cands = self.unknown()
         self.rng.shuffle(cands)
         c = _Claims(self, cands, k, then)
@@ -269,12 +337,18 @@ class HandshakeNode(Node):
             self.queue.append(c)
 
     def on_protocol(self, msg: Message) -> None:  # pragma: no cover - overridden
-        """Handle a message that is not part of the handshake."""
+        """Handle a message that is not part of the handshake.
+
+        Parameters
+        ----------
+        msg : Message
+            The message taken from the inbox.
+        """
 
 
-class PseudocodeTreeNode(HandshakeNode):
+class _PseudocodeTreeNode(HandshakeNode):
     """Protocol 2's printed pseudo-code (:class:`TreeProtocolPseudocode`): ``s1`` and ``s2``
-    arrive with the rumour. Protocol 2 itself runs as :class:`AdaptiveNode` with alpha = 0."""
+    arrive with the rumour. Protocol 2 itself runs as :class:`_AdaptiveNode` with alpha = 0."""
 
     def on_protocol(self, msg):
         if msg.kind == "infect" and self.infected_at is None:
@@ -310,7 +384,7 @@ class PseudocodeTreeNode(HandshakeNode):
         self.port.send(w, "infect", state, payload=True)
 
 
-class AdaptiveNode(HandshakeNode):
+class _AdaptiveNode(HandshakeNode):
     """Protocol 3: the token with its (t, h) state, relayed Infection Messages, the cap."""
 
     def on_protocol(self, msg):

@@ -30,11 +30,11 @@ from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeErro
 from anonspread.registry import Registry
 from anonspread.spread._params import Parametrized
 from anonspread.spread.nodes import (
-    AdaptiveNode,
-    DiffusionNode,
-    FloodNode,
     MessageBehaviour,
-    PseudocodeTreeNode,
+    _AdaptiveNode,
+    _DiffusionNode,
+    _FloodNode,
+    _PseudocodeTreeNode,
 )
 from anonspread.validation import check_int, check_probability
 
@@ -188,8 +188,8 @@ class Flooding(Protocol):
     kernel_code = _kernels.FLOODING
 
     def message_behaviour(self, graph, T, *, rng):
-        """Every node sends the rumour to all its unknown contacts at its first tick."""
-        return MessageBehaviour(FloodNode)
+        # Every node sends the rumour to all its unknown contacts at its first tick.
+        return MessageBehaviour(_FloodNode)
 
 
 @register_protocol("random-diffusion")
@@ -226,8 +226,8 @@ class RandomDiffusion(Protocol):
         return np.array([self.p], np.float64)
 
     def message_behaviour(self, graph, T, *, rng):
-        """Every infected node flips a ``p``-coin per unknown contact at each tick."""
-        return MessageBehaviour(DiffusionNode, ("p", self.p))
+        # Every infected node flips a ``p``-coin per unknown contact at each tick.
+        return MessageBehaviour(_DiffusionNode, ("p", self.p))
 
 
 @register_protocol("line")
@@ -253,8 +253,8 @@ class LineProtocol(Protocol):
     kernel_code = _kernels.LINE_PROTOCOL
 
     def message_behaviour(self, graph, T, *, rng):
-        """The rumour carries its hop count; a node at ``dist`` infects with ``(dist + 1) / (t + 1)``."""
-        return MessageBehaviour(DiffusionNode, ("line", None))
+        # The rumour carries its hop count; a node at ``dist`` infects with ``(dist + 1) / (t + 1)``.
+        return MessageBehaviour(_DiffusionNode, ("line", None))
 
 
 @register_protocol("tree-pseudocode")
@@ -283,8 +283,8 @@ class TreeProtocolPseudocode(Protocol):
     kernel_code = _kernels.TREE_PROTOCOL
 
     def message_behaviour(self, graph, T, *, rng):
-        """``s1`` and ``s2`` travel with the rumour (:class:`~spread.nodes.PseudocodeTreeNode`)."""
-        return MessageBehaviour(PseudocodeTreeNode)
+        # ``s1`` and ``s2`` travel with the rumour (:class:`~spread.nodes._PseudocodeTreeNode`).
+        return MessageBehaviour(_PseudocodeTreeNode)
 
 
 @register_protocol("tree")
@@ -356,8 +356,8 @@ class TreeProtocol(Protocol):
         return self._as_adaptive().growth_hint(graph, T)
 
     def message_behaviour(self, graph, T, *, rng):
-        """Protocol 3's nodes with the alpha table of ``d0 = inf`` (the token always moves)."""
-        return MessageBehaviour(AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2), False))
+        # Protocol 3's nodes with the alpha table of ``d0 = inf`` (the token always moves).
+        return MessageBehaviour(_AdaptiveNode, (None, alpha_table(math.inf, max(T, 2) + 2), False))
 
 
 # ----------------------------------------------------------------- Protocol 3
@@ -644,10 +644,10 @@ class AdaptiveDiffusion(Protocol):
         return int(min(1 + d * (d - 1) ** ((T + 1) // 2 + 1), 1 << 22)) + 64
 
     def message_behaviour(self, graph, T, *, rng):
-        """Protocol 3's nodes (:class:`~spread.nodes.AdaptiveNode`): the token with its
-        ``(t, h)`` state, relayed Infection Messages along infection edges, the cap
-        through the offer/accept/decline handshake. The tree relay and ``stuck="keep"``
-        only."""
+        # Protocol 3's nodes (:class:`~spread.nodes._AdaptiveNode`): the token with its
+        # ``(t, h)`` state, relayed Infection Messages along infection edges, the cap
+        # through the offer/accept/decline handshake. The tree relay and ``stuck="keep"``
+        # only.
         if self.stuck != "keep":
             raise InvalidParameterError(
                 "protocol must use stuck='keep' in the message-level engine (the authors' "
@@ -659,6 +659,6 @@ class AdaptiveDiffusion(Protocol):
                 f"needs a view of every infected contact); got {self!r}"
             )
         d = self.design_degree(graph)
-        return MessageBehaviour(AdaptiveNode, (self.max_infections_per_step,
+        return MessageBehaviour(_AdaptiveNode, (self.max_infections_per_step,
                                                alpha_table(d, max(T, 2) + 2),
                                                self.infectors == "leaves"))
