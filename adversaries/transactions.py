@@ -341,8 +341,7 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
     coin="hop"`` until a stem revisits a node (where ``spread.dandelion`` diffuses); for
     per-epoch diffusers (``coin="epoch"``) and deterministic routings an approximation.
     """
-    from anonspread.spread.dandelion import Dandelion, DandelionPlusPlus, StemBatch
-    from anonspread.spread.events import ContinuousDiffusion
+    from anonspread.spread.dandelion import StemBatch
 
     if not isinstance(batch, StemBatch):
         raise InvalidTypeError(f"batch must be a spread.dandelion.StemBatch; got {batch!r}"[:200])
@@ -364,7 +363,7 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
     kind = np.full(h, 2, np.int8)
     node = np.full(h, -1, np.int64)
     spy_of = np.full(h, -1, np.int64)
-    if isinstance(proto, ContinuousDiffusion):
+    if proto.anonymity_kind is None:  # plain diffusion (ContinuousDiffusion)
         protocol, routing, q = "diffusion", "per-tx", 0.0
         indptr, indices = g.indptr.astype(np.int64), g.indices.astype(np.int64)
     else:
@@ -375,8 +374,8 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
                 "precision needs every transaction of one epoch"
             )
         protocol, q = "dandelion", float(proto.q)
-        routing = "per-tx" if isinstance(proto, Dandelion) else _CH2_ROUTINGS[proto.routing]
-        assert isinstance(proto, (Dandelion, DandelionPlusPlus))
+        # one relay per node on Dandelion's cycle: every routing rule is the same walk
+        routing = "per-tx" if proto.anonymity_kind == K.CYCLE else _CH2_ROUTINGS[proto.routing]
         indptr = a.out_ptr.astype(np.int64)
         indices = a.out[: indptr[-1]].astype(np.int64)
     if spies.shape[1]:

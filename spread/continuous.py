@@ -54,6 +54,8 @@ class ContinuousDiffusion(Protocol):
 
     name: ClassVar[str] = "continuous-diffusion"
     own_message_delays = True
+    #: No anonymity graph: in :func:`spread.simulate_stems` the fluff starts at the source.
+    anonymity_kind: ClassVar[int | None] = None
 
     def __init__(self, rate: float = 1.0) -> None:
         self.rate = check_real(rate, "rate", low=0.0, low_open=True)

@@ -125,8 +125,9 @@ class StemProtocol(Protocol):
     :func:`spread.simulate` (continuous time, finite connected graphs only).
     """
 
-    #: Anonymity-graph kind code of the kernels.
-    anonymity_kind: ClassVar[int] = K.CYCLE
+    #: Anonymity-graph kind code of the kernels (``None`` in the one stem-and-fluff
+    #: protocol without a stem, :class:`ContinuousDiffusion`).
+    anonymity_kind: ClassVar[int | None] = K.CYCLE
     q: float
     rate: float
     relays: int = 1
@@ -673,7 +674,7 @@ def simulate_stems(graph: Any, protocol: Any, trials: int, *, spies: Any = (),
     protocol = _check_stem_protocol(protocol)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
-    if isinstance(protocol, ContinuousDiffusion):
+    if protocol.anonymity_kind is None:  # plain diffusion from the source: no stem
         g = as_contact_graph(graph)
         if isinstance(g, LazyTree):
             raise GraphError(f"graph must be finite for simulate_stems; got the infinite {g!r}")
