@@ -115,5 +115,5 @@ def test_the_engines_do_not_ask_which_protocol_they_run():
     protocol_classes = {"AdaptiveDiffusion", "Flooding", "LineProtocol", "RandomDiffusion",
                         "TreeProtocol", "TreeProtocolPseudocode", "ContinuousDiffusion",
                         "StemProtocol", "Dandelion", "DandelionPlusPlus"}
-    for rel in ("spread/events.py", "adversaries/exact.py", "spread/simulate.py"):
+    for rel in ("spread/events.py", "adversaries/exact.py", "spread/simulate.py", "adversaries/transactions.py"):
         assert not _isinstance_targets(ROOT / rel) & protocol_classes, rel
