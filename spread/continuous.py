@@ -60,6 +60,10 @@ class ContinuousDiffusion(Protocol):
     def __init__(self, rate: float = 1.0) -> None:
         self.rate = check_real(rate, "rate", low=0.0, low_open=True)
 
+    def message_behaviour(self, graph, T, *, rng):
+        # every node sends the rumour once along every edge, after an Exponential(rate) delay
+        return MessageBehaviour(_ContinuousNode, self.rate)
+
     def _params(self):
         return {"rate": self.rate}
 
@@ -69,7 +73,3 @@ class ContinuousDiffusion(Protocol):
             "protocol must be a compiled protocol for spread.simulate; got ContinuousDiffusion, "
             "which runs only in spread.events.simulate_messages"
         )
-
-    def message_behaviour(self, graph, T, *, rng):
-        # every node sends the rumour once along every edge, after an Exponential(rate) delay
-        return MessageBehaviour(_ContinuousNode, self.rate)
