@@ -8,14 +8,13 @@ is created per node or per trial. The same ``rng`` gives the same spreads as
 ``spread.simulate_many``; ties are broken with a child stream spawned from it (which
 does not advance its state).
 
-Trials run in chunks of two compiled phases: :func:`_simulate_chunk` (compiled per
-protocol, it links only that protocol's kernel) runs trials and copies each snapshot
-into flat buffers, then :func:`_score_chunk` (compiled once per estimator family,
-whatever the protocol: ML, Jordan and rumour; NETSLEUTH and LISN only when asked for)
-scores them. The estimators' code is therefore compiled once, not once per protocol,
-and the phases can be compiled by different processes (the harness does, see
-``harness.runner.warm_up``). Scoring draws nothing from ``rng``, so chunking leaves
-every result unchanged.
+Trials run in chunks of two phases: ``engine.spreading.simulate_chunk`` (compiled ahead
+of time) runs trials and copies each snapshot into flat buffers, then
+``engine.fused._score_chunk`` (compiled once per estimator family, whatever the protocol:
+ML, Jordan and rumour; NETSLEUTH and LISN only when asked for) scores them. The scoring
+entries can be compiled by different processes (the harness does, see
+``harness.runner.warm_up``). Scoring draws nothing from ``rng``, so chunking leaves every
+result unchanged.
 """
 
 from __future__ import annotations
@@ -31,8 +30,8 @@ from anonspread.adversaries._regular_ml import regular_ml_trials
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import graph_is_forest
 from anonspread.adversaries.registry import check_applicable
-from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES, SIMULATE_ENTRIES
-from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, run_batch_for
+from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES
+from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, run_batch, simulate_chunk
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
@@ -109,8 +108,8 @@ def _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, log_b, tie_u
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
     params = protocol.summary_params(g, T)
-    run_batch_for(protocol.kernel_code)(store, True, sources, seeds, T, params, gen, sizes,
-                                        vs_hops, vs_node)
+    run_batch(protocol.kernel_code, store, True, sources, seeds, T, params, gen, sizes, vs_hops,
+              vs_node)
     d = g.regular_degree()
     return sizes[:, T].copy(), [regular_ml_trials(d, T, log_b, vs_hops, u) for u in tie_u]
 
@@ -309,7 +308,7 @@ def simulate_and_score(
         gptr = np.require(g.indptr, np.int64, ("C", "W"))
         gind = np.require(g.indices, np.int32, ("C", "W"))
     seen = np.zeros(0 if lazy else g.number_of_nodes(), np.int64)
-    simulate_chunk = SIMULATE_ENTRIES[protocol.kernel_code]
+    code = protocol.kernel_code
     scorers = [SCORE_ENTRIES[f] for f, fam in enumerate(FAMILIES) if set(fam) & set(codes.tolist())]
     noff = np.zeros(trials + 1, np.int64)
     b_vs = np.full(trials, -1, np.int64)
@@ -328,18 +327,18 @@ def simulate_and_score(
                         move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
                     )  # fmt: skip
             else:
-                store = simulate_chunk(
-                    store, lazy, sources, seeds, 0, T, params, gen, CHUNK_NODES, noff, n_out,
+                simulate_chunk(
+                    code, store, lazy, sources, seeds, 0, T, params, gen, CHUNK_NODES, noff, n_out,
                     b_vs, b_order, b_par, b_gdeg,
-                )[0]  # fmt: skip
+                )  # fmt: skip
         finally:
             if not lazy:
                 g.give_store(store)  # clean: untouched, or reset by the chunk
         raise CompilePhaseDone(phase)
     i = 0
     while i < trials:
-        store, end, b_order, b_par, b_gdeg = simulate_chunk(
-            store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out, b_vs,
+        end, b_order, b_par, b_gdeg = simulate_chunk(
+            code, store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out, b_vs,
             b_order, b_par, b_gdeg,
         )  # fmt: skip
         for score in scorers:

@@ -153,7 +153,7 @@ def hop_distance(graph: Any, u: Any, v: Any) -> int:
     if isinstance(g, LazyTree):
         a, b = g.node_index(u, "u"), g.node_index(v, "v")
         da, db = g.depth(a), g.depth(b)
-        tpar = g.store[3]
+        tpar = g.store.tpar
         h = 0
         while da > db:
             a, da, h = int(tpar[a]), da - 1, h + 1

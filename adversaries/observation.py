@@ -201,7 +201,7 @@ class Snapshot:
             idx = self.index
             n = self.n
             if isinstance(g, LazyTree):
-                tpar = g.store[3]
+                tpar = g.store.tpar
                 cap = tpar.shape[0]
                 loc = np.full(cap, -1, np.int64)
                 loc[idx] = np.arange(n)
@@ -244,7 +244,7 @@ class Snapshot:
         if self._gdeg is None:
             g = self.graph
             if isinstance(g, LazyTree):
-                self._gdeg = g.store[1][self.index].astype(np.int64)
+                self._gdeg = g.store.deg[self.index].astype(np.int64)
             else:
                 self._gdeg = (g.indptr[self.index + 1] - g.indptr[self.index]).astype(np.int64)
         return self._gdeg

@@ -37,7 +37,7 @@ def graph_csr(g: Any) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(g, LazyTree):
         return g.indptr, g.indices
     n = g.number_of_touched_nodes()
-    par = g.store[3][:n].astype(np.int64)
+    par = g.store.tpar[:n].astype(np.int64)
     child = np.nonzero(par >= 0)[0]
     return _csr_from_edges(n, par[child], child.astype(np.int64))
 

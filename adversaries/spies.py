@@ -90,7 +90,7 @@ def draw_spies(graph: Any, fraction: float, *, by: str = "uniform", rng: Any = N
     g = as_contact_graph(graph)
     if isinstance(g, LazyTree):
         n = g.number_of_touched_nodes()
-        deg = g.store[1][:n].astype(np.float64)
+        deg = g.store.deg[:n].astype(np.float64)
         prob = np.full(n, fraction)
         if by == "degree":
             prob = np.minimum(1.0, fraction * deg / deg.mean())
@@ -323,10 +323,10 @@ def _neighbours(g) -> Callable[[int], list[int]]:
 
         def nb(v: int) -> list[int]:
             # only the realised part: nodes beyond it can be neither sources nor spies
-            s, d = store[0][v], store[1][v]
+            s, d = store.start[v], store.deg[v]
             if s < 0:
-                return [int(store[3][v])] if store[3][v] >= 0 else []
-            return [w for w in store[2][s : s + d].tolist() if w < n0]
+                return [int(store.tpar[v])] if store.tpar[v] >= 0 else []
+            return [w for w in store.nbr[s : s + d].tolist() if w < n0]
 
         return nb
     indptr, indices = g.indptr, g.indices

@@ -187,6 +187,8 @@ class ContactGraph:
 
         Give it back with :meth:`give_store` once its run state is cleared again, so
         that a run costs time in proportion to the nodes it touches, not to the graph.
+        (A store taken and not given back, e.g. by a run that failed half-way, is simply
+        dropped: the next run builds a clean one.)
         """
         try:
             return self._stores.pop()
@@ -620,7 +622,7 @@ class LazyTree:
 
     def number_of_touched_nodes(self) -> int:
         """How many nodes of the infinite tree exist so far."""
-        return int(self.store[5][0])
+        return self.store.n_nodes
 
     def node_index(self, v: Any, name: str = "node") -> int:
         """``v`` as a node id; a :class:`GraphError` naming ``name`` unless the tree has it so far."""
@@ -640,25 +642,25 @@ class LazyTree:
     def degree(self, v: int) -> int:
         """Degree of node ``v``."""
         v = self.node_index(v)
-        return int(self.store[1][v])
+        return int(self.store.deg[v])
 
     def neighbors(self, v: int) -> np.ndarray:
         """Neighbour ids of node ``v`` (creating them if needed)."""
         v = self.node_index(v)
-        self._store = _store.expand(self.store, v)
-        s = self._store
-        return s[2][s[0][v] : s[0][v] + s[1][v]].copy()
+        s = self.store
+        s.expand(v)
+        return s.nbr[s.start[v] : s.start[v] + s.deg[v]].copy()
 
     def parent(self, v: int) -> int | None:
         """The tree parent of ``v`` towards the root (None for the root)."""
         v = self.node_index(v)
-        p = int(self.store[3][v])
+        p = int(self.store.tpar[v])
         return None if p < 0 else p
 
     def depth(self, v: int) -> int:
         """Hop distance from node ``v`` to the root."""
         v = self.node_index(v)
-        tpar = self.store[3]
+        tpar = self.store.tpar
         d = 0
         while tpar[v] >= 0:
             v = int(tpar[v])
@@ -670,14 +672,14 @@ class LazyTree:
         if self.kind != "line":
             raise GraphError(f"position() is defined on line() only; this is {self!r}")
         v = self.node_index(v)
-        tpar = self.store[3]
+        tpar = self.store.tpar
         if v == 0:
             return 0
         d = self.depth(v)
         x = v
         while tpar[x] != 0:
             x = int(tpar[x])
-        first_child = int(self.store[2][self.store[0][0]])
+        first_child = int(self.store.nbr[self.store.start[0]])
         return d if x == first_child else -d
 
     def nodes_touched(self) -> Iterator[int]:

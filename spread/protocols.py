@@ -103,19 +103,15 @@ def _message_level_protocols() -> list[str]:
 class Protocol(Parametrized):
     """Base class: a spreading protocol run by a compiled kernel.
 
-    Subclasses set :attr:`kernel` (a function of ``anonspread.engine.spreading``), its
-    :attr:`kernel_code` (for compiled drivers, see ``anonspread.engine.spreading.run_protocol``) and
-    implement :meth:`kernel_params`, the float64 parameter vector the kernel reads.
+    Subclasses set :attr:`kernel_code` (the engine kernel that runs them, see
+    ``anonspread.engine.spreading.run_protocol``) and implement :meth:`kernel_params`, the
+    float64 parameter vector the kernel reads.
     """
 
     name: ClassVar[str] = "protocol"
     kernel_code: ClassVar[int] = -1
     #: True if the protocol maintains a virtual source (``Spread.virtual_source``).
     has_virtual_source: ClassVar[bool] = False
-
-    @property
-    def kernel(self):  # pragma: no cover - overridden
-        raise NotImplementedError
 
     def kernel_params(self, graph, T: int) -> np.ndarray:
         """The float64 parameter vector the protocol's kernel reads for a run of ``T`` steps."""
@@ -184,7 +180,6 @@ class Flooding(Protocol):
     7
     """
 
-    kernel = staticmethod(_kernels.run_flooding)
     kernel_code = _kernels.FLOODING
 
     def message_behaviour(self, graph, T, *, rng):
@@ -213,7 +208,6 @@ class RandomDiffusion(Protocol):
     13.93
     """
 
-    kernel = staticmethod(_kernels.run_random_diffusion)
     kernel_code = _kernels.RANDOM_DIFFUSION
 
     def __init__(self, p: float = 0.5) -> None:
@@ -249,7 +243,6 @@ class LineProtocol(Protocol):
     True
     """
 
-    kernel = staticmethod(_kernels.run_line_protocol)
     kernel_code = _kernels.LINE_PROTOCOL
 
     def message_behaviour(self, graph, T, *, rng):
@@ -279,7 +272,6 @@ class TreeProtocolPseudocode(Protocol):
     only so that the printed pseudo-code can be studied; use :class:`TreeProtocol`.
     """
 
-    kernel = staticmethod(_kernels.run_tree_protocol)
     kernel_code = _kernels.TREE_PROTOCOL
 
     def message_behaviour(self, graph, T, *, rng):
@@ -330,7 +322,6 @@ class TreeProtocol(Protocol):
     (10, 2)
     """
 
-    kernel = staticmethod(_kernels.run_adaptive_diffusion)
     kernel_code = _kernels.ADAPTIVE_DIFFUSION
     has_virtual_source = True
     #: The virtual source never keeps the token: the alpha table of d0 = inf.
@@ -570,7 +561,6 @@ class AdaptiveDiffusion(Protocol):
     10
     """
 
-    kernel = staticmethod(_kernels.run_adaptive_diffusion)
     kernel_code = _kernels.ADAPTIVE_DIFFUSION
     has_virtual_source = True
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.engine.spreading import run_batch_for
-from anonspread.engine.store import NCOL, PARENT, TIME, reset_run_state
+from anonspread.engine.spreading import PARENT, TIME, run_batch, run_protocol
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
@@ -106,23 +105,18 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     # run costs time in proportion to its spread, not to the graph.
     lazy = isinstance(g, LazyTree)
     store = g.store if lazy else g.take_store()
-    src32 = np.int32(src)  # the batch drivers' type: one compiled specialisation for both
     try:
-        store, n = protocol.kernel(store, src32, T, params, gen, vs_out, sizes)
+        n = run_protocol(protocol.kernel_code, store, src, T, params, gen, vs_out, sizes)
     except BaseException:
         if lazy:  # keep the realisation, clear whatever run state the failed run left
-            ns = g.store[8]
-            ns[:, :] = -1
-            ns[:, NCOL - 2 :] = 0
+            store.clear_run_state()
         raise
-    ns, order = store[8], store[9]
-    idx = order[:n].copy()
+    ns = store.ns
+    idx = store.order[:n].copy()
     times = ns[idx, TIME].copy()
     parents = ns[idx, PARENT].astype(np.int64)
-    reset_run_state(store, n)
-    if lazy:
-        g._store = store
-    else:
+    store.reset_run_state(n)
+    if not lazy:
         g.give_store(store)
     # position of each parent in infection order, by binary search (no full-size map)
     sorter = np.argsort(idx, kind="stable")
@@ -157,7 +151,7 @@ def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np
         sources = gen.integers(0, g.number_of_nodes(), size=trials).astype(np.int32)
     else:
         sources = np.full(trials, g.node_index(source), np.int32)
-    # the drivers leave the run state clean: callers give the store back with g._give_store
+    # the drivers leave the run state clean: callers give the store back with g.give_store
     return False, sources, np.zeros(trials, np.uint64), g.take_store()
 
 
@@ -210,8 +204,8 @@ def simulate_many(
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
-    store = run_batch_for(protocol.kernel_code)(store, lazy, sources, seeds, T, params, gen, sizes,
-                                                vs_hops, vs_node)
+    run_batch(protocol.kernel_code, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops,
+              vs_node)
     if not lazy:
         g.give_store(store)
     return SpreadBatch(

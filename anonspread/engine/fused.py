@@ -1,11 +1,10 @@
 """The fused Monte Carlo loop: simulate a chunk of trials, then score every snapshot.
 
-Trials run in chunks of two compiled phases: :func:`_simulate_chunk` (compiled per
-protocol, it links only that protocol's kernel) runs trials and copies each snapshot
-into flat buffers, then :func:`_score_chunk` (compiled once per estimator family,
-whatever the protocol: ML, Jordan and rumour; NETSLEUTH and LISN only when asked for)
-scores them. The estimators' code is therefore compiled once, not once per protocol.
-Scoring draws nothing from the random stream, so chunking leaves every result unchanged.
+Trials run in chunks of two phases: :func:`anonspread.engine.spreading.simulate_chunk`
+(compiled ahead of time) runs trials and copies each snapshot into flat buffers, then
+:func:`_score_chunk` (compiled once per estimator family, whatever the protocol: ML,
+Jordan and rumour; NETSLEUTH and LISN only when asked for) scores them. Scoring draws
+nothing from the random stream, so chunking leaves every result unchanged.
 :func:`anonspread.adversaries.simulate_and_score` is the Python layer above it.
 """
 
@@ -22,12 +21,10 @@ from anonspread.engine import literature as LK
 from anonspread.engine import scoring as K
 from anonspread.engine._numba_cache import install as _install_numba_cache
 from anonspread.engine.scoring import TIE_RTOL
-from anonspread.engine.spreading import KERNELS, run_protocol
-from anonspread.engine.store import PARENT, reset_lazy, reset_run_state
 
 _install_numba_cache()  # cache entries stamped with the sources they contain
 
-__all__ = ["CHUNK_NODES", "FAMILIES", "SCORE_ENTRIES", "SIMULATE_ENTRIES"]
+__all__ = ["CHUNK_NODES", "FAMILIES", "SCORE_ENTRIES"]
 
 
 #: Infected nodes per chunk of trials: the simulation phase fills snapshot buffers of
@@ -36,94 +33,6 @@ __all__ = ["CHUNK_NODES", "FAMILIES", "SCORE_ENTRIES", "SIMULATE_ENTRIES"]
 #: by every chunk) in the caches; 2^20 made the ML path a third slower on the random
 #: {3,4} tree at T = 16 (165 vs 111 us per trial), from writing and re-reading 20 MB.
 CHUNK_NODES = 1 << 16
-
-
-@nb.njit(cache=True)
-def _snapshot(ns, order, deg, n, loc, off, b_order, b_par, b_gdeg, vs):
-    """Copy the current run into the chunk buffers at ``off``: the infected nodes in
-    infection order, their infection-tree parents as local ids (-1 for the source) and
-    their contact degrees. ``loc`` is -1 everywhere on entry and on exit. Returns the
-    local id of node ``vs`` (the final virtual source; -1 if none or not infected).
-    ``ns``, ``order``, ``deg``: the store's arrays (the tuple is not passed: handing it to a
-    call costs reference-count updates of its ten arrays)."""
-    for k in range(n):
-        loc[order[k]] = k
-    for k in range(n):
-        v = order[k]
-        b_order[off + k] = v
-        b_gdeg[off + k] = deg[v]
-        p = ns[v, PARENT]
-        b_par[off + k] = loc[p] if p >= 0 else -1
-    c = loc[vs] if vs >= 0 else -1
-    for k in range(n):
-        loc[order[k]] = -1
-    return c
-
-
-@nb.njit(cache=True)
-def _grow(a, need):
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@nb.njit(cache=True, inline="always")
-def _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
-                    noff, n_out, b_vs, b_order, b_par, b_gdeg):
-    """Run trials ``i0, i0 + 1, ...`` until about ``cap`` infected nodes are buffered.
-
-    Trial ``i`` of the chunk occupies ``[noff[i], noff[i + 1])`` of the buffers (offsets
-    relative to the chunk, ``noff[i0] = 0``); ``b_vs[i]`` receives the local id of its
-    final virtual source (-1 if none). At least one trial runs; a trial larger
-    than the buffers grows them. Returns (store, end trial, buffers); the store's run
-    state is clean again.
-    """
-    trials = sources.shape[0]
-    vs_out = np.empty(T + 1, np.int32)
-    sizes = np.empty(T + 1, np.int64)
-    loc = np.full(store[0].shape[0], -1, np.int64)
-    noff[i0] = 0
-    n_inf = np.int64(0)  # typed, not literal (reset_run_state)
-    i = i0
-    while i < trials and (i == i0 or noff[i] < cap):
-        if lazy:
-            reset_lazy(store, seeds[i])
-        else:
-            reset_run_state(store, n_inf)
-        store, n_inf = run_protocol(kernel_code, store, sources[i], T, params, rng, vs_out, sizes)
-        n_out[i] = n_inf
-        end = noff[i] + n_inf
-        if end > b_order.shape[0]:
-            b_order = _grow(b_order, end)
-            b_par = _grow(b_par, end)
-            b_gdeg = _grow(b_gdeg, end)
-        if loc.shape[0] < store[0].shape[0]:
-            loc = np.full(store[0].shape[0], -1, np.int64)
-        b_vs[i] = _snapshot(store[8], store[9], store[1], n_inf, loc, noff[i], b_order, b_par,
-                            b_gdeg, vs_out[T])
-        noff[i + 1] = end
-        i += 1
-    if not lazy:
-        reset_run_state(store, n_inf)
-    return store, i, b_order, b_par, b_gdeg
-
-
-def _simulate_entry(kernel_code):
-    # The kernel code is a constant here, so the entry is compiled for, and links, only
-    # that protocol's kernel (see anonspread.engine.spreading.run_batch_for): the only compiled code
-    # of this module that depends on the protocol. The arguments are spelt out: numba
-    # loses the constant through *args.
-    @nb.njit(cache=True)
-    def entry(store, lazy, sources, seeds, i0, T, params, rng, cap, noff, n_out, b_vs, b_order,
-              b_par, b_gdeg):
-        return _simulate_chunk(kernel_code, store, lazy, sources, seeds, i0, T, params, rng, cap,
-                               noff, n_out, b_vs, b_order, b_par, b_gdeg)
-
-    return entry
-
-
-#: The simulation phase compiled per protocol kernel code.
-SIMULATE_ENTRIES = {code: _simulate_entry(code) for code in KERNELS}
 
 
 @nb.njit(cache=True)
@@ -278,7 +187,7 @@ def _score_chunk(
     gind, T, codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen, detected, pdet,
     hops, tree_hops, rank,
 ):  # fmt: skip
-    """Score trials ``[i0, i1)`` from the snapshots :func:`_simulate_chunk` buffered, with
+    """Score trials ``[i0, i1)`` from the snapshots ``spreading.simulate_chunk`` buffered, with
     the estimators of ``codes`` that belong to ``family`` (a constant: see FAMILIES).
 
     Protocol-independent: compiled once per family for every protocol. ``seen`` is the
@@ -391,8 +300,8 @@ def _score_chunk(
 
 
 def _score_entry(family):
-    # One compiled scoring entry per estimator family (a constant here, see
-    # _simulate_entry); the arguments are spelt out for the same reason.
+    # One compiled scoring entry per estimator family (a constant here: numba compiles the
+    # entry for it); the arguments are spelt out, as numba loses the constant through *args.
     @nb.njit(cache=True)
     def entry(
         i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph, centre_known, gptr,
