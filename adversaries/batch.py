@@ -31,7 +31,7 @@ from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import graph_is_forest
 from anonspread.adversaries.registry import check_applicable
 from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES
-from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, run_batch, simulate_chunk
+from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, KERNEL_CODES, run_batch, simulate_chunk
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
@@ -236,6 +236,11 @@ def simulate_and_score(
 
     if not isinstance(protocol, Protocol):
         raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
+    if protocol.kernel_code not in KERNEL_CODES:
+        raise InvalidParameterError(
+            f"protocol must be a compiled protocol (kernel_code in {KERNEL_CODES}); got {protocol!r}, "
+            "which runs only in spread.events.simulate_messages"
+        )
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)

@@ -9,7 +9,11 @@ candidate for each case, and prints the median CPU time per case and the ratio
 alike. The cases are those of ``bench_dandelion.py`` (compiled column),
 ``bench_transactions.py`` and ``bench_privacy.py`` (column generation), the
 triangle count of the harness's graph statistics, and the sensor estimators of
-``bench_literature.py`` (earliest-infection-first, Pinto et al.).
+``bench_literature.py`` (earliest-infection-first, Pinto et al.); ``spread``: the workloads of
+``bench_spread.py`` (adaptive diffusion on random and regular trees through
+``simulate_many`` and ``simulate_and_score`` with ML, on ego-Facebook; ``simulate()`` on a
+10^6-node graph) plus random diffusion, flooding, Protocol 1, the printed Protocol 2 and
+the relay path of adaptive diffusion on finite graphs, and single ``simulate()`` traces.
 
     python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
         --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
@@ -24,7 +28,7 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "spread")
 _MARK = "@@bench "
 
 
@@ -126,6 +130,91 @@ def _cases() -> dict:
             return time.process_time() - t
         cases[f"earliest-infection-first, {gname}, {n_obs} observations"] = ("sensors", eif)
         cases[f"Pinto et al., {gname}, {n_obs} observations"] = ("sensors", pin)
+    cases.update(_spread_cases(counter))
+    return cases
+
+
+def _spread_cases(counter: dict) -> dict:
+    """The spreading kernels: the workloads of bench_spread.py and one per protocol."""
+    import math
+
+    import networkx as nx
+    import numpy as np
+
+    from anonspread import datasets, spread
+    from anonspread.adversaries import simulate_and_score
+    from anonspread.spread.graphs import ContactGraph, _csr_from_pairs
+    from anonspread.spread.protocols import (
+        AdaptiveDiffusion,
+        Flooding,
+        LineProtocol,
+        RandomDiffusion,
+        TreeProtocolPseudocode,
+    )
+
+    def timed(fn):
+        def run():
+            counter["r"] += 1
+            t = time.process_time()
+            fn(counter["r"])
+            return time.process_time() - t
+        return run
+
+    cases = {}
+    ad3 = AdaptiveDiffusion(3)
+    rand34 = spread.graphs.random_tree({3: 0.5, 4: 0.5})
+    reg3 = spread.graphs.regular_tree(3)
+    for gname, g, T, trials in (("random_tree({3: .5, 4: .5})", rand34, 10, 2000),
+                                ("random_tree({3: .5, 4: .5})", rand34, 16, 200),
+                                ("regular_tree(3)", reg3, 10, 20000),
+                                ("regular_tree(3)", reg3, 16, 20000)):
+        cases[f"simulate_many AD(3), {gname}, T = {T}, {trials} trials"] = (
+            "spread", timed(lambda r, g=g, T=T, n=trials: spread.simulate_many(g, ad3, T, n, rng=r)))
+    cases["simulate_and_score ML, AD(3), random_tree({3: .5, 4: .5}), T = 16, 200 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(rand34, ad3, 16, 200, estimators=("ml",),
+                                                     rng=r)))
+    cases["simulate_and_score ML, AD(3), regular_tree(3) (ball created), T = 16, 200 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(reg3, ad3, 16, 200, estimators=("ml",),
+                                                     rng=r, regular_symmetry=False)))
+    fb = datasets.load_graph("ego-facebook", min_degree=3)
+    fb = fb if isinstance(fb, ContactGraph) else spread.graphs.from_networkx(fb)
+    adfb = AdaptiveDiffusion(math.inf, 3)
+    cases["simulate_many AD(inf, cap 3), ego-Facebook (degree >= 3), T = 8, 1000 trials"] = (
+        "spread", timed(lambda r: spread.simulate_many(fb, adfb, 8, 1000, rng=r)))
+    rs = np.random.default_rng(0)
+    n = 10**6
+    stubs = rs.permutation(np.repeat(np.arange(n), 4))
+    indptr, indices, dropped = _csr_from_pairs(n, stubs[0::2], stubs[1::2])
+    big = ContactGraph(range(n), indptr, indices, dropped=dropped)
+
+    def big_runs(r):
+        for i in range(200):
+            spread.simulate(big, adfb, 2, rng=r * 1000 + i)
+    cases["simulate() AD(inf, cap 3), T = 2, random 4-regular n = 10^6, 200 calls"] = (
+        "spread", timed(big_runs))
+    rr = spread.graphs.from_networkx(nx.random_regular_graph(4, 10**4, seed=0))
+    grid = spread.graphs.from_networkx(nx.grid_2d_graph(100, 100))
+    for label, g, proto, T, trials in (
+            ("RandomDiffusion(0.5), random 4-regular n = 10^4", rr, RandomDiffusion(0.5), 8, 500),
+            ("LineProtocol(), random 4-regular n = 10^4", rr, LineProtocol(), 8, 500),
+            ("TreeProtocolPseudocode(), random 4-regular n = 10^4", rr, TreeProtocolPseudocode(),
+             12, 2000),
+            ("AD(4, cap 2) relay, random 4-regular n = 10^4", rr, AdaptiveDiffusion(4, 2), 12, 1000),
+            ("Flooding(), grid 100 x 100", grid, Flooding(), 30, 500)):
+        cases[f"simulate_many {label}, T = {T}, {trials} trials"] = (
+            "spread", timed(lambda r, g=g, p=proto, T=T, k=trials: spread.simulate_many(
+                g, p, T, k, rng=r)))
+
+    def traces(r):
+        for i in range(200):
+            spread.simulate(reg3, ad3, 12, rng=r * 1000 + i)
+            spread.simulate(rr, RandomDiffusion(0.5), 6, rng=r * 1000 + i)
+    cases["simulate() traces: AD(3) regular_tree(3) T = 12 + RandomDiffusion(0.5) n = 10^4 "
+          "T = 6, 200 calls each"] = ("spread", timed(traces))
+    cases["simulate_and_score Jordan + rumour, RandomDiffusion(0.5), random 4-regular "
+          "n = 10^4, T = 6, 200 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(rr, RandomDiffusion(0.5), 6, 200,
+                                                     estimators=("jordan", "rumor"), rng=r)))
     return cases
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.engine.spreading import PARENT, TIME, run_batch, run_protocol
+from anonspread.engine.spreading import KERNEL_CODES, PARENT, TIME, run_batch, run_protocol
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
@@ -22,6 +22,18 @@ def _check_protocol(protocol: Any) -> Protocol:
         raise InvalidTypeError(
             "protocol must be a spread.protocols.Protocol instance such as AdaptiveDiffusion(); "
             f"got {protocol!r}"
+        )
+    return protocol
+
+
+def _check_compiled(protocol: Any) -> Protocol:
+    protocol = _check_protocol(protocol)
+    if protocol.kernel_code not in KERNEL_CODES:
+        raise InvalidParameterError(
+            "protocol must be a compiled protocol for spread.simulate (one with an engine kernel, "
+            f"kernel_code in {KERNEL_CODES}); got {protocol!r}, which runs only in "
+            "spread.events.simulate_messages (and, for the stem protocols, "
+            "spread.dandelion.simulate_stems)"
         )
     return protocol
 
@@ -92,7 +104,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     >>> s.n_infected  # the ball of radius 3 around the virtual source
     22
     """
-    protocol = _check_protocol(protocol)
+    protocol = _check_compiled(protocol)
     T = check_int(T, "T", low=0)
     gen = check_rng(rng)
     g = as_contact_graph(graph)
@@ -193,7 +205,7 @@ def simulate_many(
     >>> set(b.n_infected.tolist())
     {10}
     """
-    protocol = _check_protocol(protocol)
+    protocol = _check_compiled(protocol)
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)

@@ -25,9 +25,10 @@ from anonspread import spread
 from anonspread.engine import dandelion as T
 from anonspread.spread.dandelion import DandelionPlusPlus
 from anonspread.spread.events import ContinuousDiffusion
+from anonspread.spread.protocols import AdaptiveDiffusion, RandomDiffusion
 
 ENGINE = pathlib.Path(__file__).resolve().parents[1] / "anonspread" / "engine"
-PORTED = ("dandelion", "graphs", "sensors", "staircase")
+PORTED = ("dandelion", "graphs", "sensors", "spreading", "staircase", "store")
 
 
 @pytest.mark.parametrize("pyx", sorted(p.stem for p in ENGINE.glob("_*.pyx")))
@@ -121,3 +122,39 @@ def test_batches_in_threads_keep_their_own_streams():
     for (s1, t1), (s2, t2) in zip(alone, together):
         np.testing.assert_array_equal(s1, s2)
         np.testing.assert_array_equal(t1, t2)
+
+
+def test_spreading_draws_follow_the_generator():
+    """Random diffusion from a star's centre, one step: one uniform per leaf, in CSR order;
+    adaptive diffusion's first move: one ``integers(0, degree)``."""
+    g = spread.graphs.from_networkx(nx.star_graph(30))
+    a, b = np.random.default_rng(8), np.random.default_rng(8)
+    s = spread.simulate(g, RandomDiffusion(0.3), 1, source=0, rng=a)
+    expect = [int(v) for v in g.neighbors(0) if b.random() < 0.3]  # labels are the indices
+    assert s.infected.tolist() == [0, *expect] and len(expect) > 3
+    assert a.bit_generator.state == b.bit_generator.state
+    t = spread.graphs.regular_tree(5)
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    s = spread.simulate(t, AdaptiveDiffusion(5), 1, rng=a)
+    assert s.virtual_source == t.neighbors(0)[b.integers(0, 5)]
+    assert a.bit_generator.state == b.bit_generator.state
+
+
+@pytest.mark.parametrize("graph", ["finite", "lazy"])
+def test_spreading_batches_in_threads_keep_their_own_streams(graph):
+    if graph == "finite":
+        g = spread.graphs.from_networkx(nx.random_regular_graph(4, 2000, seed=1))
+        proto = AdaptiveDiffusion(4, 2)
+    else:
+        g = spread.graphs.random_tree({2: 0.3, 3: 0.4, 4: 0.3}, rng=2)
+        proto = AdaptiveDiffusion(3)
+
+    def run(seed):
+        return spread.simulate_many(g, proto, 12, 300, rng=seed).sizes
+
+    seeds = list(range(6))
+    alone = [run(s) for s in seeds]
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(run, seeds))
+    for a, b in zip(alone, together):
+        np.testing.assert_array_equal(a, b)

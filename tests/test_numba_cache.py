@@ -51,11 +51,10 @@ def test_stamp_follows_the_sources_a_kernel_may_contain(tmp_path, monkeypatch):
 
 def test_a_project_function_is_located_and_locked():
     from anonspread.engine import scoring as K
-    from anonspread.engine import store as _store
 
     path = nc.compile_lock_path(K.tree_rumor)
     assert path is not None and path.endswith(".compile.lock")
-    assert nc.compile_lock_path(_store.reset_run_state) != path
+    assert nc.compile_lock_path(K.tree_eccentricity) != path
     import numba
 
     @numba.njit(cache=False)

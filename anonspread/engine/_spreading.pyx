@@ -987,9 +987,11 @@ def run_one(int code, GraphStore store, int64_t source, int64_t T, const double[
     if T < 0 or vs_out.shape[0] < T + 1 or sizes_out.shape[0] < T + 1:
         raise ValueError(f"T must be >= 0 and vs_out and sizes_out need T + 1 entries; got "
                          f"T = {T}, {vs_out.shape[0]} and {sizes_out.shape[0]}")
-    work_init(&w, min(s.cap_nodes, 1 << 16), s.maxdeg)
+    work_init(&w, 256, s.maxdeg)
     try:
-        with rng.bit_generator.lock, nogil:
+        # with the GIL: a lazy tree's store is the tree object's own (its realisation), which
+        # another thread's run on the same object must not see half-written
+        with rng.bit_generator.lock:
             if mode == 0:
                 n = run_protocol(code, s, &w, source, T, &params[0], bg, &vs_out[0],
                                  &sizes_out[0])
@@ -1039,7 +1041,7 @@ def run_batch(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
         return
     vs_arr = np.empty(T + 1, np.int32)
     cdef int32_t[::1] vs_out = vs_arr
-    work_init(&w, min(s.cap_nodes, 1 << 16), s.maxdeg)
+    work_init(&w, 256, s.maxdeg)
     try:
         with rng.bit_generator.lock, nogil:
             for i in range(trials):
@@ -1143,7 +1145,7 @@ def simulate_chunk(int code, GraphStore store, bint lazy, const int32_t[::1] sou
         raise MemoryError()
     for k in range(loc_cap):
         loc[k] = -1
-    work_init(&w, min(s.cap_nodes, 1 << 16), s.maxdeg)
+    work_init(&w, 256, s.maxdeg)
     try:
         with rng.bit_generator.lock, nogil:
             noff[i0] = 0

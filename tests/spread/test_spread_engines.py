@@ -2,7 +2,6 @@
 
 import math
 
-import numba as nb
 import numpy as np
 import pytest
 
@@ -17,15 +16,15 @@ def run(kernel, g, T, seed, d0):
     vs = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
     rng = np.random.default_rng(seed)
-    store, n = kernel(store, 0, T, params, rng, vs, sizes)
+    n = kernel(store, 0, T, params, rng, vs, sizes)
     # node ids follow allocation order, which differs between the paths; a node's
     # position key does not, so compare through it
-    key, ns = store[4], store[8]
+    key, ns = store.key, store.ns
 
     def k(v):
         return -1 if v < 0 else int(key[v])
 
-    idx = store[9][:n]
+    idx = store.order[:n]
     trace = {k(v): (int(ns[v, 0]), k(ns[v, 1])) for v in idx}
     times = ns[idx, 0]
     return trace, [k(v) for v in vs], sizes, times, rng.random()
@@ -50,17 +49,6 @@ def test_tree_path_equals_relay_path(make):
             assert a[4] == b[4]  # the same random numbers were consumed
 
 
-def _summary_driver(code):
-    @nb.njit
-    def run_one(store, T, params, rng, vs, sizes):  # code: a compile-time constant here
-        return _kernels.run_summary(code, store, np.int32(0), T, params, rng, vs, sizes)
-
-    return run_one
-
-
-_run_summary = _summary_driver(_kernels.ADAPTIVE_DIFFUSION)
-
-
 def summary(g, T, seed, d0, capacity):
     """The batch drivers' dispatch (run_summary) with AD_SUMMARY_ONLY: sizes, virtual-source
     keys, hops, rng state, and the number of nodes the run created."""
@@ -70,10 +58,10 @@ def summary(g, T, seed, d0, capacity):
     vs = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
     rng = np.random.default_rng(seed)
-    store, n = _run_summary(store, T, params, rng, vs, sizes)
-    key = store[4]
-    hops = _kernels._vs_hops(store[8], vs[T])
-    return n, [int(key[v]) for v in vs], sizes, hops, rng.random(), int(store[5][0])
+    n = _kernels.run_summary(_kernels.ADAPTIVE_DIFFUSION, store, 0, T, params, rng, vs, sizes)
+    key = store.key
+    hops = _kernels.vs_hops(store, vs[T])
+    return n, [int(key[v]) for v in vs], sizes, hops, rng.random(), store.n_nodes
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ def fresh_graph():
 
 
 def assert_clean(g):
-    ns = g._stores[0][8]
-    clean = g._new_store()[8]
+    ns = g._stores[0].ns
+    clean = g._new_store().ns
     assert np.array_equal(ns, clean)
 
 
