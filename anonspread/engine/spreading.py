@@ -1,4 +1,4 @@
-"""The spreading kernels: one run of each protocol on a :class:`~.store.GraphStore`.
+"""The spreading kernels: one run of each protocol on a :class:`~anonspread.engine.store.GraphStore`.
 
 Compiled ahead of time (:mod:`._spreading`); this module holds their codes, validates the
 arrays handed to them and documents them. One kernel per protocol, chosen by its code
