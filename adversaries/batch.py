@@ -60,9 +60,9 @@ def compile_phase(phase: str | None):
     """Make :func:`simulate_and_score` only compile (or load) one phase's entries, then
     raise :class:`CompilePhaseDone`.
 
-    ``"score"``: the scoring entries the call needs, on zero trials (no simulation, so
-    they can be compiled before any simulation entry exists); ``"simulate"``: the
-    protocol's simulation entry, on the call's first chunk of trials (then discarded).
+    ``"score"``: the scoring entries the call needs, on zero trials (no simulation);
+    ``"simulate"``: nothing (the simulation phase, ``engine.spreading.simulate_chunk``, is
+    compiled when the package is built), kept so the harness's warm-up can still ask.
     ``None``: run normally. The harness's warm-up uses it to give the scoring entries
     to one pool worker while the others compile the simulation entries, instead of every
     worker compiling a simulation entry first and then waiting for the one scoring entry
@@ -331,11 +331,7 @@ def simulate_and_score(
                         centre_known, gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge,
                         move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
                     )  # fmt: skip
-            else:
-                simulate_chunk(
-                    code, store, lazy, sources, seeds, 0, T, params, gen, CHUNK_NODES, noff, n_out,
-                    b_vs, b_order, b_par, b_gdeg,
-                )  # fmt: skip
+            # "simulate": nothing to compile, the simulation phase is built with the package
         finally:
             if not lazy:
                 g.give_store(store)  # clean: untouched, or reset by the chunk

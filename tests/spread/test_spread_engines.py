@@ -94,3 +94,25 @@ def test_counting_path_equals_tree_path(make):
                 assert b[3] == depth
                 if capacity == 4096:
                     assert b[5] <= 1 + 5 * (T // 2 + 2)  # the walk's expansions only
+
+
+def test_graph_store_names_its_fields_and_pickles_with_its_realisation():
+    import pickle
+
+    from anonspread import spread
+    from anonspread.engine.store import GraphStore
+
+    g = random_tree({2: 0.3, 3: 0.4, 4: 0.3}, rng=3)
+    s = spread.simulate(g, AdaptiveDiffusion(3), 9, rng=1)
+    h = pickle.loads(pickle.dumps(g))
+    st, st2 = g.store, h.store
+    assert isinstance(st2, GraphStore) and st2.lazy and st2.n_nodes == st.n_nodes
+    for f in ("start", "deg", "nbr", "tpar", "key", "dvals", "dcdf", "ns", "order"):
+        assert np.array_equal(getattr(st, f)[: st.n_nodes], getattr(st2, f)[: st.n_nodes]), f
+    assert [g.neighbors(v).tolist() for v in range(30)] == [h.neighbors(v).tolist() for v in range(30)]
+    t1 = spread.simulate(g, AdaptiveDiffusion(3), 9, rng=2)
+    t2 = spread.simulate(h, AdaptiveDiffusion(3), 9, rng=2)
+    assert np.array_equal(t1.infected, t2.infected) and s.n_infected > 1
+    with pytest.raises(ValueError, match="field deg must be"):
+        GraphStore(st.start, st.deg.astype(np.int64), st.nbr, st.tpar, st.key, st.dvals, st.dcdf,
+                   st.ns, st.order, st.n_nodes, st.n_nbr, True)
