@@ -40,3 +40,5 @@ cdef int64_t run_summary(int code, store_t* s, work_t* w, int64_t source, int64_
                          const double* params, bitgen_t* bg, int32_t* vs_out,
                          int64_t* sizes_out) except -1 nogil
 cdef int64_t vs_hops(const int32_t* ns, int64_t vs) noexcept nogil
+cdef int64_t snapshot(const store_t* s, int64_t n, int64_t* loc, int64_t off, int32_t* b_order,
+                      int64_t* b_par, int64_t* b_gdeg, int64_t vs) noexcept nogil

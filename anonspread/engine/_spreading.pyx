@@ -1062,7 +1062,7 @@ def run_batch(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
 # ---------------------------------------------------------------- the fused loop's simulation phase
 
 
-cdef int64_t _snapshot(const store_t* s, int64_t n, int64_t* loc, int64_t off, int32_t* b_order,
+cdef int64_t snapshot(const store_t* s, int64_t n, int64_t* loc, int64_t off, int32_t* b_order,
                        int64_t* b_par, int64_t* b_gdeg, int64_t vs) noexcept nogil:
     """Copy the current run into the chunk buffers at ``off``: the infected nodes in
     infection order, their infection-tree parents as local ids (-1 for the source) and
@@ -1180,7 +1180,7 @@ def simulate_chunk(int code, GraphStore store, bint lazy, const int32_t[::1] sou
                     loc_cap = s.cap_nodes
                     for k in range(old, loc_cap):
                         loc[k] = -1
-                b_vs[i] = _snapshot(s, n_inf, loc, noff[i], po, pp, pg, vs_out[T])
+                b_vs[i] = snapshot(s, n_inf, loc, noff[i], po, pp, pg, vs_out[T])
                 noff[i + 1] = end
                 i += 1
             if not lazy:
