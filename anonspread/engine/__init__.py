@@ -4,9 +4,10 @@
 arguments, describe runs and return result objects; the engine holds what runs per node
 and per trial:
 
-* :mod:`~anonspread.engine.store`: the flat node store of a finite graph or a lazily
-  grown infinite tree;
-* :mod:`~anonspread.engine.spreading`: one kernel per spreading protocol;
+* :mod:`~anonspread.engine.store`: the node store (``GraphStore``, named flat arrays) of a
+  finite graph or a lazily grown infinite tree;
+* :mod:`~anonspread.engine.spreading`: one kernel per spreading protocol, the Monte Carlo
+  driver and the fused loop's simulation phase;
 * :mod:`~anonspread.engine.dandelion`: the one Dandelion simulator -- Dandelion and
   Dandelion++ in continuous time, and the abstract transaction model as a configuration
   of the same anonymity graph, forwarding tables and stem walk;
@@ -15,7 +16,7 @@ and per trial:
 * :mod:`~anonspread.engine.rumor_threads`: the threaded rumour scan of large 2-cores;
 * :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
 * :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
-* :mod:`~anonspread.engine.fused`: the fused simulate -> score loop;
+* :mod:`~anonspread.engine.fused`: the fused simulate -> score loop's scoring phase;
 * :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);
 * :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.
 

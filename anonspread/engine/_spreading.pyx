@@ -1,16 +1,17 @@
 """The spreading kernels, compiled (see :mod:`anonspread.engine.spreading`).
 
-Every kernel has the C signature of :func:`run_protocol` less the code: it runs one
-protocol for ``T`` steps on the store from ``source`` and returns the number of infected
-nodes (``s.order[:n]`` in infection order, their times and parents in ``s.ns``);
-``vs_out[t]`` receives the virtual source after step ``t`` (-1 for protocols without one)
+Every kernel runs one protocol for ``T`` steps on the store from ``source`` (its arguments
+those of :func:`run_protocol` that it needs) and returns the number of infected nodes
+(``s.order[:n]`` in infection order, their times and parents in ``s.ns``); ``vs_out[t]``
+receives the virtual source after step ``t`` (-1 for protocols without one)
 and ``sizes_out[t]`` the number of infected nodes after step ``t``. Randomness through the
 caller's bit generator (:mod:`._bitgen`: ``uniform`` is ``Generator.random()``, ``randint``
 ``Generator.integers(0, n)``), draw for draw as the plain reading of each protocol in
 ``spread.protocols``. Nodes infected during step ``t`` never act before step ``t + 1``.
 
-Kernels run without the GIL; growing a lazy tree's arrays takes it briefly (``reserve``,
-``expand`` in :mod:`._store`), and a kernel reloads its local pointers after those calls.
+Kernels need no GIL (the batch drivers release it; a single run holds it); growing a lazy
+tree's arrays takes it briefly (``reserve``, ``expand`` in :mod:`._store`), and a kernel
+reloads its local pointers after those calls.
 """
 
 import numpy as np

@@ -42,12 +42,15 @@ cdef class GraphStore:
             ("dcdf", dcdf, np.float64, (dvals.shape[0],)), ("ns", ns, np.int32, (cap, NCOL)),
             ("order", order, np.int32, (cap,)),
         ):
+            # a finite graph's CSR is never written: it may be the graph's own read-only arrays
+            write = lazy or name in ("ns", "order")
             if (not isinstance(a, np.ndarray) or a.dtype != dtype or not a.flags.c_contiguous
-                    or not a.flags.writeable or (shape is not None and a.shape != shape)
+                    or (write and not a.flags.writeable)
+                    or (shape is not None and a.shape != shape)
                     or (shape is None and a.ndim != 1)):
-                raise ValueError(f"GraphStore field {name} must be a writeable C-contiguous "
-                                 f"{np.dtype(dtype).name} array of shape {shape or '(k,)'}; "
-                                 f"got {a!r:.80}")
+                raise ValueError(f"GraphStore field {name} must be a{' writeable' if write else ''} "
+                                 f"C-contiguous {np.dtype(dtype).name} array of shape "
+                                 f"{shape or '(k,)'}; got {a!r:.80}")
         if dvals.shape[0] < 1:
             raise ValueError("GraphStore field dvals must hold at least one degree value")
         if not (0 <= n_nodes <= cap and 0 <= n_nbr <= nbr.shape[0]):

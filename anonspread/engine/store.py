@@ -61,7 +61,7 @@ def new_finite_store(indptr: np.ndarray, indices: np.ndarray) -> GraphStore:
     return GraphStore(
         np.ascontiguousarray(indptr[:-1], dtype=np.int64),
         np.ascontiguousarray(np.diff(indptr), dtype=np.int32),
-        np.array(indices, dtype=np.int32, order="C"),
+        np.ascontiguousarray(indices, dtype=np.int32),  # shared with the graph: never written
         np.full(n, -1, np.int32),
         np.zeros(n, np.uint64),
         np.ones(1, np.int32),
