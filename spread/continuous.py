@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from anonspread.errors import InvalidParameterError
 from anonspread.spread.nodes import MessageBehaviour, Node
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_real
@@ -66,10 +65,3 @@ class ContinuousDiffusion(Protocol):
 
     def _params(self):
         return {"rate": self.rate}
-
-    @property
-    def kernel(self):
-        raise InvalidParameterError(
-            "protocol must be a compiled protocol for spread.simulate; got ContinuousDiffusion, "
-            "which runs only in spread.events.simulate_messages"
-        )

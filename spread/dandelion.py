@@ -136,13 +136,6 @@ class StemProtocol(Protocol):
     coin: str = "hop"
     own_message_delays = True
 
-    @property
-    def kernel(self):
-        raise InvalidParameterError(
-            f"protocol must be a compiled protocol for spread.simulate; got {self!r}, which runs "
-            "in spread.events.simulate_messages and spread.dandelion.simulate_stems"
-        )
-
     def check_graph(self, graph: ContactGraph) -> None:
         """Refuse a graph this protocol cannot run on (naming the graph and why)."""
         n = graph.number_of_nodes()

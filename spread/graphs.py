@@ -616,6 +616,7 @@ class LazyTree:
     # -- the persistent realisation (used by simulate and by adversaries)
     @property
     def store(self):
+        """The realisation so far, as the engine's node store (a ``GraphStore``: named arrays)."""
         if self._store is None:
             self._store = self._new_store()
         return self._store
