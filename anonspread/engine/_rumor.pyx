@@ -837,54 +837,30 @@ def py_argsort(const double[::1] a):
     return out
 
 
-cdef void _view_setup(tuple setup, RumorSetup *st) except *:
-    """A :c:type:`RumorSetup` over the arrays of the Python ``rumor_setup`` tuple (no arena:
-    the tuple owns them)."""
-    cdef double[::1] ub = setup[0]
-    cdef const uint8_t[::1] core = setup[1].view(np.uint8)
-    cdef int64_t[::1] att = setup[2]
-    cdef int64_t[::1] cid = setup[4]
-    cdef double[::1] cw = setup[7]
-    cdef uint64_t[::1] fptr = setup[8]
-    cdef uint32_t[::1] find = setup[9]
-    cdef double[::1] fwe = setup[10]
-    cdef int64_t[::1] byub = setup[11]
-    st.n = ub.shape[0]
-    st.nc = cw.shape[0]
-    st.maxd = _max_row(&fptr[0], st.nc)
-    st.const_ = setup[3]
-    st.sparse = setup[12]
-    st.ub = &ub[0]
+cdef void _scan_view(const double[::1] ub, const uint8_t[::1] core, const int64_t[::1] att,
+                     const int64_t[::1] byub, RumorSetup *st) noexcept:
+    """A :c:type:`RumorSetup` with the fields the scan's order reads (no core arrays)."""
+    memset(st, 0, sizeof(RumorSetup))
+    st.n = core.shape[0]
+    st.ub = <double *> &ub[0] if ub.shape[0] else NULL
     st.core = <uint8_t *> &core[0]
-    st.att = &att[0]
-    st.cid = &cid[0]
-    st.cw = &cw[0] if st.nc else NULL
-    st.fptr = &fptr[0]
-    st.find = &find[0] if find.shape[0] else NULL
-    st.fwe = &fwe[0] if fwe.shape[0] else NULL
-    st.byub = &byub[0]
-    st.arena = NULL
-    st.core_arena = NULL
+    st.att = <int64_t *> &att[0]
+    st.byub = <int64_t *> &byub[0] if byub.shape[0] else NULL
 
 
-def py_core_eval(tuple setup, int64_t c, int32_t stamp, int32_t[::1] seen, uint64_t[::1] qpk,
-                 double[::1] spos):
-    cdef RumorSetup st
-    _view_setup(setup, &st)
-    return core_eval(&st, c, stamp, &seen[0], &qpk[0], &spos[0])
-
-
-def py_rumor_advance(int64_t s, double rtol, double lg, tuple setup, double[::1] exact,
+def py_rumor_advance(int64_t s, double rtol, double lg, const double[::1] ub, core,
+                     const int64_t[::1] att, const int64_t[::1] byub, double[::1] exact,
                      int64_t[::1] cand, double[::1] val, int64_t[::1] ist, double[::1] fst):
     cdef RumorSetup st
-    _view_setup(setup, &st)
+    _scan_view(ub, core.view(np.uint8), att, byub, &st)
     return rumor_advance(s, rtol, lg, &st, &exact[0], &cand[0], &val[0], &ist[0], &fst[0])
 
 
-def py_rumor_finish(int64_t s, double rtol, tuple setup, const int64_t[::1] cand,
-                    const double[::1] val, const int64_t[::1] ist, const double[::1] fst, top):
+def py_rumor_finish(int64_t s, double rtol, core, const int64_t[::1] att,
+                    const int64_t[::1] cand, const double[::1] val, const int64_t[::1] ist,
+                    const double[::1] fst, top):
     cdef RumorSetup st
-    _view_setup(setup, &st)
+    _scan_view(att.astype(np.float64), core.view(np.uint8), att, att, &st)
     cdef uint8_t[::1] t = top.view(np.uint8)
     cdef uint8_t[::1] mark = np.empty(st.n, np.uint8)
     cdef RumorTop r = rumor_finish(s, rtol, &st, &cand[0], &val[0], &ist[0], &fst[0], &t[0],

@@ -17,7 +17,7 @@ import numpy as np
 from numba.core import errors, types
 from numba.extending import overload
 
-from anonspread.engine import literature as LK
+from anonspread.engine import _literature_numba as LK
 from anonspread.engine import scoring as K
 from anonspread.engine._numba_cache import install as _install_numba_cache
 from anonspread.engine.scoring import TIE_RTOL

@@ -1,0 +1,242 @@
+"""Rumour centrality (Shah & Zaman 2011): every score on a tree, the exact maximisers and
+rank data on a graph with cycles, and the pieces of that scan.
+
+Compiled ahead of time (:mod:`._rumor`, declarations in ``_rumor.pxd`` for other kernels).
+Every function works on the infected nodes renumbered ``0..n-1`` with a CSR adjacency
+``(indptr, indices)`` (int64 / int32; other integer dtypes are converted); outputs are
+written into the arrays passed in. The threaded scan of large 2-cores is
+:func:`anonspread.engine.rumor_threads.rumor_top`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonspread.engine import _rumor
+
+__all__ = [
+    "core_csr",
+    "core_eval",
+    "core_flat",
+    "core_log_sizes",
+    "core_log_sizes_dense",
+    "core_workspace",
+    "cut_rumor_bound",
+    "graph_rumor",
+    "graph_rumor_top",
+    "rumor_advance",
+    "rumor_at",
+    "rumor_finish",
+    "rumor_scan_state",
+    "rumor_setup",
+    "rumor_stop_level",
+    "tree_rumor",
+    "two_core",
+]
+
+
+def _csr(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(indices, np.int32)
+
+
+def _bool_out(top: np.ndarray, n: int, name: str) -> np.ndarray:
+    if not (isinstance(top, np.ndarray) and top.dtype == np.bool_ and top.shape == (n,)
+            and top.flags.c_contiguous):
+        raise ValueError(f"{name} must be a contiguous boolean array of shape ({n},), "
+                         f"got {getattr(top, 'dtype', type(top).__name__)} "
+                         f"of shape {getattr(top, 'shape', None)}")
+    return top.view(np.uint8)
+
+
+def tree_rumor(indptr, indices, out: np.ndarray) -> None:
+    """Log rumour centrality of every node of a tree, into ``out``.
+
+    ``R(v) = n! / prod_u T_u^v`` with ``T_u^v`` the size of u's subtree when the tree is
+    rooted at v (Shah & Zaman 2011, Eq. 20); ``log R`` at the root by one upward pass,
+    then ``log R(c) = log R(p) + log T_c - log(n - T_c)`` downwards.
+    """
+    _rumor.py_tree_rumor(*_csr(indptr, indices), out)
+
+
+def rumor_at(indptr, indices, v: int, lg: float, order, parent, dist, size) -> float:
+    """Log rumour centrality of v over the BFS tree of the graph rooted at v.
+
+    ``lg`` is ``log n!``; ``order``, ``parent``, ``dist`` are int32 and ``size`` int64
+    scratch of length n; ``dist`` must hold -1 and ``size`` 1 for every node on entry
+    (both are restored). BFS children are discovered in CSR order.
+    """
+    return _rumor.py_rumor_at(*_csr(indptr, indices), v, lg, order, parent, dist, size)
+
+
+def graph_rumor(indptr, indices, out: np.ndarray) -> None:
+    """Log rumour centrality on a graph, over the BFS tree rooted at each candidate."""
+    _rumor.py_graph_rumor(*_csr(indptr, indices), out)
+
+
+def cut_rumor_bound(indptr, indices, out: np.ndarray) -> None:
+    """Upper bound on the BFS-tree log rumour centrality of every node of a connected graph.
+
+    In any spanning tree rooted at v, the subtree of a node u holds u and every component
+    of ``G - u`` that does not contain v, so ``T_u^v >= 1 + sep_v(u)`` and
+    ``log R(v) <= log n! - log n - sum_{u != v} log(1 + sep_v(u))``; only cut vertices
+    contribute (one iterative DFS with Tarjan's low points and a difference array over
+    DFS pre-order intervals, O(n + m)). On a tree the bound is the exact score.
+    """
+    _rumor.py_cut_rumor_bound(*_csr(indptr, indices), out)
+
+
+def two_core(indptr, indices):
+    """The 2-core of a connected graph and the trees hanging from it.
+
+    Returns ``(core, att, psize, weight, const)``: ``core[v]`` True for 2-core nodes; for
+    the others ``att[v]`` is the core node their pendant tree hangs from and ``psize[v]``
+    the size of their subtree in it; ``weight[a] = 1 +`` the number of pendant nodes
+    hanging from core node a; ``const = sum over pendant nodes of log psize``. An empty
+    core means a tree.
+    """
+    return _rumor.py_two_core(*_csr(indptr, indices))
+
+
+def core_csr(indptr, indices, core, weight, start: int):
+    """The 2-core as its own CSR, renumbered in BFS order from core node ``start``.
+
+    Returns ``(cid, cptr, cind, cw, cwe)``: the new id of each node (-1 off the core),
+    the CSR (neighbours in the order of ``indices``), each core node's weight and
+    ``cwe[j] = cw[cind[j]]``.
+    """
+    return _rumor.py_core_csr(*_csr(indptr, indices), core,
+                              np.ascontiguousarray(weight, np.int64), start)
+
+
+def core_flat(cptr, cind, cwe):
+    """The core CSR as the evaluation reads it: ``(fptr, find, fwe)``, unsigned (uint64 /
+    uint32), padded to the maximum degree D with a dummy node ``nc`` when that at most
+    doubles the entries. Same neighbours in the same order, so the same BFS trees."""
+    return _rumor.py_core_flat(np.ascontiguousarray(cptr, np.int64),
+                               np.ascontiguousarray(cind, np.int32),
+                               np.ascontiguousarray(cwe, np.float64))
+
+
+def core_log_sizes(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
+    """``sum over core nodes u of log T_u`` (weighted subtree sizes of the BFS tree of the
+    core rooted at ``root``) by the branchless scan, for sparse cores. ``seen`` (int32,
+    ``nc + 1``), ``qpk`` (uint64) and ``spos`` (float64) of length ``nc + D + 1`` are work
+    arrays; ``stamp`` must be new for ``seen`` on every call."""
+    return _rumor.py_core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos, False)
+
+
+def core_log_sizes_dense(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
+    """:func:`core_log_sizes` for dense cores (mean degree >= 7): enqueues only new nodes."""
+    return _rumor.py_core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos, True)
+
+
+def rumor_scan_state(n: int):
+    """The scan's state for :func:`rumor_advance` over ``n`` nodes: ``(exact, cand, val,
+    ist, fst)``."""
+    fst = np.zeros(3, np.float64)
+    fst[0] = -np.inf
+    return (np.full(n, np.nan), np.empty(n, np.int64), np.empty(n, np.float64),
+            np.array([-1, 0], np.int64), fst)
+
+
+def rumor_setup(indptr, indices, s: int):
+    """What :func:`graph_rumor_top` needs before its first exact score.
+
+    ``(ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse)``: the
+    cut-vertex bound, the 2-core and its pendant trees, the core's CSR renumbered in BFS
+    order from s's core node and its flat form, the nodes in decreasing order of their
+    bound (ties in the order of numba's quicksort, as before the port) and whether the
+    core is sparse (mean degree below 7).
+    """
+    indptr, indices = _csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    ub = np.empty(n, np.float64)
+    _rumor.py_cut_rumor_bound(indptr, indices, ub)
+    core, att, psize, weight, const = _rumor.py_two_core(indptr, indices)
+    a0 = s if core[s] else att[s]
+    if a0 < 0:
+        a0 = s
+    cid, cptr, cind, cw, cwe = _rumor.py_core_csr(indptr, indices, core, weight, a0)
+    nc = cw.shape[0]
+    sparse = cind.shape[0] < 7 * nc
+    fptr, find, fwe = _rumor.py_core_flat(cptr, cind, cwe)
+    byub = _rumor.py_argsort(-ub)
+    return ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse
+
+
+def core_workspace(fptr, rows: int):
+    """Work arrays ``(seen, qpk, spos)`` for ``rows`` concurrent core evaluations."""
+    nc = fptr.shape[0] - 1
+    maxd = int(np.max(np.diff(fptr.astype(np.int64)))) if nc else 0
+    return (np.zeros((rows, nc + 1), np.int32), np.empty((rows, nc + maxd + 1), np.uint64),
+            np.empty((rows, nc + maxd + 1), np.float64))
+
+
+def core_eval(fptr, find, fwe, cw, sparse: bool, c: int, stamp: int, ws, row: int) -> float:
+    """``sum log T_u`` over the weighted core BFS tree rooted at core node ``c``, with work
+    row ``row`` of ``ws`` (:func:`core_workspace`)."""
+    seen, qpk, spos = ws
+    return _rumor.py_core_log_sizes(fptr, find, fwe, cw, c, stamp, seen[row], qpk[row],
+                                    spos[row], not sparse)
+
+
+def rumor_stop_level(best: float, s0: float, tol0: float, rtol: float) -> float:
+    """Below this score a node is no maximiser and neither ties with nor beats the source."""
+    return _rumor.py_rumor_stop_level(best, s0, tol0, rtol)
+
+
+def rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst) -> int:
+    """Take the nodes of the scan's order (s, then decreasing bound) whose exact score is
+    known, until one needs a core node's evaluation (returned) or the bound stops the
+    scan (-1); the state is :func:`rumor_scan_state`'s."""
+    return _rumor.py_rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
+
+
+def rumor_finish(s, rtol, core, att, cand, val, ist, fst, top):
+    """``top`` and ``(best, s0, greater, tied, evaluations used)`` from the taken nodes."""
+    return _rumor.py_rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
+
+
+def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
+    """Rumour-centrality maximisers and the rank data of node ``s``, exactly.
+
+    Every node gets the sound upper bound of :func:`cut_rumor_bound`; exact scores are
+    computed for ``s`` and then for the other nodes in decreasing order of their bound,
+    until the next bound is below both the tie threshold of the best exact score and
+    ``s``'s score minus its tie tolerance (``rtol`` relative): no node left can be a
+    maximiser, tie with s or beat s. An exact score costs one BFS of the 2-core (the
+    pendant trees weigh their core node); a pendant node v differs from its core node a
+    by rerooting over bridges, so ``score(v) = ub(v) - (ub(a) - score(a))``.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency of a connected graph on ``n`` nodes.
+    s : int
+        The node whose rank data is returned (usually the true source).
+    rtol : float
+        Relative tie tolerance (:data:`anonspread.adversaries.scores.TIE_RTOL`).
+    top : numpy.ndarray
+        Boolean array of length n; ``top[v]`` is set True iff v is a maximiser.
+
+    Returns
+    -------
+    tuple
+        ``(best, s0, greater, tied, n_core_bfs)``: the best score, s's score, the numbers
+        of nodes above and tied with s (s included), the exact core evaluations used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr = np.array([0, 2, 4, 6]); indices = np.array([1, 2, 0, 2, 0, 1])
+    >>> top = np.zeros(3, bool)
+    >>> best, s0, greater, tied, used = graph_rumor_top(indptr, indices, 0, 1e-9, top)
+    >>> top.tolist(), greater, tied, round(float(np.exp(s0)), 9)
+    ([True, True, True], 0, 3, 2.0)
+    """
+    indptr, indices = _csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    if not 0 <= s < n:
+        raise ValueError(f"s must be a node 0..{n - 1}, got {s}")
+    return _rumor.py_graph_rumor_top(indptr, indices, int(s), float(rtol),
+                                     _bool_out(top, n, "top"))
