@@ -18,6 +18,7 @@ from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
+from anonspread.engine import rumor as _rumor
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.validation import check_int, check_real
@@ -324,9 +325,9 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
     indptr, indices = snapshot.subgraph()
     out = np.empty(snapshot.n, np.float64)
     if snapshot.subgraph_is_tree():
-        _kernels.tree_rumor(indptr, indices, out)
+        _rumor.tree_rumor(indptr, indices, out)
     else:
-        _kernels.graph_rumor(indptr, indices, out)
+        _rumor.graph_rumor(indptr, indices, out)
     return Scores(snapshot.nodes, out, "log-rumor-centrality")
 
 

@@ -45,8 +45,8 @@ cdef int tree_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
 cdef RumorTop graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                               double rtol, uint8_t[::1] top) except * nogil
 
-# the scan's pieces (graph_rumor_top is rumor_setup, then rumor_advance / core_eval until
-# the bound stops it, then rumor_finish)
+# the scan's pieces (graph_rumor_top is rumor_setup, then rumor_scan: rumor_advance /
+# core_eval until the bound stops it, then rumor_finish; rumor_setup_free)
 cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, int64_t s,
                      RumorSetup *st) except -1 nogil
 cdef void rumor_setup_free(RumorSetup *st) noexcept nogil
@@ -56,6 +56,8 @@ cdef int64_t rumor_advance(int64_t s, double rtol, double lg, const RumorSetup *
                            double *fst) noexcept nogil
 cdef double core_eval(const RumorSetup *st, int64_t c, int32_t stamp, int32_t *seen,
                       uint64_t *qpk, double *spos) noexcept nogil
+cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
+                         uint8_t *top) except * nogil
 cdef RumorTop rumor_finish(int64_t s, double rtol, const RumorSetup *st, const int64_t *cand,
                            const double *val, const int64_t *ist, const double *fst,
                            uint8_t *top, uint8_t *mark) noexcept nogil

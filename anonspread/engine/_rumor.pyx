@@ -659,40 +659,27 @@ cdef RumorTop rumor_finish(int64_t s, double rtol, const RumorSetup *st, const i
     return r
 
 
-cdef RumorTop graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
-                              double rtol, uint8_t[::1] top) except * nogil:
-    """Rumour-centrality maximisers and the rank data of node ``s``, exactly (see
-    :func:`anonspread.engine.rumor.graph_rumor_top`)."""
-    cdef RumorSetup st
+cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
+                         uint8_t *top) except * nogil:
+    """The serial scan from a :c:func:`rumor_setup`: exact scores for s, then in decreasing
+    order of the bound until the bound stops it; ``top`` is n bytes."""
     cdef RumorTop r
-    cdef int64_t n = indptr.shape[0] - 1, a, i
+    cdef int64_t n = st.n, a, i, row = st.nc + st.maxd + 1
     cdef int32_t stamp = 0
     cdef double lg = lgamma(n + 1.0)
     cdef int64_t ist[2]
     cdef double fst[3]
-    cdef char *w
-    cdef double *exact
-    cdef int64_t *cand
-    cdef double *val
-    cdef int32_t *seen
-    cdef uint64_t *qpk
-    cdef double *spos
-    cdef int64_t row
-    cdef uint8_t *mark
-    rumor_setup(&indptr[0], &indices[0] if indices.shape[0] > 0 else NULL, n, s, &st)
-    row = st.nc + st.maxd + 1
-    w = <char *> malloc(n * 8 * 3 + n + (st.nc + 1) * 4 + row * 16 + 64)
+    cdef char *w = <char *> malloc(n * 8 * 3 + n + (st.nc + 1) * 4 + row * 16 + 64)
     if w == NULL:
-        rumor_setup_free(&st)
         with gil:
             raise MemoryError("rumour centrality: no memory for a graph of %d nodes" % n)
-    exact = <double *> w
-    cand = <int64_t *> (w + 8 * n)
-    val = <double *> (w + 16 * n)
-    qpk = <uint64_t *> (w + 24 * n)
-    spos = <double *> (w + 24 * n + 8 * row)
-    seen = <int32_t *> (w + 24 * n + 16 * row)
-    mark = <uint8_t *> (w + 24 * n + 16 * row + 4 * (st.nc + 1))
+    cdef double *exact = <double *> w
+    cdef int64_t *cand = <int64_t *> (w + 8 * n)
+    cdef double *val = <double *> (w + 16 * n)
+    cdef uint64_t *qpk = <uint64_t *> (w + 24 * n)
+    cdef double *spos = <double *> (w + 24 * n + 8 * row)
+    cdef int32_t *seen = <int32_t *> (w + 24 * n + 16 * row)
+    cdef uint8_t *mark = <uint8_t *> (w + 24 * n + 16 * row + 4 * (st.nc + 1))
     for i in range(n):
         exact[i] = NAN
     memset(seen, 0, (st.nc + 1) * 4)
@@ -702,16 +689,29 @@ cdef RumorTop graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indi
     fst[1] = 0.0
     fst[2] = 0.0
     while True:
-        a = rumor_advance(s, rtol, lg, &st, exact, cand, val, ist, fst)
+        a = rumor_advance(s, rtol, lg, st, exact, cand, val, ist, fst)
         if a < 0:
             break
         stamp += 1
-        exact[a] = lg - st.const_ - core_eval(&st, st.cid[a], stamp, seen, qpk, spos)
-    r = rumor_finish(s, rtol, &st, cand, val, ist, fst, &top[0], mark)
+        exact[a] = lg - st.const_ - core_eval(st, st.cid[a], stamp, seen, qpk, spos)
+    r = rumor_finish(s, rtol, st, cand, val, ist, fst, top, mark)
     free(w)
-    rumor_setup_free(&st)
     return r
 
+
+cdef RumorTop graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
+                              double rtol, uint8_t[::1] top) except * nogil:
+    """Rumour-centrality maximisers and the rank data of node ``s``, exactly (see
+    :func:`anonspread.engine.rumor.graph_rumor_top`)."""
+    cdef RumorSetup st
+    cdef RumorTop r
+    rumor_setup(&indptr[0], &indices[0] if indices.shape[0] > 0 else NULL,
+                indptr.shape[0] - 1, s, &st)
+    try:
+        r = rumor_scan(&st, s, rtol, &top[0])
+    finally:
+        rumor_setup_free(&st)
+    return r
 
 
 # ----------------------------------------------------------------- Python entries

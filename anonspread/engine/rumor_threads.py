@@ -1,155 +1,89 @@
-"""Rumour centrality on large 2-cores: :func:`anonspread.engine.scoring.graph_rumor_top` with its
-exact core evaluations spread over numba's threads.
-
-Kept apart from :mod:`anonspread.engine.scoring` so that nothing compiles it (a ``parallel=True``
-function takes seconds to compile) unless a snapshot's 2-core reaches
-:data:`PARALLEL_MIN_CORE` nodes: the Monte Carlo path (``simulate_and_score``, whose trials
-the harness already spreads over processes) and small snapshots never load it.
+"""Rumour centrality on large 2-cores: :func:`anonspread.engine.rumor.graph_rumor_top` with its
+exact core evaluations on OpenMP threads (:mod:`._rumor_threads`).
 
 The answer is the serial one: the scan takes the nodes in the same order with the same
-stopping rule (:func:`anonspread.engine.scoring.rumor_advance`); only the evaluations it needs
-next are computed ahead, a batch at a time, one work row per thread. A batch may hold
+stopping rule (:func:`anonspread.engine.rumor.rumor_advance`); only the evaluations it needs
+next are computed ahead, a batch at a time (growing from one per thread, doubling, up to
+about 25 million adjacency entries per thread), one work row per thread. A batch may hold
 evaluations the scan then does not need (at most one batch, discarded); the evaluation
-count returned is the scan's, as in the serial path.
+count returned is the scan's, as in the serial path. The number of threads is the caller's
+``threads`` argument, never read from the machine. Safe across ``fork``: OpenMP's thread
+pool is stopped before a fork (``os.register_at_fork``), so a forked child runs its own.
 """
 
 from __future__ import annotations
 
-import math
 import os
 
-import numba as nb
 import numpy as np
 
-from anonspread.engine import scoring as K
-from anonspread.engine._numba_cache import install as _install_numba_cache
+from anonspread.engine import _rumor_threads
+from anonspread.engine.rumor import _bool_out, _csr
 
-_install_numba_cache()
-
-__all__ = ["PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top", "threads_usable"]
+__all__ = ["OPENMP", "PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top"]
 
 #: 2-core size (nodes) from which :func:`rumor_top` evaluates on threads when it is given
 #: more than one (smaller cores: the serial scan is as fast).
 PARALLEL_MIN_CORE = 3000
 
-#: The largest batch gives each thread about this many adjacency entries to scan (~50 ms):
-#: few joins, so threads seldom wait for each other (and spin while waiting); a scan that
-#: stops early wastes at most its last batch, no larger than the work before it.
-_BATCH_EDGES = 25_000_000
+#: Whether this build has OpenMP (``setup.py`` compiles ``_rumor_threads`` with
+#: ``-fopenmp`` when the compiler accepts it); without it every scan is serial.
+OPENMP: bool = _rumor_threads.OPENMP
+
+if OPENMP:
+    # GNU libgomp's thread pool does not survive fork: a child of a process that ran a
+    # parallel scan would hang in its first one (measured). Stopping the pool before each
+    # fork lets children (e.g. of a fork process pool) use their own threads.
+    os.register_at_fork(before=_rumor_threads.pause_threads)
 
 
-@nb.njit(cache=True)
-def _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, first, batch, mark, rnd):
-    """Fill ``batch`` with ``first`` (the evaluation the scan needs now) and the core nodes
-    the scan will need next if no better score turns up: those of the nodes after the
-    current one whose bound is not below the current stop level (all of them before the
-    source's score is known), each once. Returns how many."""
-    n = ub.shape[0]
-    size = batch.shape[0]
-    batch[0] = first
-    mark[first] = rnd
-    nb_ = 1
-    i = ist[0]
-    stop = -np.inf if i < 0 else K.rumor_stop_level(fst[0], fst[1], fst[2], rtol)
-    for j in range(max(i + 1, 0), n):
-        if nb_ == size:
-            break
-        v = byub[j]
-        if v == s:
-            continue
-        if ub[v] + 1e-12 * (lg + 1.0) < stop:
-            break
-        a = v if core[v] else att[v]
-        if a < 0 or exact[a] == exact[a] or mark[a] == rnd:
-            continue
-        mark[a] = rnd
-        batch[nb_] = a
-        nb_ += 1
-    return nb_
+def _check_threads(threads) -> int:
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
+            or threads < 1:
+        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    return int(threads)
 
 
-@nb.njit(cache=True, parallel=True)
-def rumor_scan_parallel(s, rtol, top, setup, nthr):
-    """:func:`anonspread.engine.scoring.graph_rumor_top` from its ``rumor_setup``, with the core
-    evaluations on ``nthr`` threads
-    (``numba.get_num_threads()``, passed in: reading it here would keep numba from caching
-    this function).
-
-    Returns ``(best, s0, greater, tied, evaluations used, evaluations computed)``.
-    """
-    ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse = setup
-    n = ub.shape[0]
-    lg = math.lgamma(n + 1.0)
-    ws = K.core_workspace(fptr, nthr)
-    # entries one evaluation scans: the batches grow from one evaluation per thread, doubling,
-    # up to about _BATCH_EDGES entries per thread
-    scan = max(1, np.int64(fptr[fptr.shape[0] - 1]))
-    cap = nthr * max(1, min(4096, _BATCH_EDGES // scan))
-    batch = np.empty(cap, np.int64)
-    size = nthr
-    mark = np.zeros(n, np.int64)
-    exact, cand, val, ist, fst = K.rumor_scan_state(n)
-    rnd = 0
-    done = 0
-    while True:
-        a = K.rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
-        if a < 0:
-            break
-        rnd += 1
-        k = _gather(s, rtol, lg, ub, core, att, byub, exact, ist, fst, a, batch[:size], mark, rnd)
-        for t in nb.prange(nthr):  # thread t: evaluations t, t + nthr, ... on work row t
-            for j in range(t, k, nthr):
-                c = batch[j]
-                # stamps: one per evaluation, never repeated on any row
-                exact[c] = lg - const - K.core_eval(fptr, find, fwe, cw, sparse, cid[c],
-                                                    done + j + 1, ws, t)
-        done += k
-        size = min(cap, 2 * size)
-    best, s0, greater, tied, used = K.rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
-    return best, s0, greater, tied, used, done
-
-
-#: The process that started numba's threads through :func:`rumor_top` (None: not yet).
-_LAUNCH_PID: list[int | None] = [None]
-
-
-def threads_usable() -> bool:
-    """Whether this process may run a ``parallel=True`` kernel.
-
-    numba's OpenMP layer (``omp``, GNU libgomp on Linux) is not fork-safe: a process
-    forked from one that has run a parallel region is terminated (SIGTERM) when it
-    runs one itself. So once numba's threads are up under ``omp``, only the process
-    that started them here may use them; a forked child (e.g. of a ``fork`` process
-    pool) scans serially instead. ``tbb`` and ``workqueue`` are fork-safe.
-    """
-    try:
-        layer = nb.threading_layer()
-    except ValueError:  # not started yet: this process will start it
-        return True
-    return layer != "omp" or _LAUNCH_PID[0] == os.getpid()
-
-
-def rumor_top(indptr, indices, s, rtol, top, threads=1, min_core=PARALLEL_MIN_CORE):
-    """:func:`anonspread.engine.scoring.graph_rumor_top`, on ``threads`` threads when the
+def rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray, threads: int = 1,
+              min_core: int = PARALLEL_MIN_CORE) -> tuple:
+    """:func:`anonspread.engine.rumor.graph_rumor_top`, on ``threads`` threads when the
     2-core is large.
 
-    ``threads`` (an int >= 1, the caller's choice; never read from the machine's load): with
-    more than one, a snapshot whose 2-core has at least ``min_core`` nodes is evaluated on
-    ``min(threads, NUMBA_NUM_THREADS)`` threads, if :func:`threads_usable`; anything else
-    scans serially. Same answer either way. Returns ``(best, s0, greater, tied,
-    n_core_bfs, threads_used)``: the first five as ``graph_rumor_top``, then 1 for the
-    serial scan or the number of threads that ran.
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency of a connected graph on ``n`` nodes.
+    s : int
+        The node whose rank data is returned.
+    rtol : float
+        Relative tie tolerance.
+    top : numpy.ndarray
+        Boolean array of length n, set True at the maximisers.
+    threads : int >= 1
+        The caller's choice: with more than one (and OpenMP built in, :data:`OPENMP`), a
+        graph whose 2-core has at least ``min_core`` nodes is evaluated on exactly that many
+        threads; anything else scans serially. Same answer either way.
+    min_core : int
+        The 2-core size from which threads are used.
+
+    Returns
+    -------
+    tuple
+        ``(best, s0, greater, tied, n_core_bfs, threads_used)``: the first five as
+        ``graph_rumor_top``, then 1 for the serial scan or the number of threads that ran.
     """
-    if threads > 1 and indptr.shape[0] - 1 >= min_core and threads_usable():
-        nthr = min(int(threads), nb.config.NUMBA_NUM_THREADS)
-        if nthr > 1 and int(K.two_core(indptr, indices)[0].sum()) >= min_core:
-            if _LAUNCH_PID[0] is None:
-                _LAUNCH_PID[0] = os.getpid()
-            before = nb.get_num_threads()
-            nb.set_num_threads(nthr)
-            try:
-                setup = K.rumor_setup(indptr, indices, s)
-                return (*rumor_scan_parallel(s, rtol, top, setup, nthr)[:5], nthr)
-            finally:
-                nb.set_num_threads(before)
-    return (*K.graph_rumor_top(indptr, indices, s, rtol, top), 1)
+    return rumor_scan_parallel(indptr, indices, s, rtol, top, threads, min_core)[:6]
+
+
+def rumor_scan_parallel(indptr, indices, s: int, rtol: float, top: np.ndarray,
+                        threads: int, min_core: int = 0) -> tuple:
+    """:func:`rumor_top` (by default on threads whatever the core's size) with one more
+    entry: the number of core evaluations computed, at least the number used (the last
+    batch may hold evaluations the scan did not need)."""
+    threads = _check_threads(threads)
+    indptr, indices = _csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    if not 0 <= s < n:
+        raise ValueError(f"s must be a node 0..{n - 1}, got {s}")
+    return _rumor_threads.rumor_top(indptr, indices, int(s), float(rtol),
+                                    _bool_out(top, n, "top"), threads, int(min_core))
