@@ -8,12 +8,14 @@ candidate for each case, and prints the median CPU time per case and the ratio
 ``time.process_time`` inside the worker, so the machine's other load affects both sides
 alike. The cases are those of ``bench_dandelion.py`` (compiled column),
 ``bench_transactions.py`` and ``bench_privacy.py`` (column generation), the
-triangle count of the harness's graph statistics, and the sensor estimators of
-``bench_literature.py`` (earliest-infection-first, Pinto et al.); ``spread``: the workloads of
-``bench_spread.py`` (adaptive diffusion on random and regular trees through
-``simulate_many`` and ``simulate_and_score`` with ML, on ego-Facebook; ``simulate()`` on a
-10^6-node graph) plus random diffusion, flooding, Protocol 1, the printed Protocol 2 and
-the relay path of adaptive diffusion on finite graphs, and single ``simulate()`` traces.
+triangle count of the harness's graph statistics, the sensor estimators of
+``bench_literature.py`` (earliest-infection-first, Pinto et al.), rumour centrality
+(``rumor``: the certified top+rank of ``bench_cyclic.py``'s graph A snapshots, 10^3 to 10^5
+infected, on 1 and 2 threads; the pipeline snapshots of ``bench_rumor_kernel.py``; every
+score on a tree and on a small graph) and NETSLEUTH / LISN (``literature``: the snapshots of
+``bench_literature.py``, LISN on the regular tree, NETSLEUTH's inverse iteration on a
+2,000-node snapshot). Cases marked "wall" return wall-clock seconds (threads: CPU time
+would add both threads' time up).
 
     python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
         --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
@@ -28,11 +30,139 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "spread")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "rumor", "literature")
 _MARK = "@@bench "
 
 
-def _cases() -> dict:
+def _rumor_cases() -> dict:
+    """Rumour centrality: ``top_and_rank`` on graph A snapshots of ``bench_cyclic.py``
+    (random diffusion on a 10^6-node random 4-regular graph), the 200 pipeline snapshots of
+    ``bench_rumor_kernel.py`` and every score (``rumor_centrality``) on small snapshots."""
+    import networkx as nx
+    import numpy as np
+    from bench_cyclic import random_regular, rd_snapshot
+
+    from anonspread import adversaries as A
+    from anonspread import spread
+    from anonspread.engine import rumor_threads as P
+
+    cases = {}
+    gA = random_regular(10**6, 4, seed=1)
+    for k in (1_000, 10_000, 100_000):
+        snap = rd_snapshot(gA, k, seed=1)
+        src = snap.nodes[0]
+
+        def top(snap=snap, src=src):
+            t = time.process_time()
+            A.top_and_rank(snap, "rumor", src)
+            return time.process_time() - t
+        cases[f"rumour top+rank, graph A, {k:,} infected, 1 thread"] = ("rumor", top)
+    ip, ix = snap.subgraph()  # the 10^5 snapshot: a 35,262-node 2-core
+
+    def top2():
+        t = time.perf_counter()
+        P.rumor_top(ip, ix, 0, 1e-9, np.zeros(snap.n, np.bool_), 2)
+        return time.perf_counter() - t
+    cases["rumour top+rank, graph A, 100,000 infected, 2 threads (wall)"] = ("rumor", top2)
+    snap4 = rd_snapshot(gA, 10_000, seed=1)
+    ip4, ix4 = snap4.subgraph()
+
+    def top4(threads):
+        t = time.perf_counter()
+        P.rumor_top(ip4, ix4, 0, 1e-9, np.zeros(snap4.n, np.bool_), threads, 0)
+        return time.perf_counter() - t
+    for threads in (1, 2):
+        cases[f"rumor_top, graph A, 10,000 infected, {threads} thread(s), min_core 0 (wall)"] = (
+            "rumor", lambda threads=threads: top4(threads))
+    g = spread.graphs.from_networkx(nx.random_regular_graph(4, 10**4, seed=1))
+    rng = np.random.default_rng(2)
+    pipe = []
+    while len(pipe) < 200:
+        sp = spread.simulate(g, spread.RandomDiffusion(0.5), 9, rng=rng)
+        snap_p = A.observe(sp)
+        if not snap_p.subgraph_is_tree():
+            pipe.append(snap_p)
+
+    def pipeline():
+        t = time.process_time()
+        for s in pipe:
+            A.top_and_rank(s, "rumor", s.nodes[0])
+        return time.process_time() - t
+    cases["rumour top+rank, 200 pipeline snapshots (4-regular n = 10^4, T = 9)"] = ("rumor", pipeline)
+    tree = A.observe(spread.simulate(spread.graphs.regular_tree(3), spread.RandomDiffusion(0.5), 16,
+                                     rng=3))
+    small = rd_snapshot(gA, 2_000, seed=4)
+    for label, sn in ((f"tree, {tree.n:,} infected", tree), (f"graph A, {small.n:,} infected", small)):
+        def every(sn=sn):
+            t = time.process_time()
+            A.rumor_centrality(sn)
+            return time.process_time() - t
+        cases[f"rumour every score, {label}"] = ("rumor", every)
+    return cases
+
+
+def _literature_cases() -> dict:
+    """NETSLEUTH and LISN per snapshot (``bench_literature.py``'s snapshots and more)."""
+    import networkx as nx
+    import numpy as np
+
+    from anonspread import adversaries as A
+    from anonspread import spread
+
+    cases = {}
+    G = nx.barabasi_albert_graph(300, 2, seed=7)
+    rng = np.random.default_rng(11)
+    snaps = [A.observe(spread.simulate(G, spread.RandomDiffusion(0.4), 3, rng=rng))
+             for _ in range(20)]
+    for rep in (50,):
+        def ns():
+            t = time.process_time()
+            for _ in range(rep):
+                for s in snaps:
+                    A.netsleuth(s)
+            return time.process_time() - t
+
+        def ls(delays):
+            t = time.process_time()
+            for _ in range(rep):
+                for s in snaps:
+                    A.lisn(s, 0.4, delays=delays)
+            return time.process_time() - t
+        lab = f"BA n = 300, m = 2, 20 snapshots x {rep}"
+        cases[f"NETSLEUTH, {lab}"] = ("literature", ns)
+        cases[f"LISN geometric, {lab}"] = ("literature", lambda: ls("geometric"))
+        cases[f"LISN exponential, {lab}"] = ("literature", lambda: ls("exponential"))
+    tree = [A.observe(spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 12,
+                                      rng=r)) for r in range(20)]
+
+    def tree_cases(fn):
+        t = time.process_time()
+        for s in tree:
+            fn(s)
+        return time.process_time() - t
+    cases["NETSLEUTH, adaptive diffusion on the 3-regular tree, T = 12, 20 snapshots"] = (
+        "literature", lambda: tree_cases(A.netsleuth))
+    cases["LISN, adaptive diffusion on the 3-regular tree, T = 12, 20 snapshots"] = (
+        "literature", lambda: tree_cases(lambda s: A.lisn(s, 0.5)))
+    big = A.observe(spread.simulate(nx.random_regular_graph(4, 10**4, seed=5),
+                                    spread.RandomDiffusion(0.5), 10, source=0, rng=6))
+
+    def ns_big():
+        t = time.process_time()
+        A.netsleuth(big)
+        return time.process_time() - t
+    cases[f"NETSLEUTH (inverse iteration), 4-regular n = 10^4, {big.n:,} infected"] = (
+        "literature", ns_big)
+
+    def ls_big():
+        t = time.process_time()
+        A.lisn(big, 0.5)
+        return time.process_time() - t
+    cases[f"LISN geometric, 4-regular n = 10^4, {big.n:,} infected"] = ("literature", ls_big)
+    return cases
+
+
+def _cases(families=FAMILIES) -> dict:
     """name -> (family, zero-argument callable returning CPU seconds of one round)."""
     import networkx as nx
     import numpy as np
@@ -130,96 +260,15 @@ def _cases() -> dict:
             return time.process_time() - t
         cases[f"earliest-infection-first, {gname}, {n_obs} observations"] = ("sensors", eif)
         cases[f"Pinto et al., {gname}, {n_obs} observations"] = ("sensors", pin)
-    cases.update(_spread_cases(counter))
-    return cases
-
-
-def _spread_cases(counter: dict) -> dict:
-    """The spreading kernels: the workloads of bench_spread.py and one per protocol."""
-    import math
-
-    import networkx as nx
-    import numpy as np
-
-    from anonspread import datasets, spread
-    from anonspread.adversaries import simulate_and_score
-    from anonspread.spread.graphs import ContactGraph, _csr_from_pairs
-    from anonspread.spread.protocols import (
-        AdaptiveDiffusion,
-        Flooding,
-        LineProtocol,
-        RandomDiffusion,
-        TreeProtocolPseudocode,
-    )
-
-    def timed(fn):
-        def run():
-            counter["r"] += 1
-            t = time.process_time()
-            fn(counter["r"])
-            return time.process_time() - t
-        return run
-
-    cases = {}
-    ad3 = AdaptiveDiffusion(3)
-    rand34 = spread.graphs.random_tree({3: 0.5, 4: 0.5})
-    reg3 = spread.graphs.regular_tree(3)
-    for gname, g, T, trials in (("random_tree({3: .5, 4: .5})", rand34, 10, 20000),
-                                ("random_tree({3: .5, 4: .5})", rand34, 16, 2000),
-                                ("regular_tree(3)", reg3, 10, 100000),
-                                ("regular_tree(3)", reg3, 16, 100000)):
-        cases[f"simulate_many AD(3), {gname}, T = {T}, {trials} trials"] = (
-            "spread", timed(lambda r, g=g, T=T, n=trials: spread.simulate_many(g, ad3, T, n, rng=r)))
-    cases["simulate_and_score ML, AD(3), random_tree({3: .5, 4: .5}), T = 16, 1000 trials"] = (
-        "spread", timed(lambda r: simulate_and_score(rand34, ad3, 16, 1000, estimators=("ml",),
-                                                     rng=r)))
-    cases["simulate_and_score ML, AD(3), regular_tree(3) (ball created), T = 16, 2000 trials"] = (
-        "spread", timed(lambda r: simulate_and_score(reg3, ad3, 16, 2000, estimators=("ml",),
-                                                     rng=r, regular_symmetry=False)))
-    fb = datasets.load_graph("ego-facebook", min_degree=3)
-    fb = fb if isinstance(fb, ContactGraph) else spread.graphs.from_networkx(fb)
-    adfb = AdaptiveDiffusion(math.inf, 3)
-    cases["simulate_many AD(inf, cap 3), ego-Facebook (degree >= 3), T = 8, 4000 trials"] = (
-        "spread", timed(lambda r: spread.simulate_many(fb, adfb, 8, 4000, rng=r)))
-    rs = np.random.default_rng(0)
-    n = 10**6
-    stubs = rs.permutation(np.repeat(np.arange(n), 4))
-    indptr, indices, dropped = _csr_from_pairs(n, stubs[0::2], stubs[1::2])
-    big = ContactGraph(range(n), indptr, indices, dropped=dropped)
-
-    def big_runs(r):
-        for i in range(1000):
-            spread.simulate(big, adfb, 2, rng=r * 10000 + i)
-    cases["simulate() AD(inf, cap 3), T = 2, random 4-regular n = 10^6, 1000 calls"] = (
-        "spread", timed(big_runs))
-    rr = spread.graphs.from_networkx(nx.random_regular_graph(4, 10**4, seed=0))
-    grid = spread.graphs.from_networkx(nx.grid_2d_graph(100, 100))
-    for label, g, proto, T, trials in (
-            ("RandomDiffusion(0.5), random 4-regular n = 10^4", rr, RandomDiffusion(0.5), 8, 2000),
-            ("LineProtocol(), random 4-regular n = 10^4", rr, LineProtocol(), 8, 2000),
-            ("TreeProtocolPseudocode(), random 4-regular n = 10^4", rr, TreeProtocolPseudocode(),
-             12, 10000),
-            ("AD(4, cap 2) relay, random 4-regular n = 10^4", rr, AdaptiveDiffusion(4, 2), 12, 5000),
-            ("Flooding(), grid 100 x 100", grid, Flooding(), 30, 4000)):
-        cases[f"simulate_many {label}, T = {T}, {trials} trials"] = (
-            "spread", timed(lambda r, g=g, p=proto, T=T, k=trials: spread.simulate_many(
-                g, p, T, k, rng=r)))
-
-    def traces(r):
-        for i in range(500):
-            spread.simulate(reg3, ad3, 12, rng=r * 1000 + i)
-            spread.simulate(rr, RandomDiffusion(0.5), 6, rng=r * 1000 + i)
-    cases["simulate() traces: AD(3) regular_tree(3) T = 12 + RandomDiffusion(0.5) n = 10^4 "
-          "T = 6, 500 calls each"] = ("spread", timed(traces))
-    cases["simulate_and_score Jordan + rumour, RandomDiffusion(0.5), random 4-regular "
-          "n = 10^4, T = 6, 1000 trials"] = (
-        "spread", timed(lambda r: simulate_and_score(rr, RandomDiffusion(0.5), 6, 1000,
-                                                     estimators=("jordan", "rumor"), rng=r)))
+    if "rumor" in families:
+        cases.update(_rumor_cases())
+    if "literature" in families:
+        cases.update(_literature_cases())
     return cases
 
 
 def worker(families: list[str]) -> None:
-    cases = {k: f for k, (fam, f) in _cases().items() if fam in families}
+    cases = {k: f for k, (fam, f) in _cases(families).items() if fam in families}
     print(_MARK + json.dumps(list(cases)), flush=True)
     for line in sys.stdin:
         name = json.loads(line)

@@ -12,8 +12,9 @@ and per trial:
   Dandelion++ in continuous time, and the abstract transaction model as a configuration
   of the same anonymity graph, forwarding tables and stem walk;
 * :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan,
-  rumour centrality, BFS, tie-aware summaries);
-* :mod:`~anonspread.engine.rumor_threads`: the threaded rumour scan of large 2-cores;
+  BFS, tie-aware summaries; its numba rumour kernels serve the fused loop until it is ported);
+* :mod:`~anonspread.engine.rumor`: rumour centrality (trees, the certified scan on graphs);
+* :mod:`~anonspread.engine.rumor_threads`: the rumour scan of large 2-cores on OpenMP threads;
 * :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
 * :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
 * :mod:`~anonspread.engine.fused`: the fused simulate -> score loop's scoring phase;

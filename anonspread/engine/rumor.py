@@ -215,7 +215,7 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     s : int
         The node whose rank data is returned (usually the true source).
     rtol : float
-        Relative tie tolerance (:data:`anonspread.adversaries.scores.TIE_RTOL`).
+        Relative tie tolerance (``TIE_RTOL`` of :mod:`anonspread.adversaries.scores`).
     top : numpy.ndarray
         Boolean array of length n; ``top[v]`` is set True iff v is a maximiser.
 
