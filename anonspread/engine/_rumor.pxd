@@ -25,6 +25,7 @@ cdef struct RumorSetup:
     int64_t n            # nodes of the graph
     int64_t nc           # nodes of its 2-core
     int64_t maxd         # largest core degree (the work rows' padding)
+    int64_t width        # every core node's entries in the padded layout (-1: unpadded)
     double const_        # sum over pendant nodes of log(pendant subtree size)
     bint sparse          # mean core degree below 7: the branchless core scan
     double *ub           # cut-vertex bound of every node

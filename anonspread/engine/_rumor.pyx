@@ -370,6 +370,35 @@ cdef double _core_log_sizes(const uint64_t *fptr, const uint32_t *find, const do
     return _log_subtree_sizes(qpk, spos, tail)
 
 
+cdef double _core_log_sizes_padded(const uint32_t *find, const double *fwe, const double *cw,
+                                   int64_t nc, uint64_t width, uint64_t root, int32_t stamp,
+                                   int32_t *seen, uint64_t *qpk, double *spos) noexcept nogil:
+    """:func:`_core_log_sizes` on a padded core (every node has ``width`` entries, so node x's
+    start is ``x * width``: no row pointers to load). Same scan, same result."""
+    cdef uint64_t low = 0xFFFFFFFF, head = 0, tail = 1, x, hp, j, e
+    cdef uint32_t w
+    cdef bint new
+    seen[nc] = stamp  # the padding's dummy node: never enqueued
+    qpk[0] = root
+    seen[root] = stamp
+    spos[0] = cw[root]
+    while head < tail:
+        x = qpk[head] & low
+        hp = head << 32
+        j = x * width
+        e = j + width
+        while j < e:
+            w = find[j]
+            new = seen[w] != stamp
+            seen[w] = stamp
+            qpk[tail] = hp | <uint64_t> w
+            spos[tail] = fwe[j]
+            tail += <uint64_t> new
+            j += 1
+        head += 1
+    return _log_subtree_sizes(qpk, spos, tail)
+
+
 cdef double _core_log_sizes_dense(const uint64_t *fptr, const uint32_t *find,
                                   const double *fwe, const double *cw, int64_t nc,
                                   uint64_t root, int32_t stamp, int32_t *seen, uint64_t *qpk,
@@ -405,6 +434,9 @@ cdef double core_eval(const RumorSetup *st, int64_t c, int32_t stamp, int32_t *s
     row (``seen``: nc + 1 int32; ``qpk``, ``spos``: nc + maxd + 1); ``stamp`` new for the
     row's every call."""
     if st.sparse:
+        if st.width >= 0:
+            return _core_log_sizes_padded(st.find, st.fwe, st.cw, st.nc, <uint64_t> st.width,
+                                          <uint64_t> c, stamp, seen, qpk, spos)
         return _core_log_sizes(st.fptr, st.find, st.fwe, st.cw, st.nc, <uint64_t> c, stamp,
                                seen, qpk, spos)
     return _core_log_sizes_dense(st.fptr, st.find, st.fwe, st.cw, st.nc, <uint64_t> c, stamp,
@@ -540,6 +572,7 @@ cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, i
     st.nc = nc
     st.sparse = mc < 7 * nc  # mean core degree below 7
     width = _flat_width(cptr, nc)
+    st.width = width
     fm = mc if width < 0 else nc * width
     # the core arrays: cw, fptr, find, fwe, plus cind and cwe while building
     carena = malloc((nc + 1) * 8 + (nc + 1) * 8 + fm * 4 + fm * 8 + 64)
@@ -817,9 +850,17 @@ def py_core_log_sizes(const uint64_t[::1] fptr, const uint32_t[::1] find, const 
                       uint64_t[::1] qpk, double[::1] spos, bint dense=False):
     cdef const uint32_t *fi = &find[0] if find.shape[0] else NULL
     cdef const double *fw = &fwe[0] if fwe.shape[0] else NULL
+    cdef int64_t nc = cw.shape[0], width = <int64_t> fptr[1] if nc else -1, i
     cdef double r
+    for i in range(nc + 1):  # every row as long (the padded layout)?
+        if fptr[i] != <uint64_t> (i * width):
+            width = -1
+            break
     with nogil:
-        if dense:
+        if not dense and width >= 0:
+            r = _core_log_sizes_padded(fi, fw, &cw[0], nc, <uint64_t> width, <uint64_t> root,
+                                       stamp, &seen[0], &qpk[0], &spos[0])
+        elif dense:
             r = _core_log_sizes_dense(&fptr[0], fi, fw, &cw[0], cw.shape[0], <uint64_t> root,
                                       stamp, &seen[0], &qpk[0], &spos[0])
         else:
@@ -841,6 +882,7 @@ cdef void _scan_view(const double[::1] ub, const uint8_t[::1] core, const int64_
                      const int64_t[::1] byub, RumorSetup *st) noexcept:
     """A :c:type:`RumorSetup` with the fields the scan's order reads (no core arrays)."""
     memset(st, 0, sizeof(RumorSetup))
+    st.width = -1
     st.n = core.shape[0]
     st.ub = <double *> &ub[0] if ub.shape[0] else NULL
     st.core = <uint8_t *> &core[0]
