@@ -114,24 +114,25 @@ def _literature_cases() -> dict:
     rng = np.random.default_rng(11)
     snaps = [A.observe(spread.simulate(G, spread.RandomDiffusion(0.4), 3, rng=rng))
              for _ in range(20)]
-    for rep in (50,):
-        def ns():
-            t = time.process_time()
-            for _ in range(rep):
-                for s in snaps:
-                    A.netsleuth(s)
-            return time.process_time() - t
+    rep = 50
 
-        def ls(delays):
-            t = time.process_time()
-            for _ in range(rep):
-                for s in snaps:
-                    A.lisn(s, 0.4, delays=delays)
-            return time.process_time() - t
-        lab = f"BA n = 300, m = 2, 20 snapshots x {rep}"
-        cases[f"NETSLEUTH, {lab}"] = ("literature", ns)
-        cases[f"LISN geometric, {lab}"] = ("literature", lambda: ls("geometric"))
-        cases[f"LISN exponential, {lab}"] = ("literature", lambda: ls("exponential"))
+    def ns():
+        t = time.process_time()
+        for _ in range(rep):
+            for s in snaps:
+                A.netsleuth(s)
+        return time.process_time() - t
+
+    def ls(delays):
+        t = time.process_time()
+        for _ in range(rep):
+            for s in snaps:
+                A.lisn(s, 0.4, delays=delays)
+        return time.process_time() - t
+    lab = f"BA n = 300, m = 2, 20 snapshots x {rep}"
+    cases[f"NETSLEUTH, {lab}"] = ("literature", ns)
+    cases[f"LISN geometric, {lab}"] = ("literature", lambda: ls("geometric"))
+    cases[f"LISN exponential, {lab}"] = ("literature", lambda: ls("exponential"))
     tree = [A.observe(spread.simulate(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 12,
                                       rng=r)) for r in range(20)]
 

@@ -74,7 +74,7 @@ def _subdivided(G: nx.Graph, seed: int) -> nx.Graph:
     nxt = G.number_of_nodes()
     for u, v in G.edges():
         k = int(rng.integers(0, 3))
-        path = [u] + list(range(nxt, nxt + k)) + [v]
+        path = [u, *range(nxt, nxt + k), v]
         nxt += k
         nx.add_path(H, path)
     return H
@@ -238,7 +238,7 @@ def main() -> None:
     for line in LINES:
         print(line)
     print("ALL", hashlib.sha256("\n".join(LINES).encode()).hexdigest()[:24], len(LINES),
-          "hashes", "lgamma(4)=%r" % math.lgamma(4.0))
+          "hashes", f"lgamma(4)={math.lgamma(4.0)!r}")
 
 
 if __name__ == "__main__":
