@@ -1,0 +1,865 @@
+"""Source-estimator kernels (see :mod:`anonspread.engine.scoring`, the Python wrappers).
+
+Every kernel works on the infected nodes renumbered ``0..n-1`` with a CSR adjacency
+(int64 ``indptr``, int32 ``indices``): the infected subgraph or the infection tree, and,
+where needed, ``gdeg[i]``, the degree of local node i in the contact graph. The same
+``cdef`` functions serve the per-snapshot functions of :mod:`adversaries.estimators` and
+the fused Monte Carlo loop (``_fused.pyx``). All traversals are iterative (explicit
+queues), so a path of 10^6 nodes needs no recursion.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY, fabs, log
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+
+from anonspread.engine._bfs cimport bfs
+from anonspread.engine._logsum cimport logaddexp
+
+TIE_RTOL_PY = TIE_RTOL
+BIG_PY = BIG
+
+
+cdef inline double _fmax1(double x) noexcept nogil:
+    # numba's max(1.0, x)
+    return x if x > 1.0 else 1.0
+
+
+# ----------------------------------------------------------------- trees
+
+
+cdef void tree_passes(const int64_t[::1] indptr, const int32_t[::1] indices,
+                      const int32_t[::1] order, int64_t n, const int32_t[::1] parent,
+                      const uint8_t[::1] mark, int64_t[::1] down, int64_t[::1] up,
+                      int64_t[::1] bdown, int64_t[::1] bup) noexcept nogil:
+    """The two passes of tree message passing (leaves -> root, root -> leaves).
+
+    For a tree rooted at ``order[0]`` (``order[:n]``, ``parent`` from ``bfs``):
+    ``down[v]`` is the height of v's subtree, ``up[v]`` the largest distance from v to a
+    node outside its subtree (-1 for the root), ``bdown[v]``/``bup[v]`` the smallest
+    distance from v to a marked node inside/outside its subtree (``BIG`` if none). Then
+    ``ecc(v) = max(down[v], up[v])``.
+    """
+    cdef int64_t k, j, h, b, h1, h2, b1, b2, hc, bc, base_h, base_b, other_h, oh, other_b, ob
+    cdef int32_t v, c, p, c1, cb
+    for k in range(n - 1, -1, -1):
+        v = order[k]
+        h = 0
+        b = 0 if mark[v] else BIG
+        for j in range(indptr[v], indptr[v + 1]):
+            c = indices[j]
+            if c == parent[v]:
+                continue
+            if down[c] + 1 > h:
+                h = down[c] + 1
+            if bdown[c] + 1 < b:
+                b = bdown[c] + 1
+        down[v] = h
+        bdown[v] = b
+    up[order[0]] = -1
+    bup[order[0]] = BIG
+    for k in range(n):
+        p = order[k]
+        # the two best children (heights) and the two nearest marked children
+        h1 = -1
+        h2 = -1
+        c1 = -1
+        b1 = BIG
+        b2 = BIG
+        cb = -1
+        for j in range(indptr[p], indptr[p + 1]):
+            c = indices[j]
+            if c == parent[p]:
+                continue
+            hc = down[c] + 1
+            if hc > h1:
+                h2 = h1
+                h1 = hc
+                c1 = c
+            elif hc > h2:
+                h2 = hc
+            bc = bdown[c] + 1
+            if bc < b1:
+                b2 = b1
+                b1 = bc
+                cb = c
+            elif bc < b2:
+                b2 = bc
+        base_h = 0 if up[p] < 0 else up[p]
+        base_b = 0 if mark[p] else BIG
+        if bup[p] < base_b:
+            base_b = bup[p]
+        for j in range(indptr[p], indptr[p + 1]):
+            c = indices[j]
+            if c == parent[p]:
+                continue
+            other_h = h2 if c == c1 else h1
+            oh = base_h if base_h > other_h else other_h
+            up[c] = oh + 1
+            other_b = b2 if c == cb else b1
+            ob = base_b if base_b < other_b else other_b
+            bup[c] = ob + 1 if ob < BIG else BIG
+
+
+cdef void tree_eccentricity_ws(const int64_t[::1] indptr, const int32_t[::1] indices,
+                               int32_t[::1] order, int32_t[::1] parent, int32_t[::1] dist,
+                               uint8_t[::1] mark, int64_t[::1] down, int64_t[::1] up,
+                               int64_t[::1] bdown, int64_t[::1] bup,
+                               int64_t[::1] out) noexcept nogil:
+    """Eccentricity of every node of a tree by :func:`tree_passes` (O(n)), with the
+    caller's scratch arrays (n entries at least each)."""
+    cdef int64_t n = indptr.shape[0] - 1, v
+    for v in range(n):
+        dist[v] = -1
+        mark[v] = 0
+    bfs(indptr, indices, 0, order, parent, dist)
+    tree_passes(indptr, indices, order, n, parent, mark, down, up, bdown, bup)
+    for v in range(n):
+        out[v] = down[v] if down[v] > up[v] else up[v]
+
+
+cdef int tree_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                           int64_t[::1] out) except -1 nogil:
+    """Eccentricity of every node of a tree by :func:`tree_passes` (O(n))."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int32_t[::1] w32
+    cdef int64_t[::1] w64
+    cdef uint8_t[::1] mark
+    with gil:
+        w32 = np.empty(3 * n, np.int32)
+        w64 = np.empty(4 * n, np.int64)
+        mark = np.empty(n, np.uint8)
+    tree_eccentricity_ws(indptr, indices, w32[:n], w32[n:2 * n], w32[2 * n:], mark, w64[:n],
+                         w64[n:2 * n], w64[2 * n:3 * n], w64[3 * n:], out)
+    return 0
+
+
+# ----------------------------------------------------------------- summaries
+
+
+cdef Summary score_summary(const double[::1] sc, int64_t s, double rtol,
+                           uint8_t[::1] top) noexcept nogil:
+    """Maximisers and the rank data of node ``s`` from every node's score.
+
+    The rules of :func:`adversaries.scores.top_set` and :func:`adversaries.metrics.source_rank`:
+    ``top[v]`` is 1 iff ``sc[v]`` is within ``rtol`` (relative) of the maximum (every node if
+    all are ``-inf``); returns the numbers of nodes above s and tied with s (s included).
+    """
+    cdef int64_t n = sc.shape[0], k
+    cdef double best = sc[0], thr, s0, tol
+    cdef Summary r
+    for k in range(n):
+        if sc[k] > best:
+            best = sc[k]
+    thr = -INFINITY if best == -INFINITY else best - rtol * _fmax1(fabs(best))
+    for k in range(n):
+        top[k] = sc[k] >= thr
+    s0 = sc[s]
+    r.greater = 0
+    r.tied = 0
+    if s0 == -INFINITY:
+        for k in range(n):
+            if sc[k] == -INFINITY:
+                r.tied += 1
+            else:
+                r.greater += 1
+    else:
+        tol = rtol * _fmax1(fabs(s0))
+        for k in range(n):
+            if sc[k] > s0 + tol:
+                r.greater += 1
+            elif fabs(sc[k] - s0) <= tol:
+                r.tied += 1
+    return r
+
+
+# ----------------------------------------------------------------- eccentricities on graphs
+
+
+cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                            int64_t[::1] out) except -1 nogil:
+    """Eccentricity of every node of a connected graph, by eccentricity bounding.
+
+    Takes & Kosters' bounding (the algorithm behind networkx's ``usebounds=True``): a BFS
+    from u gives, for every w, ``max(d(u,w), ecc(u) - d(u,w)) <= ecc(w) <= ecc(u) +
+    d(u,w)``; BFS sources alternate between the unresolved node with the largest upper and
+    the smallest lower bound until every bound is tight, or until the last 8 BFS settled
+    fewer nodes than a bit-parallel pass would per BFS, when
+    :func:`bitparallel_eccentricity` finishes (64 sources per pass).
+    """
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int32_t[::1] order, parent, dist
+    cdef int64_t[::1] lo, hi, deg
+    cdef uint8_t[::1] todo
+    cdef int64_t gains[8]
+    cdef int64_t window = 8, left = n, nbfs = 0, emax = 0, before, u, v, k, i, d, a, e, gsum
+    cdef bint high = True
+    with gil:
+        order = np.empty(n, np.int32)
+        parent = np.empty(n, np.int32)
+        dist = np.full(n, -1, np.int32)
+        lo = np.zeros(n, np.int64)
+        hi = np.full(n, BIG, np.int64)
+        todo = np.ones(n, np.uint8)
+        deg = np.empty(n, np.int64)
+    for v in range(n):
+        deg[v] = indptr[v + 1] - indptr[v]
+    for i in range(window):
+        gains[i] = 0
+    while left > 0:
+        gsum = 0
+        for i in range(window):
+            gsum += gains[i]
+        if nbfs >= window and gsum * (emax + 1) < 64 * window:
+            # bounding stalls: the rest by bit-parallel BFS, 64 sources per pass
+            bitparallel_eccentricity(indptr, indices, lo, hi, 0, BIG)
+            for v in range(n):
+                if todo[v]:
+                    out[v] = lo[v]
+            return 0
+        before = left
+        u = -1
+        for v in range(n):
+            if not todo[v]:
+                continue
+            if u < 0:
+                u = v
+            elif high:
+                if hi[v] > hi[u] or (hi[v] == hi[u] and deg[v] > deg[u]):
+                    u = v
+            elif lo[v] < lo[u] or (lo[v] == lo[u] and deg[v] > deg[u]):
+                u = v
+        high = not high
+        k = bfs(indptr, indices, u, order, parent, dist)
+        e = dist[order[k - 1]]
+        for v in range(n):
+            if not todo[v]:
+                continue
+            d = dist[v]
+            a = d if d > e - d else e - d
+            if a > lo[v]:
+                lo[v] = a
+            if e + d < hi[v]:
+                hi[v] = e + d
+            if lo[v] == hi[v]:
+                todo[v] = 0
+                out[v] = lo[v]
+                left -= 1
+        for i in range(k):
+            dist[order[i]] = -1
+        nbfs += 1
+        if e > emax:
+            emax = e
+        gains[nbfs % window] = before - left
+    return 0
+
+
+cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t u,
+                              int32_t[::1] order, int32_t[::1] parent, int32_t[::1] dist,
+                              int64_t[::1] lo, int64_t[::1] hi, int64_t *far) noexcept nogil:
+    """One BFS from u and Takes & Kosters' bounds for every node; returns ``ecc(u)`` and
+    sets ``far`` to a node at distance ``ecc(u)`` from u. ``dist`` holds -1 on entry
+    (restored)."""
+    cdef int64_t n = indptr.shape[0] - 1, v, i, d, a, e
+    cdef int64_t k = bfs(indptr, indices, u, order, parent, dist)
+    far[0] = order[k - 1]
+    e = dist[far[0]]
+    for v in range(n):
+        d = dist[v]
+        a = d if d > e - d else e - d
+        if a > lo[v]:
+            lo[v] = a
+        if e + d < hi[v]:
+            hi[v] = e + d
+    for i in range(k):
+        dist[order[i]] = -1
+    return e
+
+
+cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
+                   int64_t cnt, uint64_t *seen, uint64_t *cur, uint64_t *nxt, int64_t *active,
+                   int64_t *touched, int64_t *lo, int64_t *ecc) noexcept nogil:
+    """Bit-parallel BFS from ``srcs[:cnt]`` (cnt <= 64): ``ecc[b]`` = eccentricity of source b.
+
+    Bit b of ``seen[v]`` says source b has reached v; one sweep per level pushes only the
+    frontier's new bits to the neighbours, so 64 BFS cost about (levels at which a node
+    receives new bits) x edges word operations instead of 64 x edges. Source b's
+    eccentricity is the last level at which its bit was new anywhere. As a by-product
+    ``lo[w]`` is raised to the last level at which w received a new bit, ``max_b d(b, w)``,
+    a lower bound on ``ecc(w)``. ``seen``, ``cur``, ``nxt`` must be zero on entry (restored).
+    """
+    cdef int64_t n = indptr.shape[0] - 1, na = 0, nt, level = 0, b, i, j, v
+    cdef int32_t w
+    cdef uint64_t bit, f, add, newbits
+    for b in range(cnt):
+        v = srcs[b]
+        if seen[v] == 0:
+            active[na] = v
+            na += 1
+        bit = (<uint64_t> 1) << b
+        seen[v] |= bit
+        cur[v] |= bit
+        ecc[b] = 0
+    while na > 0:
+        level += 1
+        nt = 0
+        for i in range(na):
+            v = active[i]
+            f = cur[v]
+            for j in range(indptr[v], indptr[v + 1]):
+                w = indices[j]
+                add = f & ~seen[w]
+                if add != 0:
+                    if nxt[w] == 0:
+                        touched[nt] = w
+                        nt += 1
+                    nxt[w] |= add
+            cur[v] = 0
+        newbits = 0
+        for i in range(nt):
+            w = <int32_t> touched[i]
+            f = nxt[w]
+            nxt[w] = 0
+            seen[w] |= f
+            cur[w] = f
+            newbits |= f
+            active[i] = w
+            if level > lo[w]:
+                lo[w] = level
+        na = nt
+        for b in range(cnt):
+            if (newbits >> b) & 1:
+                ecc[b] = level
+    for v in range(n):
+        seen[v] = 0
+
+
+cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
+                         const int64_t *srcs, const int64_t *off, int64_t cnt,
+                         int32_t[::1] order, int32_t[::1] dist) noexcept nogil:
+    """``dist[w] = min_b off[b] + d(srcs[b], w)`` for every node (a BFS whose sources start late).
+
+    Sources enter the queue when its level reaches their offset (offsets >= 0). ``dist``
+    must hold -1 on entry; ``order[:k]`` lists the nodes reached, k returned. (Sources of
+    equal offset may enter in another order than numba's argsort put them: the distances
+    and the set of nodes reached do not depend on it.)
+    """
+    cdef int64_t idx[64]
+    cdef int64_t p = 0, head = 0, tail = 0, lev, end, i, j, x, v
+    cdef int32_t w
+    for i in range(cnt):  # insertion sort of the (at most 64) sources by offset
+        x = i
+        j = i
+        while j > 0 and off[idx[j - 1]] > off[x]:
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = x
+    while p < cnt or head < tail:
+        lev = dist[order[head]] if head < tail else off[idx[p]]
+        while p < cnt and off[idx[p]] <= lev:
+            v = srcs[idx[p]]
+            if dist[v] < 0:
+                dist[v] = <int32_t> lev
+                order[tail] = <int32_t> v
+                tail += 1
+            p += 1
+        end = tail
+        while head < end:  # the queue holds only level ``lev`` here
+            v = order[head]
+            head += 1
+            for j in range(indptr[v], indptr[v + 1]):
+                w = indices[j]
+                if dist[w] < 0:
+                    dist[w] = <int32_t> (lev + 1)
+                    order[tail] = w
+                    tail += 1
+    return tail
+
+
+cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
+                     int64_t cnt, const int64_t *ecc, int64_t *lo, int64_t *hi,
+                     int32_t[::1] order, int32_t[::1] dist, int64_t *off) noexcept nogil:
+    """Takes & Kosters' bounds of ``cnt`` sources of known eccentricity ``ecc[b]`` at once.
+
+    ``hi[w] <= min_b ecc_b + d(b, w)`` and ``lo[w] >= max_b ecc_b - d(b, w)`` by two BFS
+    with late-starting sources (:func:`_offset_bfs`): the bounds of cnt single BFS for the
+    price of two (``max_b d(b, w)`` comes from :func:`_bp_pass`).
+    """
+    cdef int64_t emax = 0, b, k, i
+    cdef int32_t v
+    for b in range(cnt):
+        off[b] = ecc[b]
+        if ecc[b] > emax:
+            emax = ecc[b]
+    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+    for i in range(k):
+        v = order[i]
+        if dist[v] < hi[v]:
+            hi[v] = dist[v]
+        dist[v] = -1
+    for b in range(cnt):
+        off[b] = emax - ecc[b]
+    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+    for i in range(k):
+        v = order[i]
+        if emax - dist[v] > lo[v]:
+            lo[v] = emax - dist[v]
+        dist[v] = -1
+    for b in range(cnt):
+        lo[srcs[b]] = ecc[b]
+        hi[srcs[b]] = ecc[b]
+
+
+cdef inline bint _open(const int64_t *lo, const int64_t *hi, int64_t t, int64_t ehi,
+                       int64_t v) noexcept nogil:
+    """Node v is not yet placed: not exact, and not both off ``t`` and above ``ehi``."""
+    cdef int64_t lv = lo[v], hv = hi[v]
+    return not (lv == hv or ((hv < t or lv > t) and lv > ehi))
+
+
+cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                                      int64_t[::1] lo, int64_t[::1] hi, int64_t t,
+                                      int64_t ehi) except -1 nogil:
+    """Exact eccentricity of every node unsettled in :func:`graph_jordan_top`, 64 at a time.
+
+    The nodes with ``lo < hi`` that are not placed strictly below or above ``t`` and above
+    ``ehi`` get ``lo = hi = ecc`` by :func:`_bp_pass` (every other ``lo`` may rise to a
+    still valid lower bound); returns the number of passes times 64 (BFS equivalents).
+    """
+    cdef int64_t n = indptr.shape[0] - 1, m = 0, v, start, cnt, b, passes = 0
+    cdef int64_t[::1] srcs, w64
+    cdef uint64_t[::1] bits
+    cdef int64_t ecc[64]
+    with gil:
+        srcs = np.empty(max(n, 1), np.int64)
+        bits = np.zeros(3 * n + 1, np.uint64)
+        w64 = np.empty(2 * n + 1, np.int64)
+    for v in range(n):
+        if _open(&lo[0], &hi[0], t, ehi, v):
+            srcs[m] = v
+            m += 1
+    for start in range(0, m, 64):
+        cnt = min(64, m - start)
+        _bp_pass(indptr, indices, &srcs[start], cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
+                 &w64[n], &lo[0], ecc)
+        for b in range(cnt):
+            lo[srcs[start + b]] = ecc[b]
+            hi[srcs[start + b]] = ecc[b]
+        passes += 1
+    return passes * 64
+
+
+cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
+                       int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
+                       int64_t[::1] trace, int64_t *res) except -1 nogil:
+    """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
+
+    Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
+    limit); ``trace[i]`` (while i < len(trace)) receives the number of nodes still unplaced
+    after the first i + 1 passes. ``res`` receives ``(ecc(s), BFS equivalents, unplaced
+    nodes)``.
+    """
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int32_t[::1] order, parent, dist
+    cdef int64_t *plo = &lo[0]
+    cdef int64_t *phi = &hi[0]
+    cdef int64_t t, far, nbfs, emax, window = 8, prev = n, kind = 0, step = 0, left = n
+    cdef int64_t gains[8]
+    cdef int64_t kgain[3]
+    cdef int64_t kused[3]
+    cdef int64_t ehi, uhi, ulo, v, dv, k, u, e, gsum, i
+    cdef uint64_t[::1] bits
+    cdef int64_t[::1] w64, nlo
+    cdef int64_t srcs[64]
+    cdef int64_t ecc[64]
+    cdef int64_t off[64]
+    cdef int64_t npass, cap, below, atcap, cnt, lv
+    with gil:
+        order = np.empty(n, np.int32)
+        parent = np.empty(n, np.int32)
+        dist = np.full(n, -1, np.int32)
+    t = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi, &far)
+    nbfs = 1
+    emax = t
+    for i in range(window):
+        gains[i] = 0
+    for i in range(3):
+        kgain[i] = n  # nodes placed by the last BFS of each kind
+        kused[i] = 0
+    while True:
+        ehi = BIG
+        for v in range(n):
+            if phi[v] < ehi:
+                ehi = phi[v]
+        uhi = -1
+        ulo = -1
+        left = 0
+        for v in range(n):
+            if not _open(plo, phi, t, ehi, v):
+                continue
+            left += 1
+            if uhi < 0:
+                uhi = v
+                ulo = v
+                continue
+            dv = indptr[v + 1] - indptr[v]
+            if phi[v] > phi[uhi] or (phi[v] == phi[uhi] and dv > indptr[uhi + 1] - indptr[uhi]):
+                uhi = v
+            if plo[v] < plo[ulo] or (plo[v] == plo[ulo] and dv > indptr[ulo + 1] - indptr[ulo]):
+                ulo = v
+        if step > 0:
+            gains[step % window] = prev - left
+            kgain[kind] = prev - left
+        prev = left
+        gsum = 0
+        for i in range(window):
+            gsum += gains[i]
+        if left == 0 or (step >= window and gsum * (emax + 1) < 64 * window):
+            break
+        kind = 0
+        for k in range(1, 3):
+            if kgain[k] > kgain[kind]:
+                kind = k
+        for k in range(3):
+            if step - kused[k] >= 6:
+                kind = k
+        kused[kind] = step
+        u = far if kind == 0 else (uhi if kind == 1 else ulo)
+        e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far)
+        if e > emax:
+            emax = e
+        nbfs += 1
+        step += 1
+    if left > 0:
+        with gil:
+            bits = np.zeros(3 * n, np.uint64)
+            w64 = np.empty(2 * n, np.int64)
+            nlo = np.zeros(emax + 2, np.int64)
+        npass = 0
+        while True:
+            ehi = BIG
+            for v in range(n):
+                if phi[v] < ehi:
+                    ehi = phi[v]
+            # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
+            for i in range(emax + 2):
+                nlo[i] = 0
+            left = 0
+            for v in range(n):
+                if _open(plo, phi, t, ehi, v):
+                    nlo[min(plo[v], emax + 1)] += 1
+                    left += 1
+            if npass > 0 and npass - 1 < trace.shape[0]:
+                trace[npass - 1] = left
+            if left == 0 or npass == max_passes:
+                break
+            cap = 0
+            below = 0
+            while cap <= emax and below + nlo[cap] < 64:
+                below += nlo[cap]
+                cap += 1
+            atcap = 64 - below  # how many nodes with lower bound ``cap`` to take
+            cnt = 0
+            for v in range(n):
+                if cnt == 64:
+                    break
+                if _open(plo, phi, t, ehi, v):
+                    lv = min(plo[v], emax + 1)
+                    if lv < cap:
+                        srcs[cnt] = v
+                        cnt += 1
+                    elif lv == cap and atcap > 0:
+                        srcs[cnt] = v
+                        cnt += 1
+                        atcap -= 1
+            _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
+                     &w64[n], plo, ecc)
+            _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
+            nbfs += 64
+            npass += 1
+    res[0] = t
+    res[1] = nbfs
+    res[2] = left
+    return 0
+
+
+cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices,
+                                int64_t s, uint8_t[::1] top) except * nogil:
+    """Jordan centre and the rank data of node ``s`` without every eccentricity.
+
+    Every node is placed (a) strictly below, at or strictly above ``t = ecc(s)`` and (b)
+    out of the minimum (lower bound above the smallest upper bound) or exactly:
+    ``top[v]`` is 1 iff ``ecc(v)`` is the minimum. Phase 1, Takes & Kosters' bounding
+    with three kinds of BFS source (the farthest node of the previous BFS, the unplaced
+    node with the largest upper bound, the one with the smallest lower bound; the kind
+    whose last BFS placed most nodes, a kind unused for 6 BFS tried again); phase 2, once
+    the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent, passes
+    of :func:`_bp_pass` from the 64 unplaced nodes of smallest lower bound, each followed
+    by :func:`_bp_bounds`, until every node is placed.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, v
+    cdef int64_t[::1] lo, hi, trace
+    cdef int64_t res[3]
+    cdef JordanTop r
+    with gil:
+        lo = np.zeros(n, np.int64)
+        hi = np.full(n, BIG, np.int64)
+        trace = np.zeros(1, np.int64)
+    _jordan_place(indptr, indices, s, lo, hi, -1, trace, res)
+    r.t = res[0]
+    r.nbfs = res[1]
+    r.emin = BIG
+    for v in range(n):
+        if lo[v] == hi[v] and lo[v] < r.emin:
+            r.emin = lo[v]
+    r.less = 0
+    r.tied = 0
+    for v in range(n):
+        top[v] = lo[v] == hi[v] and lo[v] == r.emin
+        if hi[v] < r.t:
+            r.less += 1
+        elif lo[v] == r.t and hi[v] == r.t:
+            r.tied += 1
+    return r
+
+
+cdef int64_t graph_radius(const int64_t[::1] indptr,
+                          const int32_t[::1] indices) except -1 nogil:
+    """The minimum eccentricity (Jordan radius) of a connected graph, by :func:`graph_jordan_top`."""
+    cdef uint8_t[::1] top
+    with gil:
+        top = np.empty(indptr.shape[0] - 1, np.uint8)
+    return graph_jordan_top(indptr, indices, 0, top).emin
+
+
+# ----------------------------------------------------------------- ML (adaptive diffusion)
+
+
+cdef void _accumulate(const int64_t[::1] indptr, const int32_t[::1] indices,
+                      const int64_t[::1] tdeg, const int64_t[::1] gdeg, int64_t x0,
+                      int64_t only, const double[::1] logB, double[::1] out,
+                      int32_t[::1] stack, double[::1] acc, int32_t[::1] came,
+                      int64_t[::1] depth) noexcept nogil:
+    """Add the likelihood terms of one virtual-source configuration (Algorithm 4).
+
+    Walks the tree away from ``x0`` (into neighbour ``only`` if ``only >= 0``); a node w at
+    distance D gets ``-log gdeg(w) - sum_p log(tdeg(p) - 1) + logB[D]``, the sum over the
+    interior nodes p of the path from w to ``x0`` (Eq. 2.17: A_w times B_w, the "Degree
+    Message" of Algorithm 4). ``out`` is combined by log-sum-exp.
+    """
+    cdef int64_t nb_ = logB.shape[0], top = 0, j, d, k
+    cdef int32_t c, w
+    cdef double term, a
+    for j in range(indptr[x0], indptr[x0 + 1]):
+        c = indices[j]
+        if only >= 0 and c != only:
+            continue
+        stack[top] = c
+        top += 1
+        acc[c] = 0.0
+        came[c] = <int32_t> x0
+        depth[c] = 1
+    while top > 0:
+        top -= 1
+        w = stack[top]
+        d = depth[w]
+        if d < nb_ and logB[d] > -INFINITY:
+            term = acc[w] - log(<double> gdeg[w]) + logB[d]
+            out[w] = logaddexp(out[w], term)
+        if d + 1 >= nb_:
+            continue  # deeper nodes cannot be sources of this configuration
+        k = tdeg[w] - 1
+        if k <= 0:
+            continue
+        a = acc[w] - log(<double> k)
+        for j in range(indptr[w], indptr[w + 1]):
+            c = indices[j]
+            if c == came[w]:
+                continue
+            acc[c] = a
+            came[c] = w
+            depth[c] = d + 1
+            stack[top] = c
+            top += 1
+
+
+cdef int64_t ml_tree(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     const int64_t[::1] gdeg, bint check_boundary, int64_t r_node,
+                     const double[::1] logB_alive, const double[::1] logB_dead, int64_t r_edge,
+                     const double[::1] logB_move, double[::1] out, int64_t[::1] tdeg,
+                     uint8_t[::1] mark, int32_t[::1] order, int32_t[::1] parent,
+                     int32_t[::1] dist, int64_t[::1] down, int64_t[::1] up, int64_t[::1] bdown,
+                     int64_t[::1] bup, int32_t[::1] stack, double[::1] acc, int32_t[::1] came,
+                     int64_t[::1] depth) noexcept nogil:
+    """Log-likelihood of adaptive diffusion for every node of an infected tree.
+
+    Sums Eq. (2.17) over every final configuration consistent with the snapshot: a *node*
+    configuration (the infected set is the ball of radius ``r_node`` around the final
+    virtual source c) and an *edge* configuration (every node within ``r_edge`` of the edge
+    {a, b} the token just crossed); ``r_node``/``r_edge`` < 0 disable a kind. See
+    :func:`anonspread.engine.scoring.ml_tree`. The scratch arrays (``tdeg`` ..
+    ``depth``) hold n entries at least; returns the number of configurations found, or -1
+    if the scratch arrays are smaller than the tree.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, v, c, p, ecc, bd, found = 0
+    if tdeg.shape[0] < n:
+        return -1
+    for v in range(n):
+        out[v] = -INFINITY
+        tdeg[v] = indptr[v + 1] - indptr[v]
+        mark[v] = check_boundary and gdeg[v] > tdeg[v]
+        dist[v] = -1
+    bfs(indptr, indices, 0, order, parent, dist)
+    tree_passes(indptr, indices, order, n, parent, mark, down, up, bdown, bup)
+    if r_node >= 0:
+        for c in range(n):
+            ecc = down[c] if down[c] > up[c] else up[c]
+            bd = bdown[c] if bdown[c] < bup[c] else bup[c]
+            if ecc <= r_node and bd >= r_node:
+                found += 1
+                if tdeg[c] <= 1:
+                    _accumulate(indptr, indices, tdeg, gdeg, c, -1, logB_dead, out, stack, acc,
+                                came, depth)
+                else:
+                    _accumulate(indptr, indices, tdeg, gdeg, c, -1, logB_alive, out, stack, acc,
+                                came, depth)
+    if r_edge >= 0:
+        for c in range(n):
+            p = parent[c]
+            if p < 0:
+                continue
+            ecc = down[c] if down[c] > up[c] - 1 else up[c] - 1
+            bd = bdown[c] if bdown[c] < bup[c] - 1 else bup[c] - 1
+            if ecc <= r_edge and bd >= r_edge:
+                found += 1
+                _accumulate(indptr, indices, tdeg, gdeg, c, p, logB_move, out, stack, acc, came,
+                            depth)
+                _accumulate(indptr, indices, tdeg, gdeg, p, c, logB_move, out, stack, acc, came,
+                            depth)
+    return found
+
+
+cdef void ml_ball(const int64_t[::1] par, const int64_t[::1] gdeg, int64_t c,
+                  const double[::1] logB, const double[::1] logk, double[::1] out,
+                  double[::1] acc, int64_t[::1] dist) noexcept nogil:
+    """:func:`ml_tree`'s scores when the snapshot is a complete ball around a known centre
+    ``c`` (see :func:`anonspread.engine.scoring.ml_ball`): the same accumulation from c,
+    over the infection-tree parents ``par`` (local ids in infection order, -1 for the
+    source), the same floating-point scores bit for bit. ``c`` must not be the source."""
+    cdef int64_t n = par.shape[0], nb_ = logB.shape[0], k, x, p, d
+    for k in range(n):
+        dist[k] = -1
+    # the path from c to the source: c's neighbour on it starts at 0, then one factor per node
+    dist[c] = 0
+    acc[c] = 0.0
+    x = c
+    while par[x] >= 0:
+        p = par[x]
+        dist[p] = dist[x] + 1
+        acc[p] = 0.0 if x == c else acc[x] - logk[gdeg[x] - 1]
+        x = p
+    for k in range(n):
+        p = par[k]
+        if dist[k] < 0:  # off the path: its way to c runs through its parent
+            dist[k] = dist[p] + 1
+            acc[k] = 0.0 if p == c else acc[p] - logk[gdeg[p] - 1]
+        d = dist[k]
+        if k != c and d < nb_ and logB[d] > -INFINITY:
+            out[k] = acc[k] - logk[gdeg[k]] + logB[d]
+        else:
+            out[k] = -INFINITY
+
+
+# ----------------------------------------------------------------- Python entries
+# (typed; :mod:`anonspread.engine.scoring` converts and allocates)
+
+
+def py_tree_passes(const int64_t[::1] indptr, const int32_t[::1] indices,
+                   const int32_t[::1] order, const int32_t[::1] parent, const uint8_t[::1] mark,
+                   int64_t[::1] down, int64_t[::1] up, int64_t[::1] bdown, int64_t[::1] bup):
+    with nogil:
+        tree_passes(indptr, indices, order, order.shape[0], parent, mark, down, up, bdown, bup)
+
+
+def py_tree_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                         int64_t[::1] out):
+    tree_eccentricity(indptr, indices, out)
+
+
+def py_graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                          int64_t[::1] out):
+    graph_eccentricity(indptr, indices, out)
+
+
+def py_score_summary(const double[::1] sc, int64_t s, double rtol, uint8_t[::1] top):
+    cdef Summary r
+    with nogil:
+        r = score_summary(sc, s, rtol, top)
+    return r.greater, r.tied
+
+
+def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
+                        uint8_t[::1] top):
+    cdef JordanTop r = graph_jordan_top(indptr, indices, s, top)
+    return r.t, r.emin, r.less, r.tied, r.nbfs
+
+
+def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
+                    int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace):
+    cdef int64_t res[3]
+    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res)
+    return res[0], res[1], res[2]
+
+
+def py_graph_radius(const int64_t[::1] indptr, const int32_t[::1] indices):
+    return graph_radius(indptr, indices)
+
+
+def py_bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
+                                int64_t[::1] lo, int64_t[::1] hi, int64_t t, int64_t ehi):
+    return bitparallel_eccentricity(indptr, indices, lo, hi, t, ehi)
+
+
+def py_bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] srcs,
+               int64_t cnt, uint64_t[::1] seen, uint64_t[::1] cur, uint64_t[::1] nxt,
+               int64_t[::1] active, int64_t[::1] touched, int64_t[::1] lo, int64_t[::1] ecc):
+    with nogil:
+        _bp_pass(indptr, indices, &srcs[0], cnt, &seen[0], &cur[0], &nxt[0], &active[0],
+                 &touched[0], &lo[0], &ecc[0])
+
+
+def py_offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
+                  const int64_t[::1] srcs, const int64_t[::1] off, int64_t cnt,
+                  int32_t[::1] order, int32_t[::1] dist):
+    cdef int64_t k
+    with nogil:
+        k = _offset_bfs(indptr, indices, &srcs[0], &off[0], cnt, order, dist)
+    return k
+
+
+def py_bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] srcs,
+                 int64_t cnt, const int64_t[::1] ecc, int64_t[::1] lo, int64_t[::1] hi,
+                 int32_t[::1] order, int32_t[::1] dist, int64_t[::1] off):
+    with nogil:
+        _bp_bounds(indptr, indices, &srcs[0], cnt, &ecc[0], &lo[0], &hi[0], order, dist, &off[0])
+
+
+def py_ml_tree(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] gdeg,
+               bint check_boundary, int64_t r_node, const double[::1] logB_alive,
+               const double[::1] logB_dead, int64_t r_edge, const double[::1] logB_move,
+               double[::1] out, int64_t[::1] tdeg, uint8_t[::1] mark, int32_t[::1] order,
+               int32_t[::1] parent, int32_t[::1] dist, int64_t[::1] down, int64_t[::1] up,
+               int64_t[::1] bdown, int64_t[::1] bup, int32_t[::1] stack, double[::1] acc,
+               int32_t[::1] came, int64_t[::1] depth):
+    cdef int64_t found
+    with nogil:
+        found = ml_tree(indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead,
+                        r_edge, logB_move, out, tdeg, mark, order, parent, dist, down, up, bdown,
+                        bup, stack, acc, came, depth)
+    return found
+
+
+def py_ml_ball(const int64_t[::1] par, const int64_t[::1] gdeg, int64_t c, const double[::1] logB,
+               const double[::1] logk, double[::1] out, double[::1] acc, int64_t[::1] dist):
+    with nogil:
+        ml_ball(par, gdeg, c, logB, logk, out, acc, dist)
