@@ -30,7 +30,7 @@ from anonspread.adversaries._regular_ml import regular_ml_trials
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import graph_is_forest
 from anonspread.adversaries.registry import check_applicable
-from anonspread.engine.fused import CHUNK_NODES, FAMILIES, SCORE_ENTRIES
+from anonspread.engine.fused import CHUNK_NODES, score_chunk
 from anonspread.engine.spreading import ADAPTIVE_DIFFUSION, KERNEL_CODES, run_batch, simulate_chunk
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
@@ -314,7 +314,9 @@ def simulate_and_score(
         gind = np.require(g.indices, np.int32, ("C", "W"))
     seen = np.zeros(0 if lazy else g.number_of_nodes(), np.int64)
     code = protocol.kernel_code
-    scorers = [SCORE_ENTRIES[f] for f, fam in enumerate(FAMILIES) if set(fam) & set(codes.tolist())]
+    options = dict(T=T, lazy=bool(lazy), tree_graph=bool(tree_graph), centre_known=centre_known,
+                   r_node=int(r_node), alive=alive, dead=dead, r_edge=int(r_edge), move=move,
+                   lisn_rate=lisn_rate)
     noff = np.zeros(trials + 1, np.int64)
     b_vs = np.full(trials, -1, np.int64)
     first = min(CHUNK_NODES, 64 * trials)
@@ -324,13 +326,9 @@ def simulate_and_score(
     phase = _PHASE[0]
     if phase is not None:
         try:
-            if phase == "score":
-                for score in scorers:  # zero trials: only compiles (or loads) the entry
-                    score(
-                        0, 0, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph,
-                        centre_known, gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge,
-                        move, lisn_rate, seen, detected, pdet, hops, tree_hops, rank,
-                    )  # fmt: skip
+            if phase == "score":  # compiled ahead of time: checks the options only
+                score_chunk(0, 0, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes,
+                            tie_u, seen, detected, pdet, hops, tree_hops, rank, **options)
             # "simulate": nothing to compile, the simulation phase is built with the package
         finally:
             if not lazy:
@@ -342,12 +340,8 @@ def simulate_and_score(
             code, store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out, b_vs,
             b_order, b_par, b_gdeg,
         )  # fmt: skip
-        for score in scorers:
-            score(
-                i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, lazy, tree_graph, centre_known,
-                gptr, gind, T, codes, tie_u, r_node, alive, dead, r_edge, move, lisn_rate, seen,
-                detected, pdet, hops, tree_hops, rank,
-            )  # fmt: skip
+        score_chunk(i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes, tie_u,
+                    seen, detected, pdet, hops, tree_hops, rank, **options)
         i = end
     if not lazy:
         g.give_store(store)  # its run state is clean again
