@@ -863,3 +863,11 @@ def py_ml_ball(const int64_t[::1] par, const int64_t[::1] gdeg, int64_t c, const
                const double[::1] logk, double[::1] out, double[::1] acc, int64_t[::1] dist):
     with nogil:
         ml_ball(par, gdeg, c, logB, logk, out, acc, dist)
+
+
+def py_bfs(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
+           int32_t[::1] order, int32_t[::1] parent, int32_t[::1] dist):
+    cdef int64_t k
+    with nogil:
+        k = bfs(indptr, indices, root, order, parent, dist)
+    return k

@@ -10,7 +10,7 @@ layer above it.
 
 from __future__ import annotations
 
-from anonspread.engine._fused import LISN, JORDAN, ML, NETSLEUTH, RUMOR, local_tree, score_chunk
+from anonspread.engine._fused import JORDAN, LISN, ML, NETSLEUTH, RUMOR, local_tree, score_chunk
 
 __all__ = ["CHUNK_NODES", "JORDAN", "LISN", "ML", "NETSLEUTH", "RUMOR", "local_tree", "score_chunk"]
 

@@ -231,7 +231,7 @@ def _bp_bounds(indptr, indices, srcs, cnt: int, ecc, lo, hi, order, dist, off) -
     o_off = _Out(off, np.int64)
     _scoring.py_bp_bounds(*_csr(indptr, indices), _in(srcs, np.int64), int(cnt),
                           _in(ecc, np.int64), *(o.buf for o in outs), o_off.buf)
-    for o in outs + [o_off]:
+    for o in [*outs, o_off]:
         o.back()
 
 
