@@ -52,7 +52,7 @@ def _snapshot_arrays(sp):
     gdeg = snap.contact_degrees().astype(np.int64)
     n = par.shape[0]
     cnt = np.empty(n + 1, np.int64)
-    tptr, tind = fused._local_tree(par, n, cnt, np.empty(n, np.int64), np.empty(2 * n, np.int32))
+    tptr, tind = fused.local_tree(par, n, cnt, np.empty(n, np.int64), np.empty(2 * n, np.int32))
     c = list(sp.infected.tolist()).index(sp.virtual_source)
     return par, gdeg, tptr.copy(), tind.copy(), c
 
