@@ -12,10 +12,12 @@ triangle count of the harness's graph statistics, the sensor estimators of
 ``bench_literature.py`` (earliest-infection-first, Pinto et al.), rumour centrality
 (``rumor``: the certified top+rank of ``bench_cyclic.py``'s graph A snapshots, 10^3 to 10^5
 infected, on 1 and 2 threads; the pipeline snapshots of ``bench_rumor_kernel.py``; every
-score on a tree and on a small graph) and NETSLEUTH / LISN (``literature``: the snapshots of
+score on a tree and on a small graph), NETSLEUTH / LISN (``literature``: the snapshots of
 ``bench_literature.py``, LISN on the regular tree, NETSLEUTH's inverse iteration on a
-2,000-node snapshot). Cases marked "wall" return wall-clock seconds (threads: CPU time
-would add both threads' time up).
+2,000-node snapshot), the Monte Carlo path of ``bench_adversaries.py`` (``adversaries``:
+``simulate_and_score``) and the snapshot estimators of ``bench_cyclic.py`` (``cyclic``:
+Jordan and rumour top+rank, all eccentricities). Cases marked "wall" return wall-clock
+seconds (threads: CPU time would add both threads' time up).
 
     python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
         --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
@@ -30,7 +32,8 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "rumor", "literature")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "rumor", "literature",
+            "adversaries", "cyclic")
 _MARK = "@@bench "
 
 
@@ -265,6 +268,91 @@ def _cases(families=FAMILIES) -> dict:
         cases.update(_rumor_cases())
     if "literature" in families:
         cases.update(_literature_cases())
+    if "adversaries" in families:
+        cases.update(_adversaries_cases(counter))
+    if "cyclic" in families:
+        cases.update(_cyclic_cases())
+    return cases
+
+
+def _adversaries_cases(counter: dict) -> dict:
+    """``simulate_and_score`` (bench_adversaries.py workloads A and B, bench_cyclic.py C)."""
+    import networkx as nx
+
+    from anonspread import adversaries as A
+    from anonspread import spread
+
+    cases = {}
+    tree = spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=1)
+    ad = spread.AdaptiveDiffusion(3.5)
+    ba = spread.graphs.from_networkx(nx.barabasi_albert_graph(10_000, 3, seed=1))
+    rrg = spread.graphs.from_networkx(nx.random_regular_graph(4, 10_000, seed=1))
+    rd = spread.RandomDiffusion(0.5)
+    for label, g, proto, T, trials, kw in (
+            ("AD random tree {3,4} T = 16, ml (known centre)", tree, ad, 16, 2000,
+             dict(estimators=("ml",))),
+            ("AD random tree {3,4} T = 16, ml (message passing)", tree, ad, 16, 500,
+             dict(estimators=("ml",), known_centre=False)),
+            ("AD random tree {3,4} T = 15, ml", tree, ad, 15, 500, dict(estimators=("ml",))),
+            ("AD random tree {3,4} T = 16, ml + jordan + rumor", tree, ad, 16, 500, {}),
+            ("RD BA 10^4 T = 4, jordan + rumor", ba, rd, 4, 30,
+             dict(estimators=("jordan", "rumor"))),
+            ("RD BA 10^4 T = 4, jordan", ba, rd, 4, 100, dict(estimators=("jordan",))),
+            ("RD 4-regular 10^4 T = 9, jordan", rrg, rd, 9, 400, dict(estimators=("jordan",))),
+            ("RD 4-regular 10^4 T = 6, netsleuth + lisn", rrg, rd, 6, 20,
+             dict(estimators=("netsleuth", "lisn")))):
+        def run(g=g, proto=proto, T=T, trials=trials, kw=kw):
+            counter["r"] += 1
+            t = time.process_time()
+            A.simulate_and_score(g, proto, T, trials, rng=counter["r"] % 3, **kw)
+            return time.process_time() - t
+        cases[f"simulate_and_score {label}, {trials} trials"] = ("adversaries", run)
+    return cases
+
+
+def _cyclic_cases() -> dict:
+    """Snapshot estimators on graphs with cycles (bench_cyclic.py table A, smaller graph)."""
+    import numpy as np
+    from bench_cyclic import random_regular, rd_snapshot
+
+    from anonspread import adversaries as A
+    from anonspread.engine import scoring as K
+
+    try:
+        from anonspread.engine.rumor import graph_rumor_top
+    except ImportError:  # the numba build: rumour kernels in scoring
+        graph_rumor_top = K.graph_rumor_top
+    cases = {}
+    g = random_regular(300_000, 4, seed=1)
+    for k, reps in ((1_000, 200), (10_000, 20), (100_000, 1)):
+        snap = rd_snapshot(g, k, seed=2)
+        indptr, indices = snap.subgraph()
+        top = np.zeros(snap.n, np.bool_)
+        tag = f"4-regular 3*10^5, snapshot {snap.n:,}, x{reps}"
+
+        def jordan(indptr=indptr, indices=indices, top=top, reps=reps):
+            t = time.process_time()
+            for _ in range(reps):
+                K.graph_jordan_top(indptr, indices, 0, top)
+            return time.process_time() - t
+        cases[f"Jordan top+rank, {tag}"] = ("cyclic", jordan)
+        if k <= 10_000:
+            r5, r10 = max(1, reps // 5), max(1, reps // 10)
+
+            def rumor(indptr=indptr, indices=indices, top=top, reps=r5):
+                t = time.process_time()
+                for _ in range(reps):
+                    graph_rumor_top(indptr, indices, 0, 1e-9, top)
+                return time.process_time() - t
+            cases[f"rumour top+rank, {tag[:-len(str(reps))]}{r5}"] = ("cyclic", rumor)
+
+            def all_ecc(snap=snap, reps=r10):
+                t = time.process_time()
+                for _ in range(reps):
+                    A.jordan_center(snap)
+                return time.process_time() - t
+            cases[f"Jordan all scores, {tag[:-len(str(reps))]}{r10}"] = (
+                "cyclic", all_ecc)
     return cases
 
 

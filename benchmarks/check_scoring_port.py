@@ -16,6 +16,9 @@ Run it from a directory that is not a checkout to import the installed package. 
 message instead of a hash.
 """
 
+# Every closure below is called at once by _run, inside its loop iteration:
+# ruff: noqa: B023
+
 from __future__ import annotations
 
 import argparse
