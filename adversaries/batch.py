@@ -2,18 +2,17 @@
 
 :func:`simulate_and_score` draws sources and tree seeds exactly as
 :func:`spread.simulate_many` does, runs the protocol's kernel on the flat store, then
-runs the estimator kernels of :mod:`anonspread.engine.scoring` on the infected nodes in
+runs the estimator kernels of :mod:`anonspread.engine.scoring`, :mod:`~anonspread.engine.rumor`
+and :mod:`~anonspread.engine.literature` on the infected nodes in
 infection order, their infection-tree parents and contact degrees, so no Python object
 is created per node or per trial. The same ``rng`` gives the same spreads as
 ``spread.simulate_many``; ties are broken with a child stream spawned from it (which
 does not advance its state).
 
-Trials run in chunks of two phases: ``engine.spreading.simulate_chunk`` (compiled ahead
-of time) runs trials and copies each snapshot into flat buffers, then
-``engine.fused._score_chunk`` (compiled once per estimator family, whatever the protocol:
-ML, Jordan and rumour; NETSLEUTH and LISN only when asked for) scores them. The scoring
-entries can be compiled by different processes (the harness does, see
-``harness.runner.warm_up``). Scoring draws nothing from ``rng``, so chunking leaves every
+Trials run in chunks of two phases, both compiled ahead of time:
+``engine.spreading.simulate_chunk`` runs trials and copies each snapshot into flat
+buffers, then :func:`anonspread.engine.fused.score_chunk` (one call for every estimator
+asked for) scores them. Scoring draws nothing from ``rng``, so chunking leaves every
 result unchanged.
 """
 
@@ -60,9 +59,9 @@ def compile_phase(phase: str | None):
     """Make :func:`simulate_and_score` only compile (or load) one phase's entries, then
     raise :class:`CompilePhaseDone`.
 
-    ``"score"``: the scoring entries the call needs, on zero trials (no simulation);
-    ``"simulate"``: nothing (the simulation phase, ``engine.spreading.simulate_chunk``, is
-    compiled when the package is built), kept so the harness's warm-up can still ask.
+    ``"score"``: the scoring phase on zero trials (compiled ahead of time: it only checks
+    the call's scoring options); ``"simulate"``: nothing (the simulation phase is compiled
+    when the package is built).
     ``None``: run normally. The harness's warm-up uses it to give the scoring entries
     to one pool worker while the others compile the simulation entries, instead of every
     worker compiling a simulation entry first and then waiting for the one scoring entry

@@ -11,13 +11,14 @@ and per trial:
 * :mod:`~anonspread.engine.dandelion`: the one Dandelion simulator -- Dandelion and
   Dandelion++ in continuous time, and the abstract transaction model as a configuration
   of the same anonymity graph, forwarding tables and stem walk;
-* :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan,
-  BFS, tie-aware summaries; its numba rumour kernels serve the fused loop until it is ported);
+* :mod:`~anonspread.engine.scoring`: the source estimators (ML message passing, Jordan
+  centre and eccentricities, BFS, tie-aware summaries);
 * :mod:`~anonspread.engine.rumor`: rumour centrality (trees, the certified scan on graphs);
 * :mod:`~anonspread.engine.rumor_threads`: the rumour scan of large 2-cores on OpenMP threads;
 * :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
 * :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
-* :mod:`~anonspread.engine.fused`: the fused simulate -> score loop's scoring phase;
+* :mod:`~anonspread.engine.fused`: the fused simulate -> score loop (its scoring phase,
+  ``score_chunk``);
 * :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);
 * :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.
 
