@@ -153,6 +153,14 @@ cdef Options _options(T, lazy, tree_graph, centre_known, r_node, r_edge, lisn_ra
     return o
 
 
+cdef int _check_rows(str name, Py_ssize_t rows, Py_ssize_t cols, int64_t ncodes,
+                     int64_t i1) except -1:
+    if rows != ncodes or cols < i1:
+        raise InvalidParameterError(f"{name} must have shape (len(codes), trials) = ({ncodes}, "
+                                    f">= {i1}); got ({rows}, {cols})")
+    return 0
+
+
 def local_tree(const int64_t[::1] par, int64_t n, int64_t[::1] cnt, int64_t[::1] fill,
                int32_t[::1] indices):
     """The infection tree's CSR over local ids from the parents ``par[:n]``, written into
@@ -207,12 +215,12 @@ def score_chunk(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[:
             need_ml = True
     if i0 < 0 or i1 < i0 or i1 > n_out.shape[0] or i1 > noff.shape[0] - 1 or i1 > b_vs.shape[0]:
         raise InvalidParameterError(f"trials [i0, i1) = [{i0}, {i1}) outside the buffers")
-    for name, a in (("detected", detected), ("pdet", pdet), ("hops", hops),
-                    ("tree_hops", tree_hops), ("rank", rank), ("tie_u", tie_u)):
-        if a.shape[0] != ncodes or a.shape[1] < i1:
-            raise InvalidParameterError(
-                f"{name} must have shape (len(codes), trials) = ({ncodes}, >= {i1}); "
-                f"got {tuple(a.shape)[:2]}")
+    _check_rows("detected", detected.shape[0], detected.shape[1], ncodes, i1)
+    _check_rows("pdet", pdet.shape[0], pdet.shape[1], ncodes, i1)
+    _check_rows("hops", hops.shape[0], hops.shape[1], ncodes, i1)
+    _check_rows("tree_hops", tree_hops.shape[0], tree_hops.shape[1], ncodes, i1)
+    _check_rows("rank", rank.shape[0], rank.shape[1], ncodes, i1)
+    _check_rows("tie_u", tie_u.shape[0], tie_u.shape[1], ncodes, i1)
     if need_ml:
         if alive is None or dead is None or move is None:
             raise InvalidParameterError("ML (code 0) needs its tables alive, dead and move")
@@ -232,31 +240,36 @@ def score_chunk(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[:
     for i in range(i0, i1):
         if n_out[i] > cap:
             cap = n_out[i]
-    cdef int64_t[::1] cnt_b = np.empty(cap + 1, np.int64)
-    cdef int64_t[::1] fill_b = np.empty(cap, np.int64)
-    cdef int32_t[::1] tind_b = np.empty(2 * cap, np.int32)
-    cdef int64_t[::1] sptr_b = np.empty(cap + 1, np.int64)
+    # one block per dtype, cut into the per-trial buffers and ml_tree's scratch
+    # (tree_eccentricity_ws uses part of it); untouched parts cost nothing
+    cdef int64_t[::1] i64 = np.empty(12 * cap + 2, np.int64)
+    cdef int32_t[::1] i32 = np.empty(7 * cap, np.int32)
+    cdef double[::1] f64 = np.empty(3 * cap, np.float64)
+    cdef uint8_t[::1] u8 = np.empty(2 * cap, np.uint8)
+    cdef int64_t[::1] cnt_b = i64[:cap + 1]
+    cdef int64_t[::1] sptr_b = i64[cap + 1:2 * cap + 2]
+    cdef int64_t[::1] fill_b = i64[2 * cap + 2:3 * cap + 2]
+    cdef int64_t[::1] ecc_b = i64[3 * cap + 2:4 * cap + 2]
+    cdef int64_t[::1] cand_b = i64[4 * cap + 2:5 * cap + 2]
+    cdef int64_t[::1] w_tdeg = i64[5 * cap + 2:6 * cap + 2]
+    cdef int64_t[::1] w_down = i64[6 * cap + 2:7 * cap + 2]
+    cdef int64_t[::1] w_up = i64[7 * cap + 2:8 * cap + 2]
+    cdef int64_t[::1] w_bdown = i64[8 * cap + 2:9 * cap + 2]
+    cdef int64_t[::1] w_bup = i64[9 * cap + 2:10 * cap + 2]
+    cdef int64_t[::1] w_depth = i64[10 * cap + 2:11 * cap + 2]
+    cdef int64_t[::1] ml_dist = i64[11 * cap + 2:]
+    cdef int32_t[::1] tind_b = i32[:2 * cap]
+    cdef int32_t[::1] w_order = i32[2 * cap:3 * cap]
+    cdef int32_t[::1] w_parent = i32[3 * cap:4 * cap]
+    cdef int32_t[::1] w_dist = i32[4 * cap:5 * cap]
+    cdef int32_t[::1] w_stack = i32[5 * cap:6 * cap]
+    cdef int32_t[::1] w_came = i32[6 * cap:]
+    cdef double[::1] sc_b = f64[:cap]
+    cdef double[::1] w_acc = f64[cap:2 * cap]
+    cdef double[::1] ml_acc = f64[2 * cap:]
+    cdef uint8_t[::1] topm_b = u8[:cap]
+    cdef uint8_t[::1] w_mark = u8[cap:]
     cdef int32_t[::1] sind_b = np.empty(0 if opt.tree_graph else 4 * cap, np.int32)
-    cdef int64_t[::1] ecc_b = np.empty(cap, np.int64)
-    cdef double[::1] sc_b = np.empty(cap, np.float64)
-    cdef uint8_t[::1] topm_b = np.empty(cap, np.uint8)
-    cdef int64_t[::1] cand_b = np.empty(cap, np.int64)
-    # ml_tree's scratch (tree_eccentricity_ws uses part of it)
-    cdef int64_t[::1] w_tdeg = np.empty(cap, np.int64)
-    cdef uint8_t[::1] w_mark = np.empty(cap, np.uint8)
-    cdef int32_t[::1] w_order = np.empty(cap, np.int32)
-    cdef int32_t[::1] w_parent = np.empty(cap, np.int32)
-    cdef int32_t[::1] w_dist = np.empty(cap, np.int32)
-    cdef int64_t[::1] w_down = np.empty(cap, np.int64)
-    cdef int64_t[::1] w_up = np.empty(cap, np.int64)
-    cdef int64_t[::1] w_bdown = np.empty(cap, np.int64)
-    cdef int64_t[::1] w_bup = np.empty(cap, np.int64)
-    cdef int32_t[::1] w_stack = np.empty(cap, np.int32)
-    cdef double[::1] w_acc = np.empty(cap, np.float64)
-    cdef int32_t[::1] w_came = np.empty(cap, np.int32)
-    cdef int64_t[::1] w_depth = np.empty(cap, np.int64)
-    cdef double[::1] ml_acc = np.empty(cap, np.float64)
-    cdef int64_t[::1] ml_dist = np.empty(cap, np.int64)
     cdef double[::1] logk = np.empty(1)  # logk[k] = log k for the degrees of the chunk (ml_ball)
     cdef double[::1] log_p = np.empty(opt.T + 2)
     cdef double[::1] log_q = np.empty(opt.T + 2)
@@ -309,6 +322,7 @@ def score_chunk(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[:
         topm = topm_b[:n]
         for e in range(ncodes):
             code = codes[e]
+            sm.ntop = -1  # unknown: count the maximisers below
             # the maximisers (topm) and the source's rank data; the source is local node 0
             if code == ML:
                 if centre >= 0 and n > 1:
@@ -371,10 +385,11 @@ def score_chunk(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[:
                         cand_b[k] = order[k]
                     lisn_graph(gptr, gind, cand_b[:n], loc, n, log_p, log_q, opt.T + 2, sc)
                 sm = score_summary(sc, 0, TIE_RTOL, topm)
-            nt = 0
-            for k in range(n):
-                if topm[k]:
-                    nt += 1
+            nt = sm.ntop
+            if nt < 0:
+                nt = 0
+                for k in range(n):
+                    nt += topm[k]
             pdet[e, i] = 1.0 / nt if topm[0] else 0.0
             target = <int64_t> (tie_u[e, i] * nt)
             if target >= nt:

@@ -25,9 +25,11 @@ cdef extern from *:
 
 
 ctypedef struct Summary:
-    # the rank data of a node s: the numbers of nodes above s and tied with s (s included)
+    # the rank data of a node s: the numbers of nodes above s and tied with s (s included);
+    # and the number of maximisers
     int64_t greater
     int64_t tied
+    int64_t ntop
 
 
 ctypedef struct JordanTop:
