@@ -20,11 +20,12 @@ TIE_RTOL_PY = TIE_RTOL
 BIG_PY = BIG
 
 
-# The two per-node loops of the known-centre ML path, in C so that GCC can compile them
-# twice, for AVX2 and for the baseline x86-64, and pick one when the module loads
-# (target_clones): numba compiled for the host CPU, and these loops ran 25% faster in the
-# fused loop with AVX2 (benchmarks/README.md). No FMA: the same floating-point operations,
-# bit for bit, on either path.
+# The per-node loops that gain from wide vectors (the known-centre ML path, the summary,
+# Takes & Kosters' bound updates and minimum), in C so that GCC can compile them twice, for
+# AVX2 and for the baseline x86-64, and pick one when the module loads (target_clones):
+# numba compiled for the host CPU, and without AVX2 the fused ML loop was 25% and the Jordan
+# top+rank of a 10^4-node snapshot 12% slower than numba (benchmarks/README.md). No FMA:
+# the same floating-point operations, bit for bit, on either path.
 cdef extern from *:
     """
     #include <math.h>
@@ -75,6 +76,45 @@ cdef extern from *:
     }
 
     ANONSPREAD_CLONES
+    static void anonspread_tk_bounds(const int32_t *dist, int64_t n, int64_t e, int64_t *lo,
+                                     int64_t *hi) {
+        int64_t k, d, a;
+        for (k = 0; k < n; k++) {
+            d = dist[k];
+            a = d > e - d ? d : e - d;
+            lo[k] = a > lo[k] ? a : lo[k];
+            hi[k] = e + d < hi[k] ? e + d : hi[k];
+        }
+    }
+
+    ANONSPREAD_CLONES
+    static int64_t anonspread_min64(const int64_t *x, int64_t n, int64_t m) {
+        int64_t k;
+        for (k = 0; k < n; k++)
+            m = x[k] < m ? x[k] : m;
+        return m;
+    }
+
+    ANONSPREAD_CLONES
+    static void anonspread_jordan_final(const int64_t *lo, const int64_t *hi, int64_t n,
+                                        int64_t t, int64_t big, uint8_t *top, int64_t *res) {
+        int64_t k, emin = big, less = 0, tied = 0, l;
+        for (k = 0; k < n; k++) {
+            l = lo[k];
+            emin = (l == hi[k] && l < emin) ? l : emin;
+        }
+        for (k = 0; k < n; k++) {
+            l = lo[k];
+            top[k] = (uint8_t) (l == hi[k] && l == emin);
+            less += hi[k] < t;
+            tied += (hi[k] >= t) & (l == t) & (hi[k] == t);
+        }
+        res[0] = emin;
+        res[1] = less;
+        res[2] = tied;
+    }
+
+    ANONSPREAD_CLONES
     static void anonspread_ml_ball(const int64_t *par, const int64_t *gdeg, int64_t n,
                                    int64_t c, const double *logB, int64_t nb,
                                    const double *logk, double *out, double *acc,
@@ -107,6 +147,11 @@ cdef extern from *:
     """
     void anonspread_summary(const double *x, int64_t n, int64_t s, double rtol, uint8_t *tp,
                             int64_t *res) noexcept nogil
+    void anonspread_tk_bounds(const int32_t *dist, int64_t n, int64_t e, int64_t *lo,
+                              int64_t *hi) noexcept nogil
+    int64_t anonspread_min64(const int64_t *x, int64_t n, int64_t m) noexcept nogil
+    void anonspread_jordan_final(const int64_t *lo, const int64_t *hi, int64_t n, int64_t t,
+                                 int64_t big, uint8_t *top, int64_t *res) noexcept nogil
     void anonspread_ml_ball(const int64_t *par, const int64_t *gdeg, int64_t n, int64_t c,
                             const double *logB, int64_t nb, const double *logk, double *out,
                             double *acc, int64_t *dist) noexcept nogil
@@ -328,17 +373,11 @@ cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indi
     """One BFS from u and Takes & Kosters' bounds for every node; returns ``ecc(u)`` and
     sets ``far`` to a node at distance ``ecc(u)`` from u. ``dist`` holds -1 on entry
     (restored)."""
-    cdef int64_t n = indptr.shape[0] - 1, v, i, d, a, e
+    cdef int64_t n = indptr.shape[0] - 1, i, e
     cdef int64_t k = bfs(indptr, indices, u, order, parent, dist)
     far[0] = order[k - 1]
     e = dist[far[0]]
-    for v in range(n):
-        d = dist[v]
-        a = d if d > e - d else e - d
-        if a > lo[v]:
-            lo[v] = a
-        if e + d < hi[v]:
-            hi[v] = e + d
+    anonspread_tk_bounds(&dist[0], n, e, &lo[0], &hi[0])
     for i in range(k):
         dist[order[i]] = -1
     return e
@@ -555,10 +594,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         kgain[i] = n  # nodes placed by the last BFS of each kind
         kused[i] = 0
     while True:
-        ehi = BIG
-        for v in range(n):
-            if phi[v] < ehi:
-                ehi = phi[v]
+        ehi = anonspread_min64(phi, n, BIG)
         uhi = -1
         ulo = -1
         left = 0
@@ -605,10 +641,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
             nlo = np.zeros(emax + 2, np.int64)
         npass = 0
         while True:
-            ehi = BIG
-            for v in range(n):
-                if phi[v] < ehi:
-                    ehi = phi[v]
+            ehi = anonspread_min64(phi, n, BIG)
             # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
             for i in range(emax + 2):
                 nlo[i] = 0
@@ -676,18 +709,10 @@ cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] in
     _jordan_place(indptr, indices, s, lo, hi, -1, trace, res)
     r.t = res[0]
     r.nbfs = res[1]
-    r.emin = BIG
-    for v in range(n):
-        if lo[v] == hi[v] and lo[v] < r.emin:
-            r.emin = lo[v]
-    r.less = 0
-    r.tied = 0
-    for v in range(n):
-        top[v] = lo[v] == hi[v] and lo[v] == r.emin
-        if hi[v] < r.t:
-            r.less += 1
-        elif lo[v] == r.t and hi[v] == r.t:
-            r.tied += 1
+    anonspread_jordan_final(&lo[0], &hi[0], n, r.t, BIG, &top[0], res)
+    r.emin = res[0]
+    r.less = res[1]
+    r.tied = res[2]
     return r
 
 
