@@ -135,12 +135,6 @@ def warm_up() -> None:
         A.top_and_rank(tree, name, 0)
     A.jordan_center(snap)
     A.rumor_centrality(snap)
-    # rumour top+rank of a snapshot of >= 3,000 nodes first sizes its 2-core (two_core) to
-    # choose the threaded scan: load that entry here (without starting numba's threads in
-    # this parent, whose forked children then could not use them)
-    from anonspread.engine import scoring as K
-
-    K.two_core(*snap.subgraph())
     sp = spread.simulate(G, spread.AdaptiveDiffusion(4), 6, rng=1)
     A.ml_adaptive_diffusion(A.observe(sp, reveal_edges=True), 4)
 
@@ -299,7 +293,7 @@ def main() -> None:
                          "threads (default 1: serial)")
     ap.add_argument("--wall", action="store_true",
                     help="top+rank cells also give the child's wall-clock time (the rumour kernel "
-                         "evaluates large 2-cores on every numba thread: CPU time then exceeds wall)")
+                         "evaluates large 2-cores on --threads threads: CPU time then exceeds wall)")
     args = ap.parse_args()
     only = set(args.only or ("A", "B", "ml", "C"))
     THREADS[0] = args.threads

@@ -20,7 +20,7 @@ Jordan and rumour top+rank, all eccentricities). Cases marked "wall" return wall
 seconds (threads: CPU time would add both threads' time up).
 
     python benchmarks/bench_engine_ab.py --baseline /path/venv-old/bin/python \\
-        --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...]
+        --candidate /path/venv-new/bin/python [--rounds 5] [--only dandelion ...] [--match TEXT]
 """
 
 from __future__ import annotations
@@ -394,6 +394,8 @@ def main() -> None:
     ap.add_argument("--candidate", default=sys.executable, help="Python of the candidate")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", action="append", choices=FAMILIES)
+    ap.add_argument("--match", action="append",
+                    help="run only the cases whose name contains this text (repeatable)")
     ap.add_argument("--worker", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker is not None:
@@ -404,6 +406,8 @@ def main() -> None:
     fams = args.only or list(FAMILIES)
     old, new = _Side(args.baseline, fams), _Side(args.candidate, fams)
     assert old.names == new.names, (old.names, new.names)
+    if args.match:
+        old.names = [n for n in old.names if any(m in n for m in args.match)]
     for name in old.names:  # warm-up: first calls, imports, JIT compile or cache load
         old.run(name)
         new.run(name)

@@ -34,6 +34,10 @@ def _load_lapack():
 
 _load_lapack()
 
+#: The pxd's sizes, for Python (:mod:`anonspread.engine.literature`).
+PY_DENSE_MAX = DENSE_MAX
+PY_DENSE_FALLBACK = DENSE_FALLBACK
+
 
 # ----------------------------------------------------------------- NETSLEUTH
 

@@ -26,8 +26,8 @@ __all__ = [
 #: inverse iteration with conjugate gradients (O(n) memory, ~0.1 ms at n = 190 where the
 #: dense solver took ~50 ms CPU), falling back to the dense solver up to ``DENSE_FALLBACK``
 #: nodes if the iteration has not converged (the values of ``_literature.pxd``).
-DENSE_MAX = 16
-DENSE_FALLBACK = 3000
+DENSE_MAX: int = _literature.PY_DENSE_MAX
+DENSE_FALLBACK: int = _literature.PY_DENSE_FALLBACK
 
 
 def _csr(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
