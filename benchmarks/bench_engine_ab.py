@@ -3,7 +3,7 @@
 Starts one worker process per Python interpreter (``--baseline`` and ``--candidate``, each
 an environment with its own anonspread installed, e.g. the last numba commit and this
 one), warms both up on every case, then runs the cases round by round, baseline then
-candidate for each case, and prints the median CPU time per case and the ratio
+candidate for each case (candidate first in every other round), and prints the median CPU time per case and the ratio
 (baseline / candidate: above 1 means the candidate is faster). CPU time is
 ``time.process_time`` inside the worker, so the machine's other load affects both sides
 alike. The cases are those of ``bench_dandelion.py`` (compiled column),
@@ -412,10 +412,16 @@ def main() -> None:
         old.run(name)
         new.run(name)
     times = {name: ([], []) for name in old.names}
-    for _ in range(args.rounds):
+    for r in range(args.rounds):
         for name in old.names:
-            times[name][0].append(old.run(name))
-            times[name][1].append(new.run(name))
+            # alternate which side goes first: a side runs right after the other's same case,
+            # whose OpenMP threads may still be spinning on the cores (threaded cases)
+            if r % 2 == 0:
+                times[name][0].append(old.run(name))
+                times[name][1].append(new.run(name))
+            else:
+                times[name][1].append(new.run(name))
+                times[name][0].append(old.run(name))
     old.close()
     new.close()
     print(f"CPU seconds per round, median of {args.rounds} interleaved rounds after a warm-up")
