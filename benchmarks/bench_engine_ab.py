@@ -9,7 +9,9 @@ candidate for each case (candidate first in every other round), and prints the m
 alike. The cases are those of ``bench_dandelion.py`` (compiled column),
 ``bench_transactions.py`` and ``bench_privacy.py`` (column generation), the
 triangle count of the harness's graph statistics, the sensor estimators of
-``bench_literature.py`` (earliest-infection-first, Pinto et al.), rumour centrality
+``bench_literature.py`` (earliest-infection-first, Pinto et al.), the spreading kernels
+(``spread``: the workloads of ``bench_spread.py`` plus one per protocol on finite graphs and
+single ``simulate()`` traces), rumour centrality
 (``rumor``: the certified top+rank of ``bench_cyclic.py``'s graph A snapshots, 10^3 to 10^5
 infected, on 1 and 2 threads; the pipeline snapshots of ``bench_rumor_kernel.py``; every
 score on a tree and on a small graph), NETSLEUTH / LISN (``literature``: the snapshots of
@@ -32,8 +34,8 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "rumor", "literature",
-            "adversaries", "cyclic")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "spread", "rumor",
+            "literature", "adversaries", "cyclic")
 _MARK = "@@bench "
 
 
@@ -264,6 +266,8 @@ def _cases(families=FAMILIES) -> dict:
             return time.process_time() - t
         cases[f"earliest-infection-first, {gname}, {n_obs} observations"] = ("sensors", eif)
         cases[f"Pinto et al., {gname}, {n_obs} observations"] = ("sensors", pin)
+    if "spread" in families:
+        cases.update(_spread_cases(counter))
     if "rumor" in families:
         cases.update(_rumor_cases())
     if "literature" in families:
@@ -273,6 +277,91 @@ def _cases(families=FAMILIES) -> dict:
     if "cyclic" in families:
         cases.update(_cyclic_cases())
     return cases
+
+
+def _spread_cases(counter: dict) -> dict:
+    """The spreading kernels: the workloads of bench_spread.py and one per protocol."""
+    import math
+
+    import networkx as nx
+    import numpy as np
+
+    from anonspread import datasets, spread
+    from anonspread.adversaries import simulate_and_score
+    from anonspread.spread.graphs import ContactGraph, _csr_from_pairs
+    from anonspread.spread.protocols import (
+        AdaptiveDiffusion,
+        Flooding,
+        LineProtocol,
+        RandomDiffusion,
+        TreeProtocolPseudocode,
+    )
+
+    def timed(fn):
+        def run():
+            counter["r"] += 1
+            t = time.process_time()
+            fn(counter["r"])
+            return time.process_time() - t
+        return run
+
+    cases = {}
+    ad3 = AdaptiveDiffusion(3)
+    rand34 = spread.graphs.random_tree({3: 0.5, 4: 0.5})
+    reg3 = spread.graphs.regular_tree(3)
+    for gname, g, T, trials in (("random_tree({3: .5, 4: .5})", rand34, 10, 20000),
+                                ("random_tree({3: .5, 4: .5})", rand34, 16, 2000),
+                                ("regular_tree(3)", reg3, 10, 100000),
+                                ("regular_tree(3)", reg3, 16, 100000)):
+        cases[f"simulate_many AD(3), {gname}, T = {T}, {trials} trials"] = (
+            "spread", timed(lambda r, g=g, T=T, n=trials: spread.simulate_many(g, ad3, T, n, rng=r)))
+    cases["simulate_and_score ML, AD(3), random_tree({3: .5, 4: .5}), T = 16, 1000 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(rand34, ad3, 16, 1000, estimators=("ml",),
+                                                     rng=r)))
+    cases["simulate_and_score ML, AD(3), regular_tree(3) (ball created), T = 16, 2000 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(reg3, ad3, 16, 2000, estimators=("ml",),
+                                                     rng=r, regular_symmetry=False)))
+    fb = datasets.load_graph("ego-facebook", min_degree=3)
+    fb = fb if isinstance(fb, ContactGraph) else spread.graphs.from_networkx(fb)
+    adfb = AdaptiveDiffusion(math.inf, 3)
+    cases["simulate_many AD(inf, cap 3), ego-Facebook (degree >= 3), T = 8, 4000 trials"] = (
+        "spread", timed(lambda r: spread.simulate_many(fb, adfb, 8, 4000, rng=r)))
+    rs = np.random.default_rng(0)
+    n = 10**6
+    stubs = rs.permutation(np.repeat(np.arange(n), 4))
+    indptr, indices, dropped = _csr_from_pairs(n, stubs[0::2], stubs[1::2])
+    big = ContactGraph(range(n), indptr, indices, dropped=dropped)
+
+    def big_runs(r):
+        for i in range(1000):
+            spread.simulate(big, adfb, 2, rng=r * 10000 + i)
+    cases["simulate() AD(inf, cap 3), T = 2, random 4-regular n = 10^6, 1000 calls"] = (
+        "spread", timed(big_runs))
+    rr = spread.graphs.from_networkx(nx.random_regular_graph(4, 10**4, seed=0))
+    grid = spread.graphs.from_networkx(nx.grid_2d_graph(100, 100))
+    for label, g, proto, T, trials in (
+            ("RandomDiffusion(0.5), random 4-regular n = 10^4", rr, RandomDiffusion(0.5), 8, 2000),
+            ("LineProtocol(), random 4-regular n = 10^4", rr, LineProtocol(), 8, 2000),
+            ("TreeProtocolPseudocode(), random 4-regular n = 10^4", rr, TreeProtocolPseudocode(),
+             12, 10000),
+            ("AD(4, cap 2) relay, random 4-regular n = 10^4", rr, AdaptiveDiffusion(4, 2), 12, 5000),
+            ("Flooding(), grid 100 x 100", grid, Flooding(), 30, 4000)):
+        cases[f"simulate_many {label}, T = {T}, {trials} trials"] = (
+            "spread", timed(lambda r, g=g, p=proto, T=T, k=trials: spread.simulate_many(
+                g, p, T, k, rng=r)))
+
+    def traces(r):
+        for i in range(500):
+            spread.simulate(reg3, ad3, 12, rng=r * 1000 + i)
+            spread.simulate(rr, RandomDiffusion(0.5), 6, rng=r * 1000 + i)
+    cases["simulate() traces: AD(3) regular_tree(3) T = 12 + RandomDiffusion(0.5) n = 10^4 "
+          "T = 6, 500 calls each"] = ("spread", timed(traces))
+    cases["simulate_and_score Jordan + rumour, RandomDiffusion(0.5), random 4-regular "
+          "n = 10^4, T = 6, 1000 trials"] = (
+        "spread", timed(lambda r: simulate_and_score(rr, RandomDiffusion(0.5), 6, 1000,
+                                                     estimators=("jordan", "rumor"), rng=r)))
+    return cases
+
 
 
 def _adversaries_cases(counter: dict) -> dict:
