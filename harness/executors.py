@@ -77,17 +77,6 @@ class Executor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
 
-    @property
-    def warm_up_in_parent(self) -> bool:
-        """Whether the runner should warm up (compile the job's kernels) before the work.
-
-        True when tasks run in other processes of this machine, which share numba's
-        on-disk cache. The warm-up runs in the workers, each compiling different kernels
-        (:func:`harness.runner.warm_up`); the name is historical (it used to run in the
-        parent process, the workers then loading what it compiled).
-        """
-        return False
-
     def __enter__(self) -> Executor:
         return self
 
@@ -221,7 +210,7 @@ class ProcessPoolExecutor(Executor):
     """A local pool of ``workers`` processes (:mod:`concurrent.futures`).
 
     Workers are started with the ``spawn`` method (``forkserver`` can be asked
-    for): forking a parent that already runs numba or BLAS threads is unsafe.
+    for): forking a parent that already runs BLAS or OpenMP threads is unsafe.
 
     Parameters
     ----------
@@ -232,7 +221,6 @@ class ProcessPoolExecutor(Executor):
     """
 
     name = "processes"
-    warm_up_in_parent = True
 
     def __init__(self, workers: int = 2, *, start_method: str = "spawn") -> None:
         super().__init__(workers)
@@ -306,10 +294,6 @@ class DaskExecutor(Executor):
         self.processes = processes
         self._cluster: Any = None
         self._client: Any = None
-
-    @property
-    def warm_up_in_parent(self) -> bool:
-        return self.scheduler == "local" and self.processes
 
     def __enter__(self) -> DaskExecutor:
         try:

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.adversaries.batch import CompilePhaseDone, compile_phase
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
@@ -197,7 +196,7 @@ def _prepare_out(out: str | os.PathLike[str]) -> Path:
 
 def _versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
-    for pkg in ("anonspread", "numpy", "scipy", "networkx", "numba", "matplotlib", "dask", "distributed"):
+    for pkg in ("anonspread", "numpy", "scipy", "networkx", "matplotlib", "dask", "distributed"):
         try:
             found[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -552,7 +551,8 @@ def _terminate_as_interrupt():
 
 
 def _shape(point: Mapping[str, Scalar]) -> tuple:
-    """What decides which compiled kernels a point needs: its non-numeric values."""
+    """A point's non-numeric values: points of one shape cost alike per trial (the
+    progress estimate's unit)."""
     return tuple(sorted(
         (k, v) for k, v in point.items()
         if isinstance(v, bool) or not isinstance(v, numbers.Number)
@@ -579,114 +579,6 @@ def _group_params(exp: Experiment, points: Sequence[Mapping[str, Scalar]], lead:
     return {**points[lead], exp.paired: tuple(v for _, v in members)}
 
 
-def _shapes(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> list[Mapping[str, Scalar]]:
-    """One point of each shape (the first), in grid order."""
-    seen: set[tuple] = set()
-    out = []
-    for point in points:
-        key = _shape(point)
-        if key not in seen:
-            seen.add(key)
-            out.append(point)
-    return out
-
-
-def _warm_trials(mode: str, fn: Any, points: Sequence[Mapping[str, Scalar]]) -> int:
-    """One throwaway trial of each point (a failing one is left for the real run)."""
-    ran = 0
-    for point in points:
-        try:
-            _warm_call(mode, fn, point)
-        except Exception:  # reported with context by the real run
-            continue
-        ran += 1
-    return ran
-
-
-def _warm_call(mode: str, fn: Any, point: Mapping[str, Scalar]) -> None:
-    """One throwaway trial of ``point`` from a fixed stream."""
-    rng = np.random.default_rng(0)
-    if mode == "trials":
-        fn(dict(point), 1, rng)
-    else:
-        fn(dict(point), rng)
-
-
-def _compile_ahead(mode: str, fn: Any, phase: str, points: Sequence[Mapping[str, Scalar]]) -> None:
-    """Run the points' trials inside :func:`adversaries.batch.compile_phase`: each
-    ``simulate_and_score`` call only compiles (or loads) its phase's entries. Stops at
-    the first point whose trial does not reach ``simulate_and_score`` (the experiment
-    does not use it: its trials would run in full, for nothing)."""
-    with compile_phase(phase):
-        for point in points:
-            try:
-                _warm_call(mode, fn, point)
-            except CompilePhaseDone:
-                continue
-            except Exception:  # reported with context by the real run
-                pass
-            return
-
-
-@dataclass(frozen=True)
-class _WarmTask:
-    """Warm-up trials shipped to one worker (picklable when ``fn`` is importable), after
-    an optional compile-ahead pass (``ahead``: (phase, points) pairs)."""
-
-    mode: str
-    fn: Any
-    points: tuple[Mapping[str, Scalar], ...]
-    ahead: tuple[tuple[str, tuple[Mapping[str, Scalar], ...]], ...] = ()
-
-
-def _run_warm_task(task: _WarmTask) -> int:
-    for phase, points in task.ahead:
-        _compile_ahead(task.mode, task.fn, phase, points)
-    return _warm_trials(task.mode, task.fn, task.points)
-
-
-def warm_up(exp: Experiment, points: Sequence[Mapping[str, Scalar]], executor: Executor | None = None) -> int:
-    """Run one trial of one point of each shape, discarding the results.
-
-    Pool workers start with an empty memory: without this each of them compiles the
-    same numba kernels (minutes of CPU on a fresh install). Points differing only in
-    numeric values (T, p, ...) need the same kernels, so one point per shape is run.
-    The trials draw from throwaway streams, so the run's results do not change; a
-    failing trial is left for the real run to report. Returns the number of trials run.
-
-    Without ``executor`` the trials run here, one after the other. With one, they run in
-    its workers, the shapes cut into one contiguous block per worker (neighbouring grid
-    points tend to share kernels, distant ones not): the workers compile different
-    kernels at the same time, each numba function once (``anonspread.engine._numba_cache``
-    locks a function's compile across processes: a worker that needs a kernel another
-    one is compiling waits and loads it from the on-disk cache), and every worker keeps
-    what it compiled or loaded for the real run.
-    """
-    if exp.mode == "evaluate":
-        return 0
-    fn = getattr(exp, exp.mode)
-    if exp.paired is not None:  # one call per group, as the run makes them
-        points = [_group_params(exp, points, lead, m) for lead, m in _groups(exp, points).items()]
-    shapes = _shapes(exp, points)
-    if executor is None or executor.workers < 2 or len(shapes) < 2:
-        return _warm_trials(exp.mode, fn, shapes)
-    k = min(executor.workers, len(shapes))
-    # Compile ahead: the scoring entries of simulate_and_score are shared by every shape
-    # and take the longest to compile, and a worker can only reach them after compiling
-    # a simulation entry; so worker 0 compiles them first (on zero trials) and then the
-    # simulation entries from the last shape backwards, while the other workers compile
-    # the simulation entries from their own starting points forwards. The compile locks
-    # make each entry compiled once; then every worker runs its block of shapes as before.
-    sh = tuple(shapes)
-    ahead = [(("score", sh), ("simulate", sh[::-1]))]
-    ahead += [(("simulate", sh[(i - 1) * len(sh) // max(k - 1, 1):] + sh[:(i - 1) * len(sh) // max(k - 1, 1)]),)
-              for i in range(1, k)]
-    tasks = [_WarmTask(exp.mode, fn, tuple(shapes[i * len(shapes) // k:(i + 1) * len(shapes) // k]),
-                       ahead[i])
-             for i in range(k)]
-    return sum(executor.imap_unordered(_run_warm_task, tasks))
-
-
 def _execute(
     exp: Experiment,
     points: Sequence[Mapping[str, Scalar]],
@@ -707,8 +599,6 @@ def _execute(
     done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
     computed = 0
     try:
-        if executor.warm_up_in_parent and todo:
-            warm_up(exp, [points[p] for p in sorted(remaining)], executor)
         with bar:
             bar.update(done_trials, len(points) - len(remaining),
                        costs=[(u.point, u.n, 0.0) for u in units if (u.point, u.batch) in results])
