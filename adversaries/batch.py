@@ -18,7 +18,6 @@ result unchanged.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,44 +37,10 @@ from anonspread.spread.protocols import Protocol
 from anonspread.spread.simulate import batch_setup
 from anonspread.validation import check_int, check_rng
 
-__all__ = ["BatchScores", "CompilePhaseDone", "EstimatorTrials", "compile_phase", "simulate_and_score"]
+__all__ = ["BatchScores", "EstimatorTrials", "simulate_and_score"]
 
 #: Batch codes of the estimators with a compiled kernel.
 CODES = {"ml": 0, "ml-tree": 0, "jordan": 1, "rumor": 2, "netsleuth": 3, "lisn": 4}
-
-
-#: The compile-only phase of this process (see :func:`compile_phase`): None, "score" or
-#: "simulate".
-_PHASE: list[str | None] = [None]
-
-
-class CompilePhaseDone(Exception):
-    """Raised by :func:`simulate_and_score` inside :func:`compile_phase` once the compiled
-    entries of its phase are ready (nothing was simulated or scored for the caller)."""
-
-
-@contextlib.contextmanager
-def compile_phase(phase: str | None):
-    """Make :func:`simulate_and_score` only compile (or load) one phase's entries, then
-    raise :class:`CompilePhaseDone`.
-
-    ``"score"``: the scoring phase on zero trials (compiled ahead of time: it only checks
-    the call's scoring options); ``"simulate"``: nothing (the simulation phase is compiled
-    when the package is built).
-    ``None``: run normally. The harness's warm-up uses it to give the scoring entries
-    to one pool worker while the others compile the simulation entries, instead of every
-    worker compiling a simulation entry first and then waiting for the one scoring entry
-    (the cross-process compile locks of :mod:`anonspread.engine._numba_cache` serialise that).
-    Results of calls outside the phase are unchanged.
-    """
-    if phase not in (None, "score", "simulate"):
-        raise InvalidParameterError(f"phase must be None, 'score' or 'simulate'; got {phase!r}")
-    before = _PHASE[0]
-    _PHASE[0] = phase
-    try:
-        yield
-    finally:
-        _PHASE[0] = before
 
 
 def _centre_known(g, protocol: Protocol, params: np.ndarray, T: int) -> bool:
@@ -322,17 +287,6 @@ def simulate_and_score(
     b_order = np.empty(first, np.int32)
     b_par = np.empty(first, np.int64)
     b_gdeg = np.empty(first, np.int64)
-    phase = _PHASE[0]
-    if phase is not None:
-        try:
-            if phase == "score":  # compiled ahead of time: checks the options only
-                score_chunk(0, 0, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes,
-                            tie_u, seen, detected, pdet, hops, tree_hops, rank, **options)
-            # "simulate": nothing to compile, the simulation phase is built with the package
-        finally:
-            if not lazy:
-                g.give_store(store)  # clean: untouched, or reset by the chunk
-        raise CompilePhaseDone(phase)
     i = 0
     while i < trials:
         end, b_order, b_par, b_gdeg = simulate_chunk(

@@ -44,7 +44,6 @@ PENDING = {
     "anonspread.adversaries.BatchScores": "Parameters, Examples",
     "anonspread.adversaries.EstimatorTrials": "Parameters, Examples",
     "anonspread.adversaries.EstimatorTrials.mean": "Parameters",
-    "anonspread.adversaries.batch.compile_phase": "Parameters",
     # adversaries/estimators.py
     "anonspread.adversaries.TopRank": "Parameters, Examples",
     # adversaries/registry.py

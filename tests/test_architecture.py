@@ -51,13 +51,13 @@ def test_lint_catches_a_crossed_layer(tmp_path):
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     stage = _staged(tmp_path)
     bad = stage / "anonspread" / "spread" / "crossing.py"
-    bad.write_text("from anonspread.adversaries import observe\nfrom anonspread.engine import _numba_cache\n")
+    bad.write_text("from anonspread.adversaries import observe\nfrom anonspread.privacy import _limits\n")
     proc = subprocess.run([lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
                           capture_output=True, text=True, env={"PYTHONPATH": str(stage), "PATH": ""})
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "anonspread.spread.crossing -> anonspread.adversaries" in out
-    assert "anonspread.spread.crossing -> anonspread.engine._numba_cache" in out
+    assert "anonspread.spread.crossing -> anonspread.privacy._limits" in out
 
 
 def test_no_module_is_importable_under_two_names(tmp_path):

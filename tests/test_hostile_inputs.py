@@ -1,7 +1,7 @@
 """Regressions of the second hostile-user battery (issue 24), classes 2, 3 and 5.
 
-(Class 1, the size guards, is tests/test_size_guards.py; class 4, the compile cache,
-tests/test_numba_cache.py.)
+(Class 1, the size guards, is tests/test_size_guards.py; class 4, the compile cache, is gone:
+the engine is compiled ahead of time, so no compile cache exists to corrupt.)
 """
 
 from __future__ import annotations
