@@ -6,9 +6,8 @@ Runs ``anonspread run fig2.7-irregular-trees`` with T = 2, 4, ..., tmax and the 
 per point (the thesis: 10,000, T = 2..20) once per worker count, in a fresh output
 directory each time, and prints wall time, trials per second and the speed-up. The CSVs of
 the runs are compared byte for byte (the harness promises identical results whatever the
-number of workers). A small run first (2 trials per point, the largest worker count) fills
-numba's on-disk cache, so no timed run includes compiling (each still loads the kernels,
-about a second per worker). Figures go to benchmarks/README.md.
+number of workers). A small run first (2 trials per point, the largest worker count) warms
+the file system and the interpreter's imports. Figures go to benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     run("fig2.7-irregular-trees", overrides={"T": T}, trials=2, rng=2026, out=out / "warm-up",
         workers=max(args.workers), progress=False)
-    print(f"warm-up (fills the numba cache): {time.perf_counter() - t0:.1f} s wall")
+    print(f"warm-up (2 trials per point): {time.perf_counter() - t0:.1f} s wall")
     for w in args.workers:
         d = out / f"w{w}"
         t0 = time.perf_counter()

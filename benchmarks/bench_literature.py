@@ -26,7 +26,7 @@ P. Pinto et al. (no peer implements it): our kernel against the brute-force Gaus
    density (numpy edge-incidence matrices + scipy) on the same tree observations.
 
 Speed: CPU time (``time.process_time``) per observation, after a warm-up; our cold first
-call (numba compilation or cache load) is reported separately. Ours and the peer are
+call (imports, first allocations) is reported separately. Ours and the peer are
 timed in alternation (ours, peer, ours) and the ratio uses the mean of our two passes.
 Also: the compiled Monte Carlo path (``simulate_and_score`` with NETSLEUTH and LISN).
 """

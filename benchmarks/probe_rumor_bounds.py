@@ -24,8 +24,12 @@ import os
 import sys
 
 import networkx as nx
-import numba as nb
 import numpy as np
+
+try:  # its reference loops are written for numba (not a dependency of the package)
+    import numba as nb
+except ImportError:
+    raise SystemExit(f"{__file__}: this script's reference loops need numba: pip install numba") from None
 
 from anonspread import adversaries as A
 from anonspread import spread
