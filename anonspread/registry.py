@@ -67,6 +67,9 @@ class Registry(Mapping[str, T]):
     def __init__(self, what: str, loader: Callable[[], None] | None = None, *,
                  listing: str = "anonspread list", parameter: str | None = None) -> None:
         self.what = what
+        # an instance is documented as what it holds, not as the class it is (API pages)
+        self.__doc__ = (f"The {what} registry: name -> registered {what} (a "
+                        f":class:`~anonspread.registry.Registry`; ``list(...)`` gives the names).")
         self.listing = listing
         self.parameter = parameter
         self._loader = loader
