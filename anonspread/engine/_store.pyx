@@ -7,6 +7,10 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 cnp.import_array()
 
+#: The columns of the per-run node state ``ns`` (the enum of ``_store.pxd``), for Python.
+COLUMNS = {"TIME": TIME, "PARENT": PARENT, "CHILD": CHILD, "SIB": SIB, "AUX": AUX,
+           "FLAG": FLAG, "NCOL": NCOL}
+
 
 cdef inline void* _data(object a):
     return cnp.PyArray_DATA(<cnp.ndarray> a)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonspread.engine import _dandelion as _k
+from anonspread.engine._inputs import csr, int64
 
 __all__ = [
     "ROUTING_CODES",
@@ -58,17 +59,6 @@ ROUTING_CODES = {"per-tx": PER_TRANSACTION, "per-edge": PER_EDGE, "all-to-one": 
                  "one-to-one": ONE_TO_ONE}
 #: Receipt kinds (spy observations).
 STEM, FLUFF = 0, 1
-
-
-def _graph(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    indices = np.ascontiguousarray(indices)
-    if indices.dtype != np.int32:
-        indices = np.ascontiguousarray(indices, np.int64)
-    return np.ascontiguousarray(indptr, np.int64), indices
-
-
-def _i64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, np.int64)
 
 
 def _mask(a) -> np.ndarray:
@@ -93,7 +83,7 @@ def draw_anonymity(kind, n, indptr, indices, relays, peers_all, routing, coin_ep
     ``out`` / ``in_src`` / ``in_to`` need room for ``n * relays`` entries, ``work`` for
     ``max(n, max degree) + 1`` int64; ``diffuser`` is int8, the other arrays int64.
     """
-    indptr, indices = _graph(indptr, indices)
+    indptr, indices = csr(indptr, indices)
     return _k.draw_anonymity(int(kind), int(n), indptr, indices, int(relays), bool(peers_all),
                              int(routing), bool(coin_epoch), float(q), rng, out_ptr, out, own,
                              in_ptr, in_src, in_to, diffuser, work)
@@ -116,7 +106,7 @@ def run_stem_batch(kind, n, indptr, indices, relays, peers_all, routing, coin_ep
     node and time, the fail-safe flag (bool), the nodes reached, the completion time, and
     per spy the first receipt's time, sender and kind (``STEM``, ``FLUFF``, -1: none).
     """
-    indptr, indices = _graph(indptr, indices)
+    indptr, indices = csr(indptr, indices)
     _k.run_stem_batch(int(kind), int(n), indptr, indices, int(relays), bool(peers_all),
                       int(routing), bool(coin_epoch), float(q), float(rate), int(stem_len),
                       bool(fixed), out_ptr, out, own, in_ptr, in_src, in_to, diffuser,
@@ -151,7 +141,7 @@ def routing_tables(n: int, indptr, indices, code: int, rng: np.random.Generator)
     back to the node it came from. The same kernel as :func:`draw_anonymity`'s tables,
     without the never-back rule.
     """
-    return _k.routing_tables(int(n), _i64(indptr), _i64(indices), int(code), rng)
+    return _k.routing_tables(int(n), int64(indptr), int64(indices), int(code), rng)
 
 
 def stems(n: int, indptr, indices, spy, code: int, q: float, cap: int, escape: bool,
@@ -169,7 +159,7 @@ def stems(n: int, indptr, indices, spy, code: int, q: float, cap: int, escape: b
     successor than its table's, the authors' loop rule. ``kind`` is int8, the other outputs
     int64, one entry per honest node. The stem walk of :func:`run_stem_batch`, configured.
     """
-    _k.stems(int(n), _i64(indptr), _i64(indices), _mask(spy), int(code), float(q), int(cap),
+    _k.stems(int(n), int64(indptr), int64(indices), _mask(spy), int(code), float(q), int(cap),
              bool(escape), rng, kind, node, spy_of, hops)
 
 
@@ -185,7 +175,7 @@ def diffusion_first_spy(n: int, indptr, indices, spy, rng: np.random.Generator,
     Records who delivered it to the first spy (``kind 0``); ``kind 2`` if the honest
     component holds no spy. ``hops`` counts the infected honest nodes.
     """
-    _k.diffusion_first_spy(int(n), _i64(indptr), _i64(indices), _mask(spy), rng, kind, node,
+    _k.diffusion_first_spy(int(n), int64(indptr), int64(indices), _mask(spy), rng, kind, node,
                            spy_of, hops)
 
 
@@ -196,4 +186,4 @@ def precision_recall(n: int, sources, mapping) -> tuple[float, float]:
     ``precision = (1/h) sum_i 1{M(x_i) = s_i} / |M^{-1}(M(x_i))|`` over the ``h``
     transactions (one per honest node ``s_i``).
     """
-    return _k.precision_recall(int(n), _i64(sources), _i64(mapping))
+    return _k.precision_recall(int(n), int64(sources), int64(mapping))

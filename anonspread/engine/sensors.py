@@ -9,19 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from anonspread.engine import _sensors
+from anonspread.engine._inputs import csr, int64
 
 __all__ = ["direction_mask", "eif_costs", "pinto_loglik"]
-
-
-def _graph(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    indices = np.ascontiguousarray(indices)
-    if indices.dtype != np.int32:
-        indices = np.ascontiguousarray(indices, np.int64)
-    return np.ascontiguousarray(indptr, np.int64), indices
-
-
-def _i64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, np.int64)
 
 
 def direction_mask(indptr, indices, spies, senders, bad: np.ndarray) -> None:
@@ -31,7 +21,7 @@ def direction_mask(indptr, indices, spies, senders, bad: np.ndarray) -> None:
     so the source lies on the sender's side of each edge (spy, sender). ``bad`` is a
     boolean array, updated in place.
     """
-    _sensors.direction_mask(*_graph(indptr, indices), _i64(spies), _i64(senders),
+    _sensors.direction_mask(*csr(indptr, indices), int64(spies), int64(senders),
                             bad.view(np.uint8))
 
 
@@ -49,7 +39,7 @@ def pinto_loglik(indptr, indices, cands, obs, t, mu: float, sigma2: float,
     (Pinto, Thiran & Vetterli 2012, Eqs. 4-7), through the Cholesky factor of
     ``Lambda``; ``-inf`` where an observer is unreachable. ``cands`` are global ids.
     """
-    _sensors.pinto_loglik(*_graph(indptr, indices), _i64(cands), _i64(obs),
+    _sensors.pinto_loglik(*csr(indptr, indices), int64(cands), int64(obs),
                           np.ascontiguousarray(t, np.float64), float(mu), float(sigma2), out)
 
 
@@ -66,6 +56,6 @@ def eif_costs(indptr, indices, cands, alpha, t_alpha, blocked, mu: float,
     spaced times, which minimise the path's cost ``sum (t_v - t_u - mu)^2``. Ties go to
     the tree node added first. If some a cannot be reached the cost is ``inf``.
     """
-    _sensors.eif_costs(*_graph(indptr, indices), _i64(cands), _i64(alpha),
+    _sensors.eif_costs(*csr(indptr, indices), int64(cands), int64(alpha),
                        np.ascontiguousarray(t_alpha, np.float64),
                        np.ascontiguousarray(blocked, np.bool_).view(np.uint8), float(mu), out)

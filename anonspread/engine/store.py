@@ -33,19 +33,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _store
 from anonspread.engine._store import GraphStore
 
 __all__ = ["AUX", "CHILD", "FLAG", "NCOL", "PARENT", "SIB", "TIME", "GraphStore",
            "new_finite_store", "new_lazy_store"]
 
-# Columns of the per-run node state ``ns`` (the values of _store.pxd).
-TIME = 0  # step at which the node was infected, -1 if uninfected
-PARENT = 1  # the node that infected it (-1 for the source)
-CHILD = 2  # head of its list of infection-tree children (-1: none)
-SIB = 3  # next sibling in its parent's child list
-AUX = 4  # protocol scratch: distance to the source (Protocol 1) or s2 (Protocol 2)
-FLAG = 5  # protocol scratch: s1 (Protocol 2) or "saturated" (diffusions)
-NCOL = 6
+# Columns of the per-run node state ``ns`` (one definition: the enum of _store.pxd):
+# TIME, the step at which the node was infected (-1 if uninfected); PARENT, the node that
+# infected it (-1 for the source); CHILD, the head of its list of infection-tree children
+# (-1: none); SIB, the next sibling in its parent's child list; AUX, protocol scratch
+# (distance to the source in Protocol 1, s2 in Protocol 2); FLAG, protocol scratch (s1 in
+# Protocol 2, "saturated" for the diffusions); NCOL, the number of columns.
+TIME, PARENT, CHILD, SIB, AUX, FLAG, NCOL = (
+    _store.COLUMNS[k] for k in ("TIME", "PARENT", "CHILD", "SIB", "AUX", "FLAG", "NCOL"))
 
 
 def _clean_state(n: int) -> np.ndarray:
