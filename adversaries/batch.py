@@ -82,7 +82,9 @@ def _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, log_b, tie_u
 class EstimatorTrials:
     """Per-trial outcomes of one estimator.
 
-    Attributes
+    :class:`BatchScores` holds one per estimator (``scores[name]``).
+
+    Parameters
     ----------
     detected : numpy.ndarray of int8
         1 if the estimate (arg-max, ties broken uniformly at random) is the source.
@@ -93,9 +95,22 @@ class EstimatorTrials:
         Hop distance from the estimate to the source in the contact graph.
     rank : numpy.ndarray of float64
         Rank of the source (1 = best; ties share their mean rank).
-    tree_hops : numpy.ndarray of int64
+    tree_hops : numpy.ndarray of int64, optional
         Hop distance from the estimate to the source over the infection tree (the
         thesis's Fig. 2.9 measure; equal to ``hops`` on trees, never smaller).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread import adversaries
+    >>> t = adversaries.EstimatorTrials(
+    ...     detected=np.array([1, 0, 0, 1], np.int8),
+    ...     detection_probability=np.array([1.0, 0.0, 0.5, 0.5]),
+    ...     hops=np.array([0, 2, 1, 0]), rank=np.array([1.0, 3.0, 1.5, 1.5]))
+    >>> [round(x, 4) for x in t.mean()]  # mean and standard error
+    [0.5, 0.2887]
+    >>> t.mean("hops")[0]
+    0.75
     """
 
     detected: np.ndarray
@@ -105,7 +120,19 @@ class EstimatorTrials:
     tree_hops: np.ndarray | None = None
 
     def mean(self, name: str = "detected") -> tuple[float, float]:
-        """Mean of a per-trial array and its standard error."""
+        """Mean of a per-trial array and its standard error.
+
+        Parameters
+        ----------
+        name : str, default "detected"
+            The field: ``"detected"``, ``"detection_probability"``, ``"hops"``,
+            ``"rank"`` or ``"tree_hops"``.
+
+        Returns
+        -------
+        tuple of float
+            ``(mean, standard error)``; the standard error is NaN for one trial.
+        """
         x = np.asarray(getattr(self, name), dtype=np.float64)
         se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
         return float(x.mean()), se
@@ -115,13 +142,36 @@ class EstimatorTrials:
 class BatchScores:
     """Result of :func:`simulate_and_score`.
 
-    Attributes
+    ``scores[name]`` is the :class:`EstimatorTrials` of the estimator ``name``.
+
+    Parameters
     ----------
-    T, trials : int
+    T : int
+        The number of time steps of every spread.
+    trials : int
+        The number of spreads.
     sources : numpy.ndarray
         Source of each trial (labels; node 0 on infinite trees).
     n_infected : numpy.ndarray of int64
-    estimators : dict str -> EstimatorTrials
+        The number of infected nodes at ``T`` in each trial.
+    estimators : dict of str to EstimatorTrials
+        The per-trial outcomes of each estimator, by name.
+    protocol : Protocol, optional
+        The protocol that spread.
+    graph : networkx.Graph, ContactGraph or LazyTree, optional
+        The contact graph.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> sc = adversaries.simulate_and_score(tree, spread.AdaptiveDiffusion(), T=4, trials=200,
+    ...                                     estimators=("ml", "jordan"), rng=1)
+    >>> sc.T, sc.trials, sorted(sc.estimators)
+    (4, 200, ['jordan', 'ml'])
+    >>> mean, se = sc["ml"].mean()
+    >>> 0 <= mean <= 1
+    True
     """
 
     T: int

@@ -336,7 +336,7 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
 class TopRank:
     """What the harness needs of an estimator on one snapshot: its maximisers and one node's rank.
 
-    Attributes
+    Parameters
     ----------
     maximisers : numpy.ndarray
         The nodes of maximal score (ties within :data:`adversaries.scores.TIE_RTOL`),
@@ -350,8 +350,20 @@ class TopRank:
     exact_scores : int
         How many exact per-node evaluations (BFS runs) it took; ``n`` when every score
         was computed.
-    threads : int
+    threads : int, default 1
         How many threads evaluated them (1: serially).
+
+    Examples
+    --------
+    :func:`top_and_rank` returns one. On a path of four infected nodes the Jordan centre
+    ties the two middle nodes, so the end node 0 ranks behind them:
+
+    >>> import networkx as nx
+    >>> from anonspread import adversaries
+    >>> snap = adversaries.Snapshot(nx.path_graph(4), [0, 1, 2, 3], T=3)
+    >>> tr = adversaries.top_and_rank(snap, "jordan", 0)
+    >>> tr.maximisers.tolist(), tr.rank, tr.detection_probability
+    ([1, 2], 3.5, 0.0)
     """
 
     maximisers: np.ndarray

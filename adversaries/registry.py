@@ -33,7 +33,7 @@ __all__ = [
 class EstimatorSpec:
     """The declaration of one estimator.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Registry name (``"ml"``, ``"jordan"``, ``"rumor"``, ``"exact"``).
@@ -47,24 +47,36 @@ class EstimatorSpec:
     graphs : {"any", "tree"}
         Contact graphs it handles.
     observation : str
-        ``"snapshot"``; ``edges_on_cycles`` marks estimators that also need the
-        revealed infection tree when the contact graph has cycles (§2.4.2).
+        What it reads: ``"snapshot"``, or a spy observation.
+    edges_on_cycles : bool
+        Whether it also needs the revealed infection tree when the contact graph has
+        cycles (§2.4.2).
     likelihood : bool
         Scores are log-likelihoods (posteriors and ranks by likelihood apply).
     batch : bool
         Available in the compiled Monte Carlo path (:func:`adversaries.simulate_and_score`).
-    default : bool
+    default : bool, default True
         Among the estimators :func:`adversaries.simulate_and_score` runs when the caller
         names none. Estimators whose cost per snapshot grows faster than the snapshot
         (NETSLEUTH's eigenvector, LISN's sum over the uninfected nodes) are opt-in: a
         default run of 10,000 trials at ~3,000 infected nodes would otherwise take many
         minutes for an estimator the caller did not ask for.
-    params : callable
-        ``params(protocol, graph) -> dict`` of keyword arguments for ``func``.
-    extra : callable or None
+    params : callable, optional
+        ``params(protocol, graph) -> dict`` of keyword arguments for ``func`` (default:
+        none).
+    extra : callable or None, optional
         ``extra(protocol, graph, reveal_edges) -> str | None``: a further reason to
         refuse (None when applicable).
-    description : str
+    description : str, optional
+        One line on what it estimates (:func:`register_estimator` takes the first line
+        of the function's docstring).
+
+    Examples
+    --------
+    >>> from anonspread import adversaries
+    >>> spec = adversaries.get_estimator("jordan")
+    >>> spec.name, spec.protocols is None, spec.graphs, spec.likelihood
+    ('jordan', True, 'any', False)
     """
 
     name: str
@@ -81,7 +93,32 @@ class EstimatorSpec:
     description: str = ""
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
-        """The reason this estimator does not apply, or None if it does."""
+        """The reason this estimator does not apply, or None if it does.
+
+        Parameters
+        ----------
+        protocol : Protocol
+            The protocol that spread.
+        graph : networkx.Graph, ContactGraph or LazyTree
+            The contact graph.
+        reveal_edges : bool, default False
+            Whether the observation reveals the infection tree (§2.4.2).
+
+        Returns
+        -------
+        str or None
+            A message naming what does not fit, or None.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from anonspread import adversaries, spread
+        >>> spec = adversaries.get_estimator("ml")
+        >>> spec.why_not(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3)) is None
+        True
+        >>> spec.why_not(spread.Flooding(), nx.path_graph(5))  # doctest: +ELLIPSIS
+        "estimator 'ml' assumes a protocol in ['adaptive-diffusion']; got ..."
+        """
         from anonspread.adversaries.observation import graph_is_forest
 
         g = as_contact_graph(graph)
@@ -130,6 +167,30 @@ def register_estimator(
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
         estimator; ``params`` and ``extra`` default to none).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``func`` (``func(snapshot, **params) -> Scores``) in
+        :data:`ESTIMATORS` and returns it unchanged.
+
+    Examples
+    --------
+    A model-free estimator that scores every infected node by its degree in the infected
+    subgraph (registered, used, then removed again):
+
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from anonspread import adversaries
+    >>> @adversaries.register_estimator("infected-degree", protocols=None)
+    ... def infected_degree(snapshot):
+    ...     "Degree in the infected subgraph."
+    ...     indptr, _ = snapshot.subgraph()
+    ...     return adversaries.Scores(snapshot.nodes, np.diff(indptr), "degree")
+    >>> snap = adversaries.Snapshot(nx.star_graph(3), [0, 1, 2], T=1)
+    >>> adversaries.pick(adversaries.get_estimator("infected-degree").func(snap))
+    0
+    >>> adversaries.ESTIMATORS.remove("infected-degree")
     """
     if graphs not in ("any", "tree"):
         raise InvalidParameterError(f"graphs must be 'any' or 'tree'; got {graphs!r}")

@@ -137,7 +137,9 @@ MAX_LIKELIHOOD_NODES = 15_000
 class TransactionObservation:
     """What the spies learn when every honest node sends one transaction.
 
-    Attributes
+    :func:`observe_transactions` and :func:`transactions_from_stems` return one.
+
+    Parameters
     ----------
     n : int
         Nodes (0..n-1).
@@ -145,17 +147,24 @@ class TransactionObservation:
         The graph the adversary knows: out-neighbours of the anonymity graph (the
         spreading graph's neighbours for diffusion), CSR.
     spy : numpy.ndarray of bool
+        Which nodes are spies.
     sources : numpy.ndarray of int64
         The honest nodes; transaction ``i`` is ``sources[i]``'s.
     kind : numpy.ndarray of int8
         0: ``node[i]`` handed it to spy ``spy_of[i]``; 1: honest ``node[i]`` fluffed it
         before any spy saw it in the stem; 2: no spy saw it.
-    node, spy_of : numpy.ndarray of int64
+    node : numpy.ndarray of int64
+        The node that handed transaction ``i`` to a spy (kind 0) or fluffed it (kind 1).
+    spy_of : numpy.ndarray of int64
+        The spy that received it (kind 0).
     hops : numpy.ndarray of int64
         Stem hops until it was seen or fluffed (diffusion: infected honest nodes).
     protocol : str
-    routing : str
-    q : float
+        ``"dandelion"``, ``"dandelion++"`` or ``"diffusion"``.
+    routing : str, default "per-tx"
+        How stems pick successors (``"per-tx"``: per transaction).
+    q : float, default 0.0
+        The per-hop fluff probability.
     seen_from : numpy.ndarray of int64 or None
         The node the spies first got each transaction from (-1: none), when it differs
         from ``node``: for :func:`transactions_from_stems`, a transaction first seen in the
@@ -180,14 +189,29 @@ class TransactionObservation:
 
     @property
     def n_honest(self) -> int:
+        """The number of honest nodes (= transactions)."""
         return int(self.sources.shape[0])
 
 
 def anonymity_graph(n: int, d: int, *, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """The authors' random directed d-regular anonymity graph: ``d`` random Hamiltonian cycles.
 
-    Returns the out-neighbour CSR ``(indptr, indices)``. ``d = 1`` is Dandelion's line
-    (a random directed cycle), ``d = 2`` the 4-regular graph of Dandelion++.
+    ``d = 1`` is Dandelion's line (a random directed cycle), ``d = 2`` the 4-regular graph
+    of Dandelion++.
+
+    Parameters
+    ----------
+    n : int >= 2
+        The number of nodes.
+    d : int, 1 <= d <= max(1, n - 1)
+        The number of cycles (every node's out-degree).
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    indptr, indices : numpy.ndarray of int64
+        The out-neighbour CSR.
 
     Examples
     --------
@@ -204,7 +228,27 @@ def anonymity_graph(n: int, d: int, *, rng: Any = None) -> tuple[np.ndarray, np.
 
 
 def draw_spy_mask(n: int, fraction: float, *, rng: Any = None) -> np.ndarray:
-    """Exactly ``floor(fraction * n)`` spies drawn uniformly (the authors' ``assign_spies``)."""
+    """Exactly ``floor(fraction * n)`` spies drawn uniformly (the authors' ``assign_spies``).
+
+    Parameters
+    ----------
+    n : int >= 1
+        The number of nodes.
+    fraction : float in [0, 1]
+        The fraction of spies.
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        ``mask[v]``: node ``v`` is a spy.
+
+    Examples
+    --------
+    >>> int(draw_spy_mask(10, 0.25, rng=0).sum())
+    2
+    """
     n = check_int(n, "n", low=1)
     fraction = check_probability(fraction, "fraction")
     k = math.floor(fraction * n + 1e-9)
@@ -340,6 +384,16 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
     anonymity arcs: exact for Dandelion and for Dandelion++ with ``routing="per-transaction",
     coin="hop"`` until a stem revisits a node (where ``spread.dandelion`` diffuses); for
     per-epoch diffusers (``coin="epoch"``) and deterministic routings an approximation.
+
+    Parameters
+    ----------
+    batch : StemBatch
+        The run (of :func:`spread.simulate_stems`), as described above.
+
+    Returns
+    -------
+    TransactionObservation
+        Its ``protocol`` is ``"dandelion"`` or ``"diffusion"``.
     """
     from anonspread.spread.dandelion import StemBatch
 
@@ -404,6 +458,18 @@ def transactions_from_stems(batch: Any) -> TransactionObservation:
 def precision_recall(obs: TransactionObservation, mapping: Any) -> tuple[float, float]:
     """``(precision, recall)`` of a mapping (transaction ``i`` -> node, -1 for none).
 
+    Parameters
+    ----------
+    obs : TransactionObservation
+        The observation the mapping was estimated from.
+    mapping : array_like of int
+        One node per transaction (``-1``: not mapped).
+
+    Returns
+    -------
+    tuple of float
+        ``(precision, recall)``.
+
     Examples
     --------
     Three transactions all mapped to node 2 (the worked example of
@@ -461,6 +527,16 @@ def stem_likelihoods(obs: TransactionObservation) -> np.ndarray:
     (``m`` the number of arcs, ``d_u`` the out-degree). Unseen transactions (kind 2) get
     a flat likelihood. Only the columns of ``N`` the observation needs are solved for.
     Computed once per observation (the estimators share it); the array is read-only.
+
+    Parameters
+    ----------
+    obs : TransactionObservation
+        A Dandelion observation.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        ``(n_honest, n_honest)``, read-only.
     """
     _check_obs(obs)
     if "stem" in obs._cache:
@@ -518,6 +594,18 @@ def max_weight_matching(weights: np.ndarray, *, rng: Any = None) -> np.ndarray:
     by position), so equal-weight matchings are picked at random as in the authors'
     ``MaxWeightEstimator``.
 
+    Parameters
+    ----------
+    weights : numpy.ndarray of float
+        A finite square matrix.
+    rng : None, int or numpy.random.Generator
+        Seed or generator for the shuffle.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The column matched to each row.
+
     Examples
     --------
     >>> max_weight_matching(np.array([[0.9, 0.1], [0.8, 0.7]])).tolist()
@@ -548,7 +636,20 @@ TRANSACTION_ESTIMATOR_PROTOCOLS: Registry[tuple[str, ...]] = Registry(
 
 
 def register_transaction_estimator(name: str, *, protocols: tuple[str, ...]):
-    """Function decorator: declare an estimator of the transaction model under ``name``."""
+    """Function decorator: declare an estimator of the transaction model under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The name in :data:`TRANSACTION_ESTIMATORS` (a second registration raises).
+    protocols : tuple of str
+        The observation protocols it applies to (:func:`estimate` refuses the others).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``func(obs, *, rng) -> mapping`` and returns it.
+    """
     def deco(func: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         if name in TRANSACTION_ESTIMATORS:
             raise InvalidParameterError(f"transaction estimator {name!r} is already registered")

@@ -22,7 +22,27 @@ _REQUIRED: Any = object()
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest of ``choices``, or ``""``."""
+    """``"; did you mean 'x'?"`` for the closest of ``choices``, or ``""``.
+
+    Parameters
+    ----------
+    name : str
+        The name that was not found.
+    choices : iterable of str
+        The accepted names (up to three close ones are suggested).
+
+    Returns
+    -------
+    str
+        The suffix to append to an error message (empty when none is close).
+
+    Examples
+    --------
+    >>> suggest("jordn", ["jordan", "rumor"])
+    "; did you mean 'jordan'?"
+    >>> suggest("xyz", ["jordan", "rumor"])
+    ''
+    """
     close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.6)
     if not close:
         return ""
@@ -85,7 +105,13 @@ class Registry(Mapping[str, T]):
 
     def set_loader(self, loader: Callable[[], None]) -> None:
         """Run ``loader`` once before the next lookup (the owning package's import of the
-        modules that register here)."""
+        modules that register here).
+
+        Parameters
+        ----------
+        loader : callable
+            Called with no arguments before the next lookup, once.
+        """
         self._loader = loader
         self._loaded = False
 
@@ -96,7 +122,23 @@ class Registry(Mapping[str, T]):
             self._loader()
 
     def add(self, name: str, item: T, *, replace: bool = False) -> T:
-        """Register ``item`` under ``name`` (a second registration must say ``replace``)."""
+        """Register ``item`` under ``name`` (a second registration must say ``replace``).
+
+        Parameters
+        ----------
+        name : str
+            A non-empty name.
+        item : object
+            What to register.
+        replace : bool, default False
+            Replace an item already registered under ``name`` (else that raises
+            :class:`InvalidParameterError`; registering the same item again does not).
+
+        Returns
+        -------
+        object
+            ``item``.
+        """
         if not isinstance(name, str) or not name:
             raise InvalidParameterError(f"name must be a non-empty str naming a {self.what}; got {name!r}")
         if name in self._items and not replace and self._items[name] is not item:
@@ -107,11 +149,29 @@ class Registry(Mapping[str, T]):
         return item
 
     def remove(self, name: str) -> None:
-        """Forget ``name`` (no error if absent)."""
+        """Forget ``name`` (no error if absent).
+
+        Parameters
+        ----------
+        name : str
+            The registered name.
+        """
         self._items.pop(name, None)
 
     def get(self, name: str, default: Any = _REQUIRED) -> T:
         """Look ``name`` up (``default``, if given, is returned for an unknown name).
+
+        Parameters
+        ----------
+        name : str
+            The registered name.
+        default : object, optional
+            Returned for an unknown name; without it an unknown name raises.
+
+        Returns
+        -------
+        object
+            The registered item (or ``default``).
 
         Raises
         ------

@@ -38,7 +38,7 @@ _ADULT_SOURCE = "https://archive.ics.uci.edu/dataset/2/adult"
 class DatasetInfo:
     """Description of one bundled data file.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The name loaders take (lower case, e.g. ``"ego-facebook"``).
@@ -57,6 +57,13 @@ class DatasetInfo:
         The redistribution terms as far as known.
     source : str
         Where the original comes from.
+
+    Examples
+    --------
+    >>> from anonspread import datasets
+    >>> d = datasets.info("ego-facebook")
+    >>> d.name, d.kind, d.filename
+    ('ego-facebook', 'graph', 'facebook_combined.txt.gz')
     """
 
     name: str

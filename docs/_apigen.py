@@ -40,38 +40,6 @@ VALIDATION_CHECKS = {"GL08", "PR01", "PR02", "PR03", "PR10"}
 #: entry that no longer lacks them, or no longer exists). Never add to this list: a
 #: new public name comes with its sections.
 PENDING = {
-    # adversaries/batch.py
-    "anonspread.adversaries.BatchScores": "Parameters, Examples",
-    "anonspread.adversaries.EstimatorTrials": "Parameters, Examples",
-    "anonspread.adversaries.EstimatorTrials.mean": "Parameters",
-    # adversaries/estimators.py
-    "anonspread.adversaries.TopRank": "Parameters, Examples",
-    # adversaries/registry.py
-    "anonspread.adversaries.EstimatorSpec": "Parameters, Examples",
-    "anonspread.adversaries.EstimatorSpec.why_not": "Parameters",
-    "anonspread.adversaries.register_estimator": "Examples",
-    # adversaries/transactions.py
-    "anonspread.adversaries.transactions.TransactionObservation": "Parameters",
-    "anonspread.adversaries.transactions.TransactionObservation.n_honest": "docstring",
-    "anonspread.adversaries.transactions.anonymity_graph": "Parameters",
-    "anonspread.adversaries.transactions.draw_spy_mask": "Parameters",
-    "anonspread.adversaries.transactions.max_weight_matching": "Parameters",
-    "anonspread.adversaries.transactions.precision_recall": "Parameters",
-    "anonspread.adversaries.transactions.register_transaction_estimator": "Parameters",
-    "anonspread.adversaries.transactions.stem_likelihoods": "Parameters",
-    "anonspread.adversaries.transactions.transactions_from_stems": "Parameters",
-    # anonspread/registry.py
-    "anonspread.registry.Registry.add": "Parameters",
-    "anonspread.registry.Registry.get": "Parameters",
-    "anonspread.registry.Registry.remove": "Parameters",
-    "anonspread.registry.Registry.set_loader": "Parameters",
-    "anonspread.registry.suggest": "Parameters",
-    # datasets/_registry.py
-    "anonspread.datasets.DatasetInfo": "Parameters, Examples",
-    # harness/runner.py
-    "anonspread.harness.RunResult": "Parameters",
-    "anonspread.harness.runner.output_paths": "Parameters",
-    "anonspread.harness.runner.resolve_seed": "Parameters",
     # spread/dandelion.py
     "anonspread.spread.dandelion.AnonymityGraph": "Parameters",
     "anonspread.spread.dandelion.AnonymityGraph.in_degree": "docstring",
@@ -94,33 +62,8 @@ PENDING = {
     "anonspread.spread.events.MessageRun": "Parameters",
     "anonspread.spread.events.Port": "Parameters",
     "anonspread.spread.events.Port.send": "Parameters",
-    # spread/graphs.py
-    "anonspread.spread.graphs.ContactGraph": "Parameters",
-    "anonspread.spread.graphs.ContactGraph.degree": "Parameters",
-    "anonspread.spread.graphs.ContactGraph.give_store": "Parameters",
-    "anonspread.spread.graphs.ContactGraph.labels_of": "Parameters",
-    "anonspread.spread.graphs.ContactGraph.neighbors": "Parameters",
-    "anonspread.spread.graphs.ContactGraph.node_index": "Parameters",
-    "anonspread.spread.graphs.LazyTree": "Parameters",
-    "anonspread.spread.graphs.LazyTree.degree": "Parameters",
-    "anonspread.spread.graphs.LazyTree.depth": "Parameters",
-    "anonspread.spread.graphs.LazyTree.labels_of": "Parameters",
-    "anonspread.spread.graphs.LazyTree.neighbors": "Parameters",
-    "anonspread.spread.graphs.LazyTree.node_index": "Parameters",
-    "anonspread.spread.graphs.LazyTree.parent": "Parameters",
-    "anonspread.spread.graphs.LazyTree.position": "Parameters",
-    "anonspread.spread.graphs.as_contact_graph": "Parameters",
-    "anonspread.spread.graphs.from_networkx": "Parameters",
-    "anonspread.spread.graphs.regular_tree": "Parameters",
     # spread/protocols.py
-    "anonspread.spread.AdaptiveDiffusion.design_degree": "Parameters",
-    "anonspread.spread.TreeProtocol.design_degree": "Parameters",
     "anonspread.spread.TreeProtocolPseudocode": "Examples",
-    "anonspread.spread.protocols.Protocol.growth_hint": "Parameters",
-    "anonspread.spread.protocols.Protocol.kernel_params": "Parameters",
-    "anonspread.spread.protocols.Protocol.summary_params": "Parameters",
-    "anonspread.spread.protocols.alpha_table": "Parameters",
-    "anonspread.spread.protocols.log_alpha": "Parameters",
     # spread/simulate.py
     "anonspread.spread.simulate.batch_setup": "Parameters",
     "anonspread.spread.simulate.make_spread": "Parameters",

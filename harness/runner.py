@@ -48,7 +48,7 @@ __all__ = ["RunResult", "output_paths", "resolve_seed", "run"]
 class RunResult:
     """What :func:`run` returns.
 
-    Attributes
+    Parameters
     ----------
     experiment : Experiment
         As run (with ``--set`` overrides applied to its grid).
@@ -62,7 +62,7 @@ class RunResult:
         Units computed in this call, and units taken from the journal.
     elapsed : float
         Wall-clock seconds.
-    metadata : dict
+    metadata : dict, optional
         The JSON sidecar's content (parameters and their types, seed, trials, graph
         seeds and summaries under ``"components"``, versions, timing...).
 
@@ -121,7 +121,26 @@ class RunResult:
 
 
 def resolve_seed(rng: Any) -> int:
-    """Root seed entropy from ``rng`` (None: fresh OS entropy; int; SeedSequence; Generator)."""
+    """Root seed entropy from ``rng`` (None: fresh OS entropy; int; SeedSequence; Generator).
+
+    Parameters
+    ----------
+    rng : None, int >= 0, numpy.random.SeedSequence or numpy.random.Generator
+        A non-negative int is its own entropy; a root SeedSequence gives its entropy; a
+        Generator draws one.
+
+    Returns
+    -------
+    int
+        The entropy to pass as ``rng`` to reproduce the run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread.harness.runner import resolve_seed
+    >>> resolve_seed(12345), resolve_seed(np.random.SeedSequence(7))
+    (12345, 7)
+    """
     if rng is None:
         return int(np.random.SeedSequence().entropy)
     if isinstance(rng, np.random.SeedSequence):
@@ -138,7 +157,27 @@ def resolve_seed(rng: Any) -> int:
 
 
 def output_paths(out: str | os.PathLike[str], name: str) -> dict[str, Path]:
-    """Where a run of ``name`` writes its files in ``out``."""
+    """Where a run of ``name`` writes its files in ``out``.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The output directory.
+    name : str
+        The run's name (the experiment's).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        ``"csv"``, ``"json"``, ``"png"``, ``"pdf"``, ``"journal"`` and
+        ``"pending_journal"``.
+
+    Examples
+    --------
+    >>> from anonspread.harness.runner import output_paths
+    >>> output_paths("results", "fig2")["journal"].as_posix()
+    'results/fig2.journal.jsonl'
+    """
     out = Path(out)
     return {
         "csv": out / f"{name}.csv",

@@ -48,17 +48,20 @@ class ContactGraph:
 
     Build one with :func:`from_networkx` or :func:`from_edgelist`; node ``i`` (an int32
     index) has label ``labels[i]`` and neighbours ``indices[indptr[i]:indptr[i + 1]]``.
+    The parameters are kept as attributes of the same names.
 
-    Attributes
+    Parameters
     ----------
-    labels : list
-        Original node labels, by index.
+    labels : iterable
+        Original node labels, by index (kept as a list).
     indptr : numpy.ndarray of int64, shape (n + 1,)
+        Row pointers of the CSR adjacency.
     indices : numpy.ndarray of int32, shape (2 m,)
-    dropped : dict
+        Neighbour indices, each edge listed from both ends.
+    dropped : dict, optional
         What the conversion dropped: ``{"self_loops": k, "duplicate_edges": k}`` (and
         ``"reciprocal_arcs"``: pairs merged when a directed file was symmetrised).
-    read_info : dict
+    read_info : dict, optional
         How :func:`from_edgelist` read the file (path, delimiter, comment characters,
         header line, node type, ignored columns, ``directed``: False or "symmetrised");
         empty for other graphs.
@@ -102,18 +105,53 @@ class ContactGraph:
         return self._index
 
     def node_index(self, label: Hashable, name: str = "source") -> int:
-        """The int index of the node ``label``; a :class:`GraphError` naming ``name`` if absent."""
+        """The int index of the node ``label``; a :class:`GraphError` naming ``name`` if absent.
+
+        Parameters
+        ----------
+        label : hashable
+            A node label.
+        name : str, default "source"
+            The argument named in the error.
+
+        Returns
+        -------
+        int
+            Its index.
+        """
         try:
             return self.index[label]
         except (KeyError, TypeError):
             raise GraphError(f"{name} must be a node of the graph; got {label!r}") from None
 
     def degree(self, i: int) -> int:
-        """Degree of the node with index ``i``."""
+        """Degree of the node with index ``i``.
+
+        Parameters
+        ----------
+        i : int
+            A node index.
+
+        Returns
+        -------
+        int
+            Its degree.
+        """
         return int(self.indptr[i + 1] - self.indptr[i])
 
     def neighbors(self, i: int) -> np.ndarray:
-        """Neighbour indices of the node with index ``i``."""
+        """Neighbour indices of the node with index ``i``.
+
+        Parameters
+        ----------
+        i : int
+            A node index.
+
+        Returns
+        -------
+        numpy.ndarray of int32
+            A view of ``indices``, in increasing order.
+        """
         return self.indices[self.indptr[i] : self.indptr[i + 1]]
 
     @property
@@ -127,7 +165,18 @@ class ContactGraph:
 
     def labels_of(self, idx: np.ndarray) -> np.ndarray:
         """The labels of the nodes with indices ``idx``: int64 when every label is an int,
-        else an object array."""
+        else an object array.
+
+        Parameters
+        ----------
+        idx : numpy.ndarray of int
+            Node indices.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their labels.
+        """
         arr = self.label_array()
         if arr is not None:
             return arr[idx]
@@ -196,7 +245,13 @@ class ContactGraph:
             return self._new_store()
 
     def give_store(self, store) -> None:
-        """Return a store taken with :meth:`take_store`, its run state cleared."""
+        """Return a store taken with :meth:`take_store`, its run state cleared.
+
+        Parameters
+        ----------
+        store : GraphStore
+            The store (kept for the next run if no other is cached).
+        """
         if not self._stores:
             self._stores.append(store)
 
@@ -234,6 +289,17 @@ def _csr_from_pairs(n: int, a: np.ndarray, b: np.ndarray):
 
 def from_networkx(graph: nx.Graph) -> ContactGraph:
     """Convert an undirected, simple networkx graph to a :class:`ContactGraph`.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Undirected, not a multigraph, at least one node; self-loops and duplicate edges
+        are dropped (counted in ``dropped``).
+
+    Returns
+    -------
+    ContactGraph
+        Node ``i`` is the ``i``-th node of ``graph.nodes``.
 
     Raises
     ------
@@ -558,7 +624,24 @@ def _arc_counts(n: int, a: np.ndarray, b: np.ndarray) -> dict[str, int]:
 
 
 def as_contact_graph(graph: Any) -> ContactGraph | LazyTree:
-    """Return ``graph`` as a spread-ready graph (converting a networkx graph once)."""
+    """Return ``graph`` as a spread-ready graph (converting a networkx graph once).
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+        A graph; a ContactGraph or LazyTree is returned as is.
+
+    Returns
+    -------
+    ContactGraph or LazyTree
+        The graph (:func:`from_networkx` of a networkx graph).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> as_contact_graph(nx.cycle_graph(4))
+    ContactGraph(n=4, m=4)
+    """
     if isinstance(graph, (ContactGraph, LazyTree)):
         return graph
     return from_networkx(graph)
@@ -575,6 +658,21 @@ class LazyTree:
     Neighbours of a node are listed as (tree parent, then children in order). Node
     degrees of a random tree are drawn from ``degrees`` by a generator keyed on the
     node's position, so the realisation depends only on the tree's seed.
+
+    Parameters
+    ----------
+    kind : {"line", "regular", "random"}
+        Which constructor built it.
+    degrees : mapping {degree: probability}
+        The degree law (one degree with probability 1 for ``line`` and ``regular``).
+    seed : int
+        The realisation's seed.
+
+    Examples
+    --------
+    >>> t = regular_tree(3)
+    >>> t.neighbors(0).tolist(), t.neighbors(1).tolist(), t.parent(1), t.depth(4)
+    ([1, 2, 3], [0, 4, 5], 0, 2)
     """
 
     is_infinite = True
@@ -626,7 +724,20 @@ class LazyTree:
         return self.store.n_nodes
 
     def node_index(self, v: Any, name: str = "node") -> int:
-        """``v`` as a node id; a :class:`GraphError` naming ``name`` unless the tree has it so far."""
+        """``v`` as a node id; a :class:`GraphError` naming ``name`` unless the tree has it so far.
+
+        Parameters
+        ----------
+        v : int
+            A node id.
+        name : str, default "node"
+            The argument named in the error.
+
+        Returns
+        -------
+        int
+            ``v``.
+        """
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise GraphError(f"{name} must be a node id (int) of this tree; got {v!r}")
         if not 0 <= int(v) < self.number_of_touched_nodes():
@@ -637,29 +748,84 @@ class LazyTree:
         return int(v)
 
     def labels_of(self, idx: np.ndarray) -> np.ndarray:
-        """The labels of the nodes with ids ``idx`` (a tree's labels are its int64 ids)."""
+        """The labels of the nodes with ids ``idx`` (a tree's labels are its int64 ids).
+
+        Parameters
+        ----------
+        idx : numpy.ndarray of int
+            Node ids.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The same ids.
+        """
         return np.asarray(idx).astype(np.int64)
 
     def degree(self, v: int) -> int:
-        """Degree of node ``v``."""
+        """Degree of node ``v``.
+
+        Parameters
+        ----------
+        v : int
+            A node id created so far.
+
+        Returns
+        -------
+        int
+            Its degree.
+        """
         v = self.node_index(v)
         return int(self.store.deg[v])
 
     def neighbors(self, v: int) -> np.ndarray:
-        """Neighbour ids of node ``v`` (creating them if needed)."""
+        """Neighbour ids of node ``v`` (creating them if needed).
+
+        Parameters
+        ----------
+        v : int
+            A node id created so far.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its tree parent (unless ``v`` is the root), then its children.
+        """
         v = self.node_index(v)
         s = self.store
         s.expand(v)
         return s.nbr[s.start[v] : s.start[v] + s.deg[v]].copy()
 
     def parent(self, v: int) -> int | None:
-        """The tree parent of ``v`` towards the root (None for the root)."""
+        """The tree parent of ``v`` towards the root (None for the root).
+
+        Parameters
+        ----------
+        v : int
+            A node id created so far.
+
+        Returns
+        -------
+        int or None
+            The parent's id.
+        """
         v = self.node_index(v)
         p = int(self.store.tpar[v])
         return None if p < 0 else p
 
     def depth(self, v: int) -> int:
-        """Hop distance from node ``v`` to the root."""
+        """Hop distance from node ``v`` to the root.
+
+        Parameters
+        ----------
+        v : int
+            A node id created so far.
+
+        Returns
+        -------
+        int
+            Its depth (0 for the root).
+        """
         v = self.node_index(v)
         tpar = self.store.tpar
         d = 0
@@ -669,7 +835,24 @@ class LazyTree:
         return d
 
     def position(self, v: int) -> int:
-        """On :func:`line`: the signed position of node ``v`` (root 0, its first child +1)."""
+        """On :func:`line`: the signed position of node ``v`` (root 0, its first child +1).
+
+        Parameters
+        ----------
+        v : int
+            A node id created so far.
+
+        Returns
+        -------
+        int
+            Its position: the depth, negative on the side of the root's second child.
+
+        Examples
+        --------
+        >>> g = line()
+        >>> g.neighbors(0).tolist(), g.position(1), g.position(2)
+        ([1, 2], 1, -1)
+        """
         if self.kind != "line":
             raise GraphError(f"position() is defined on line() only; this is {self!r}")
         v = self.node_index(v)
@@ -702,6 +885,16 @@ def line() -> LazyTree:
 
 def regular_tree(d: int) -> LazyTree:
     """The infinite ``d``-regular tree (``d >= 2``), grown lazily.
+
+    Parameters
+    ----------
+    d : int >= 2
+        Every node's degree (2: :func:`line`).
+
+    Returns
+    -------
+    LazyTree
+        Rooted at node 0.
 
     Examples
     --------

@@ -114,18 +114,57 @@ class Protocol(Parametrized):
     has_virtual_source: ClassVar[bool] = False
 
     def kernel_params(self, graph, T: int) -> np.ndarray:
-        """The float64 parameter vector the protocol's kernel reads for a run of ``T`` steps."""
+        """The float64 parameter vector the protocol's kernel reads for a run of ``T`` steps.
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The graph of the run.
+        T : int
+            The number of time steps.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            The vector (its layout is the kernel's).
+        """
         return np.zeros(1, np.float64)
 
     def summary_params(self, graph, T: int) -> np.ndarray:
         """:meth:`kernel_params` for a run whose caller keeps only the infected count after
         each step and the final virtual source (``simulate_many``): a kernel may then skip
-        materialising the infected set. Default: the same vector."""
+        materialising the infected set. Default: the same vector.
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The graph of the run.
+        T : int
+            The number of time steps.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            The vector.
+        """
         return self.kernel_params(graph, T)
 
 
     def growth_hint(self, graph, T: int) -> int:
-        """A guess at the number of nodes a run touches (sizes the first allocation)."""
+        """A guess at the number of nodes a run touches (sizes the first allocation).
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The graph of the run.
+        T : int
+            The number of time steps.
+
+        Returns
+        -------
+        int
+            The guess (default 1024).
+        """
         return 1024
 
     #: True if the protocol draws its own message delays in the message-level engine
@@ -334,7 +373,18 @@ class TreeProtocol(Protocol):
         return AdaptiveDiffusion(d0=math.inf)
 
     def design_degree(self, graph) -> float:
-        """``math.inf``: the alpha table is identically 0 (the token always moves)."""
+        """``math.inf``: the alpha table is identically 0 (the token always moves).
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The graph of the run (not read).
+
+        Returns
+        -------
+        float
+            ``math.inf``.
+        """
         return math.inf
 
     def kernel_params(self, graph, T):
@@ -420,6 +470,27 @@ def log_alpha(d: float, t: int, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     positive, even where ``alpha`` itself underflows (huge ``d``) or is within an ulp
     of 1; ``-inf`` only for an exact zero (``d = inf``, or ``h = t/2 + 1`` off the table).
     Used by the likelihood tables of :mod:`adversaries`. No checks (internal).
+
+    Parameters
+    ----------
+    d : float >= 2
+        The design degree (``math.inf`` allowed).
+    t : int
+        An even time step.
+    h : numpy.ndarray
+        Hop counts, ``1 <= h <= t/2``.
+
+    Returns
+    -------
+    keep, move : numpy.ndarray of float64
+        ``log alpha`` and ``log(1 - alpha)``, shaped as ``h``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keep, move = log_alpha(3, 4, np.array([1, 2]))
+    >>> np.round(np.exp(keep), 4).tolist(), np.round(np.exp(move), 4).tolist()
+    ([0.4286, 0.1429], [0.5714, 0.8571])
     """
     h = np.asarray(h, dtype=float)
     if math.isinf(d):
@@ -445,6 +516,23 @@ def alpha_table(d: float, T: int) -> np.ndarray:
     Shape ``(T + 1, T // 2 + 2)``; entries outside ``1 <= h <= t/2`` are 0. The
     simulators do not need it (their kernels evaluate Eq. 2.13 on the fly); a table of
     more than ``MAX_TABLE_ENTRIES`` entries (1 GiB) is refused, naming its size.
+
+    Parameters
+    ----------
+    d : float >= 2
+        The design degree (``math.inf``: every entry 0).
+    T : int >= 0
+        The last time step.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The table, shape ``(T + 1, T // 2 + 2)``.
+
+    Examples
+    --------
+    >>> alpha_table(3, 4)[4].round(4).tolist()
+    [0.0, 0.4286, 0.1429, 0.0]
     """
     d = _check_design_degree(d, "d")
     T = check_int(T, "T", low=0)
@@ -600,7 +688,23 @@ class AdaptiveDiffusion(Protocol):
         }
 
     def design_degree(self, graph) -> float:
-        """``d0``, or the degree of a regular ``graph`` when ``d0`` is None."""
+        """``d0``, or the degree of a regular ``graph`` when ``d0`` is None.
+
+        Parameters
+        ----------
+        graph : ContactGraph or LazyTree
+            The graph of the run.
+
+        Returns
+        -------
+        float
+            The design degree of the alpha table.
+
+        Raises
+        ------
+        GraphError
+            When ``d0`` is None and ``graph`` is not regular of degree >= 2.
+        """
         if self.d0 is not None:
             return self.d0
         d = graph.regular_degree()
