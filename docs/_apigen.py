@@ -34,40 +34,11 @@ import anonspread
 #: top level has an Examples section (numpydoc's EX01), run as a doctest by tests/test_docs.py.
 VALIDATION_CHECKS = {"GL08", "PR01", "PR02", "PR03", "PR10"}
 #: Public names still lacking what is named (the dotted name the API reference documents
-#: them under -> the missing sections, or the docstring of a property), by file. Their files were being rewritten
-#: on other branches when the checks were extended to every public name (issue 25);
-#: whoever adds the sections removes the entry (tests/test_docs_site.py fails on an
-#: entry that no longer lacks them, or no longer exists). Never add to this list: a
-#: new public name comes with its sections.
-PENDING = {
-    # spread/dandelion.py
-    "anonspread.spread.dandelion.AnonymityGraph": "Parameters",
-    "anonspread.spread.dandelion.AnonymityGraph.in_degree": "docstring",
-    "anonspread.spread.dandelion.AnonymityGraph.forward": "Parameters",
-    "anonspread.spread.dandelion.AnonymityGraph.out_degree": "docstring",
-    "anonspread.spread.dandelion.AnonymityGraph.relays": "Parameters",
-    "anonspread.spread.dandelion.StemBatch": "Parameters",
-    "anonspread.spread.dandelion.StemBatch.labels": "Parameters",
-    "anonspread.spread.dandelion.StemBatch.observation": "Parameters",
-    "anonspread.spread.dandelion.StemBatch.trials": "docstring",
-    "anonspread.spread.dandelion.StemProtocol.check_graph": "Parameters",
-    "anonspread.spread.dandelion.register_stem_protocol": "Parameters",
-    # spread/events.py
-    "anonspread.spread.events.DelayModel.arrival": "Parameters",
-    "anonspread.spread.events.MessageChannel": "Parameters",
-    "anonspread.spread.events.MessageChannel.open": "Parameters",
-    "anonspread.spread.events.MessageChannel.send": "Parameters",
-    "anonspread.spread.events.MessageCounts": "Parameters",
-    "anonspread.spread.events.MessageLog": "Parameters",
-    "anonspread.spread.events.MessageRun": "Parameters",
-    "anonspread.spread.events.Port": "Parameters",
-    "anonspread.spread.events.Port.send": "Parameters",
-    # spread/protocols.py
-    "anonspread.spread.TreeProtocolPseudocode": "Examples",
-    # spread/simulate.py
-    "anonspread.spread.simulate.batch_setup": "Parameters",
-    "anonspread.spread.simulate.make_spread": "Parameters",
-}
+#: them under -> the missing sections, or the docstring of a property). Empty since every
+#: name listed when the checks were extended to every public name (issue 25) got its
+#: sections; kept so that tests/test_docs_site.py's checks of it stay in place. Never add
+#: to this list: a new public name comes with its sections.
+PENDING: dict[str, str] = {}
 #: Not validated: constructors (documented by their class), the compiled kernels of the
 #: engine (internal; each module's docstring says what it holds), and, by the Sphinx
 #: build only, the pending names (the test still holds them to every other check).

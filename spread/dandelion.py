@@ -114,7 +114,20 @@ STEM_PROTOCOLS.add("continuous-diffusion", ContinuousDiffusion)
 
 
 def register_stem_protocol(name: str, *, replace: bool = False):
-    """Class decorator: register a stem-and-fluff protocol under ``name`` (in :data:`STEM_PROTOCOLS`)."""
+    """Class decorator: register a stem-and-fluff protocol under ``name`` (in :data:`STEM_PROTOCOLS`).
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    replace : bool, default False
+        Replace a class already registered under ``name`` (else that raises).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the class and returns it unchanged.
+    """
     return _class_registrar(STEM_PROTOCOLS, name, replace=replace)
 
 
@@ -137,7 +150,19 @@ class StemProtocol(Protocol):
     own_message_delays = True
 
     def check_graph(self, graph: ContactGraph) -> None:
-        """Refuse a graph this protocol cannot run on (naming the graph and why)."""
+        """Refuse a graph this protocol cannot run on (naming the graph and why).
+
+        Parameters
+        ----------
+        graph : ContactGraph
+            The contact graph: connected, at least 2 nodes (more than ``relays`` when
+            every node may be a relay).
+
+        Raises
+        ------
+        GraphError
+            When it cannot run on ``graph``.
+        """
         n = graph.number_of_nodes()
         if n < 2:
             raise GraphError(f"graph must have at least 2 nodes for {self!r}; got {n}")
@@ -393,10 +418,12 @@ def _stem_contacts(g: Any, anon: Any) -> Callable[[int], list[int]]:
 class AnonymityGraph:
     """One epoch's anonymity graph and forwarding rules (internal node indices of ``graph``).
 
-    Attributes
+    Parameters
     ----------
     graph : ContactGraph
+        The contact graph whose nodes it connects.
     protocol : StemProtocol
+        The protocol whose rules it holds.
     out_ptr, out : numpy.ndarray of int64
         Relays of node ``v``: ``out[out_ptr[v]:out_ptr[v + 1]]`` (its out-edges).
     own : numpy.ndarray of int64
@@ -420,14 +447,27 @@ class AnonymityGraph:
 
     @property
     def out_degree(self) -> np.ndarray:
+        """The number of relays of each node (int64, by internal index)."""
         return np.diff(self.out_ptr)
 
     @property
     def in_degree(self) -> np.ndarray:
+        """The number of nodes relaying to each node (int64, by internal index)."""
         return np.diff(self.in_ptr)
 
     def relays(self, v: Any) -> list:
-        """The relays (labels) of node ``v`` (a label)."""
+        """The relays (labels) of node ``v`` (a label).
+
+        Parameters
+        ----------
+        v : hashable
+            A node label of ``graph``.
+
+        Returns
+        -------
+        list
+            The labels of its relays.
+        """
         i = self.graph.node_index(v, "v")
         return _labels(self.graph, self.out[self.out_ptr[i] : self.out_ptr[i + 1]])
 
@@ -440,6 +480,18 @@ class AnonymityGraph:
         """Index of the relay ``v`` forwards a stem from ``prev`` to (-1: per transaction/hop).
 
         ``prev = -1`` asks for ``v``'s own transactions. Internal indices.
+
+        Parameters
+        ----------
+        v : int
+            The internal index of the forwarding node.
+        prev : int
+            The internal index of the in-neighbour the stem came from (-1: ``v``'s own).
+
+        Returns
+        -------
+        int
+            The relay's internal index, or -1.
         """
         if prev < 0:
             return int(self.own[v])
@@ -514,11 +566,14 @@ class StemBatch:
 
     Node arrays hold internal indices of ``graph`` (labels: :meth:`labels`).
 
-    Attributes
+    Parameters
     ----------
     graph : ContactGraph
+        The contact graph.
     protocol : Protocol
+        The stem-and-fluff protocol that ran.
     source : numpy.ndarray of int64, shape (trials,)
+        The source of each transaction.
     stem_length : numpy.ndarray of int64, shape (trials,)
         Number of stem messages (0 for plain diffusion).
     fluff_node : numpy.ndarray of int64, shape (trials,)
@@ -541,7 +596,7 @@ class StemBatch:
         Who sent it (-1: none).
     spy_kind : numpy.ndarray of int8, shape (trials, k)
         0: a stem message, 1: a fluff message, -1: none.
-    anonymity : AnonymityGraph or None
+    anonymity : AnonymityGraph or None, optional
         The anonymity graph shared by every trial, if one was given.
     """
 
@@ -565,10 +620,22 @@ class StemBatch:
 
     @property
     def trials(self) -> int:
+        """The number of transactions (``len(batch)``)."""
         return int(self.source.shape[0])
 
     def labels(self, idx: np.ndarray) -> list:
-        """Node labels of internal indices (``None`` for -1)."""
+        """Node labels of internal indices (``None`` for -1).
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Internal node indices (any shape; read flat).
+
+        Returns
+        -------
+        list
+            Their labels, flat.
+        """
         flat = np.asarray(idx, np.int64)
         lab = _labels(self.graph, np.where(flat < 0, 0, flat).ravel())
         return [None if i < 0 else x for i, x in zip(flat.ravel().tolist(), lab)]
@@ -590,6 +657,16 @@ class StemBatch:
         """Trial ``i`` as a :class:`spread.SpyObservation` (``T = math.inf``: run to completion).
 
         ``kind`` is ``"stem"`` or ``"fluff"`` (``None`` when nothing was received).
+
+        Parameters
+        ----------
+        i : int
+            The trial, ``0 <= i < trials``.
+
+        Returns
+        -------
+        SpyObservation
+            What the spies of trial ``i`` saw.
         """
         i = check_int(i, "i", low=0, high=self.trials - 1)
         spies = np.asarray(self.spies[i], np.int64)

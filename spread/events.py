@@ -108,7 +108,20 @@ class DelayModel(Parametrized):
     discrete: ClassVar[bool] = True
 
     def arrival(self, now: float, rng: np.random.Generator) -> float:  # pragma: no cover
-        """The time at which a message sent at ``now`` is received (``>= now``)."""
+        """The time at which a message sent at ``now`` is received (``>= now``).
+
+        Parameters
+        ----------
+        now : float
+            The sending time.
+        rng : numpy.random.Generator
+            The run's generator (for random delays).
+
+        Returns
+        -------
+        float
+            The arrival time.
+        """
         raise NotImplementedError
 
 
@@ -186,7 +199,7 @@ def _check_delay(delay: Any) -> DelayModel:
 class MessageLog:
     """Every message sent in a run, in sending order.
 
-    Attributes
+    Parameters
     ----------
     sent, received : numpy.ndarray of float64
         Sending and arrival times (an arrival after ``T`` means still in flight at ``T``).
@@ -217,7 +230,17 @@ class MessageLog:
 
 @dataclass(frozen=True)
 class MessageCounts:
-    """How many messages were sent: in total, by kind, and by sending node (labels)."""
+    """How many messages were sent: in total, by kind, and by sending node (labels).
+
+    Parameters
+    ----------
+    total : int
+        All messages sent.
+    by_kind : dict of str to int
+        By kind (``"infect"``, ``"token"``...).
+    per_node : dict
+        By sending node (label -> count).
+    """
 
     total: int
     by_kind: dict
@@ -228,15 +251,18 @@ class MessageCounts:
 class MessageRun:
     """The result of :func:`simulate_messages`.
 
-    Attributes
+    Parameters
     ----------
     spread : Spread
         The same fields as :func:`spread.simulate` returns (``times`` are float64 under a
         continuous delay model).
     log : MessageLog
+        Every message sent.
     counts : MessageCounts
-    delay : DelayModel or None
-    anonymity : spread.dandelion.AnonymityGraph or None
+        Their counts.
+    delay : DelayModel or None, optional
+        The delay model of the run (None: the protocol drew its own delays).
+    anonymity : spread.dandelion.AnonymityGraph or None, optional
         The anonymity graph of the run (Dandelion, Dandelion++), else None.
     """
 
@@ -248,7 +274,15 @@ class MessageRun:
 
 
 class Port:
-    """A node's only way to talk: sends from ``me`` to one of ``me``'s contacts."""
+    """A node's only way to talk: sends from ``me`` to one of ``me``'s contacts.
+
+    Parameters
+    ----------
+    channel : MessageChannel
+        The run's channel.
+    me : int
+        The node that sends.
+    """
 
     __slots__ = ("_channel", "me")
 
@@ -258,7 +292,21 @@ class Port:
 
     def send(self, to: int, kind: str, data: Any = None, *, payload: bool = False,
              delay: float | None = None) -> None:
-        """Send a message; ``payload`` messages carry the rumour and take the delay model's time."""
+        """Send a message; ``payload`` messages carry the rumour and take the delay model's time.
+
+        Parameters
+        ----------
+        to : int
+            A contact of ``me``.
+        kind : str
+            ``"infect"``, ``"token"``, ``"relay"``, ``"offer"``, ``"accept"`` or ``"decline"``.
+        data : object, optional
+            What the message carries.
+        payload : bool, default False
+            The message carries the rumour (it takes the delay model's time; else none).
+        delay : float or None, optional
+            An explicit delay, overriding the delay model.
+        """
         self._channel.send(self.me, to, kind, data, payload=payload, delay=delay)
 
 
@@ -267,6 +315,21 @@ class MessageChannel:
 
     The channel holds the contact lists only to refuse a message that does not travel
     along an edge, and spawns a node's process the first time a message reaches it.
+
+    Parameters
+    ----------
+    env : simpy.Environment
+        The simulation environment.
+    delay : DelayModel or None
+        The delay of rumour-carrying messages (None: every send gives its ``delay``).
+    horizon : float
+        Messages arriving after it are recorded, not delivered.
+    rng : numpy.random.Generator
+        The run's generator.
+    contacts : callable
+        ``contacts(v) -> list`` of the contacts of node ``v``.
+    spawn : callable
+        ``spawn(v, contacts, inbox, port)`` starts node ``v``'s process.
     """
 
     def __init__(self, env: simpy.Environment, delay: DelayModel | None, horizon: float,
@@ -284,7 +347,18 @@ class MessageChannel:
         self.rows: list[tuple[float, float, int, int, int]] = []
 
     def open(self, v: int) -> simpy.Store:
-        """The inbox of node ``v``, starting its process on first use."""
+        """The inbox of node ``v``, starting its process on first use.
+
+        Parameters
+        ----------
+        v : int
+            A node.
+
+        Returns
+        -------
+        simpy.Store
+            Its inbox.
+        """
         box = self._inbox.get(v)
         if box is None:
             nbrs = self._contacts(v)
@@ -296,7 +370,23 @@ class MessageChannel:
 
     def send(self, sender: int, receiver: int, kind: str, data: Any, *, payload: bool,
              delay: float | None) -> None:
-        """Deliver a message from ``sender`` to its contact ``receiver`` (see :meth:`Port.send`)."""
+        """Deliver a message from ``sender`` to its contact ``receiver`` (see :meth:`Port.send`).
+
+        Parameters
+        ----------
+        sender : int
+            The sending node.
+        receiver : int
+            A contact of ``sender``.
+        kind : str
+            The message kind.
+        data : object
+            What it carries.
+        payload : bool
+            It carries the rumour (takes the delay model's time).
+        delay : float or None
+            An explicit delay, overriding the delay model.
+        """
         if receiver not in self._nbrs[sender]:
             raise InvalidParameterError(
                 f"receiver must be a contact of the sender {sender}; got {receiver}"

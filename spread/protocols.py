@@ -309,6 +309,20 @@ class TreeProtocolPseudocode(Protocol):
     detection probability of 1/2, 1/2, 1/4, 1/8 at T = 2, 4, 6, 8, above Eq. (2.8)'s
     1/3, 1/6, 1/12, 1/24 at every even T >= 2 (see ``docs/spreading.md``). It is kept
     only so that the printed pseudo-code can be studied; use :class:`TreeProtocol`.
+
+    Examples
+    --------
+    After four steps it has infected 7 nodes, where :class:`TreeProtocol` infects the
+    10 of a ball of radius 2, and the source has one infected neighbour:
+
+    >>> from anonspread import spread
+    >>> s = spread.simulate(spread.graphs.regular_tree(3), spread.TreeProtocolPseudocode(),
+    ...                     T=4, rng=1)
+    >>> s.sizes.tolist()
+    [1, 2, 3, 5, 7]
+    >>> infected = set(s.infected.tolist())
+    >>> [v in infected for v in s.graph.neighbors(s.source).tolist()].count(True)
+    1
     """
 
     kernel_code = _kernels.TREE_PROTOCOL

@@ -50,8 +50,29 @@ def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarra
                 parent_position: np.ndarray, vs_index: np.ndarray | None, sizes: np.ndarray) -> Spread:
     """The :class:`Spread` of a run given by internal node indices (shared by the engines).
 
-    ``idx`` are the infected nodes in infection order (source first), ``vs_index`` the
-    virtual source after each step (ignored for protocols without one).
+    Parameters
+    ----------
+    g : ContactGraph or LazyTree
+        The graph of the run.
+    protocol : Protocol
+        The protocol that ran.
+    T : int
+        The number of steps.
+    idx : numpy.ndarray of int
+        The infected nodes in infection order (source first), as internal indices.
+    times : numpy.ndarray
+        Their infection times, aligned with ``idx``.
+    parent_position : numpy.ndarray of int
+        The position in ``idx`` of each node's infector (-1 for the source).
+    vs_index : numpy.ndarray of int or None
+        The virtual source after each step (ignored for protocols without one).
+    sizes : numpy.ndarray of int
+        The number of infected nodes after each step.
+
+    Returns
+    -------
+    Spread
+        The trace, with labels in place of indices.
     """
     infected = g.labels_of(idx)
     if protocol.has_virtual_source and vs_index is not None:
@@ -145,9 +166,31 @@ def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np
     trial draws a uniform source unless ``source`` is given; on an infinite tree every
     trial starts at node 0 and gets its own realisation seed.
 
+    Parameters
+    ----------
+    g : ContactGraph or LazyTree
+        The graph.
+    protocol : Protocol
+        The protocol (its :meth:`~Protocol.growth_hint` sizes a tree's store).
+    T : int
+        The number of steps.
+    trials : int
+        The number of runs.
+    source : node or None
+        A fixed source (on an infinite tree only None or 0).
+    gen : numpy.random.Generator
+        Draws the sources and the tree seeds.
+
     Returns
     -------
-    (lazy, sources, seeds, store)
+    lazy : bool
+        Whether ``g`` is an infinite tree.
+    sources : numpy.ndarray of int32
+        The source index of each trial.
+    seeds : numpy.ndarray of uint64
+        The realisation seed of each trial (0 on a finite graph).
+    store : GraphStore
+        A store with clean run state (give it back with ``g.give_store`` on a finite graph).
     """
     if isinstance(g, LazyTree):
         if source is not None and source != 0:
