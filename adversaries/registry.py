@@ -47,7 +47,8 @@ class EstimatorSpec:
     graphs : {"any", "tree"}
         Contact graphs it handles.
     observation : str
-        What it reads: ``"snapshot"``, or a spy observation.
+        What it reads: ``"snapshot"`` (the spy estimators of :data:`SPY_ESTIMATORS`:
+        ``"spies"`` or ``"snapshot+spies"``).
     edges_on_cycles : bool
         Whether it also needs the revealed infection tree when the contact graph has
         cycles (§2.4.2).

@@ -159,10 +159,10 @@ class TransactionObservation:
         The spy that received it (kind 0).
     hops : numpy.ndarray of int64
         Stem hops until it was seen or fluffed (diffusion: infected honest nodes).
-    protocol : str
-        ``"dandelion"``, ``"dandelion++"`` or ``"diffusion"``.
-    routing : str, default "per-tx"
-        How stems pick successors (``"per-tx"``: per transaction).
+    protocol : {"dandelion", "diffusion"}
+        The observation model.
+    routing : {"per-tx", "per-edge", "all-to-one", "one-to-one"}, default "per-tx"
+        How stems pick successors (:data:`ROUTINGS`).
     q : float, default 0.0
         The per-hop fluff probability.
     seen_from : numpy.ndarray of int64 or None

@@ -299,7 +299,7 @@ class Port:
         to : int
             A contact of ``me``.
         kind : str
-            ``"infect"``, ``"token"``, ``"relay"``, ``"offer"``, ``"accept"`` or ``"decline"``.
+            One of :data:`KINDS` (``"infect"``, ``"token"``, ``"relay"``...).
         data : object, optional
             What the message carries.
         payload : bool, default False
