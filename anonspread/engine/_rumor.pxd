@@ -52,6 +52,7 @@ cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, i
                      RumorSetup *st) except -1 nogil
 cdef void rumor_setup_free(RumorSetup *st) noexcept nogil
 cdef double rumor_stop_level(double best, double s0, double tol0, double rtol) noexcept nogil
+cdef void rumor_scan_start(double *exact, int64_t n, int64_t *ist, double *fst) noexcept nogil
 cdef int64_t rumor_advance(int64_t s, double rtol, double lg, const RumorSetup *st,
                            double *exact, int64_t *cand, double *val, int64_t *ist,
                            double *fst) noexcept nogil

@@ -619,6 +619,19 @@ cdef double rumor_stop_level(double best, double s0, double tol0, double rtol) n
     return thr if thr < s0 - tol0 else s0 - tol0
 
 
+cdef void rumor_scan_start(double *exact, int64_t n, int64_t *ist, double *fst) noexcept nogil:
+    """The scan's state before its first step: no exact score yet (NaN), no node taken,
+    no best score."""
+    cdef int64_t i
+    for i in range(n):
+        exact[i] = NAN
+    ist[0] = -1
+    ist[1] = 0
+    fst[0] = -INFINITY
+    fst[1] = 0.0
+    fst[2] = 0.0
+
+
 cdef int64_t rumor_advance(int64_t s, double rtol, double lg, const RumorSetup *st,
                            double *exact, int64_t *cand, double *val, int64_t *ist,
                            double *fst) noexcept nogil:
@@ -713,14 +726,8 @@ cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
     cdef double *spos = <double *> (w + 24 * n + 8 * row)
     cdef int32_t *seen = <int32_t *> (w + 24 * n + 16 * row)
     cdef uint8_t *mark = <uint8_t *> (w + 24 * n + 16 * row + 4 * (st.nc + 1))
-    for i in range(n):
-        exact[i] = NAN
+    rumor_scan_start(exact, n, ist, fst)
     memset(seen, 0, (st.nc + 1) * 4)
-    ist[0] = -1
-    ist[1] = 0
-    fst[0] = -INFINITY
-    fst[1] = 0.0
-    fst[2] = 0.0
     while True:
         a = rumor_advance(s, rtol, lg, st, exact, cand, val, ist, fst)
         if a < 0:

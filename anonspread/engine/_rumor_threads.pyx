@@ -14,6 +14,7 @@ from anonspread.engine._rumor cimport (
     rumor_advance,
     rumor_finish,
     rumor_scan,
+    rumor_scan_start,
     rumor_setup,
     rumor_setup_free,
     rumor_stop_level,
@@ -116,13 +117,7 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
         free(exact); free(cand); free(val); free(flag)
         with gil:
             raise MemoryError("rumour centrality: no memory for %d threads' work rows" % nthr)
-    for i in range(n):
-        exact[i] = NAN
-    ist[0] = -1
-    ist[1] = 0
-    fst[0] = -INFINITY
-    fst[1] = 0.0
-    fst[2] = 0.0
+    rumor_scan_start(exact, n, ist, fst)
     while True:
         a = rumor_advance(s, rtol, lg, st, exact, cand, val, ist, fst)
         if a < 0:

@@ -31,26 +31,22 @@ from anonspread.engine._store cimport (
 # ---------------------------------------------------------------- scratch
 
 
+cdef int _grow_i32(int32_t** a, int64_t n) except -1 nogil:
+    cdef void* p = realloc(a[0], n * sizeof(int32_t))
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    a[0] = <int32_t*> p
+    return 0
+
+
 cdef int _work_grow(work_t* w, int64_t cap, int64_t buf_cap) except -1 nogil:
-    cdef void* p
     if cap > w.cap:
-        p = realloc(w.stack, cap * sizeof(int32_t))
-        if p == NULL:
-            with gil:
-                raise MemoryError()
-        w.stack = <int32_t*> p
-        p = realloc(w.visit, cap * sizeof(int32_t))
-        if p == NULL:
-            with gil:
-                raise MemoryError()
-        w.visit = <int32_t*> p
+        _grow_i32(&w.stack, cap)
+        _grow_i32(&w.visit, cap)
         w.cap = cap
     if buf_cap > w.buf_cap:
-        p = realloc(w.buf, buf_cap * sizeof(int32_t))
-        if p == NULL:
-            with gil:
-                raise MemoryError()
-        w.buf = <int32_t*> p
+        _grow_i32(&w.buf, buf_cap)
         w.buf_cap = buf_cap
     return 0
 
