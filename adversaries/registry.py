@@ -62,6 +62,10 @@ class EstimatorSpec:
         (NETSLEUTH's eigenvector, LISN's sum over the uninfected nodes) are opt-in: a
         default run of 10,000 trials at ~3,000 infected nodes would otherwise take many
         minutes for an estimator the caller did not ask for.
+    random : bool, default False
+        The estimator draws random numbers (simulation-based estimators): ``func`` takes
+        the keyword ``rng`` (None, int or :class:`numpy.random.Generator`, SPEC 7), and the
+        harness passes the run's generator so that a seeded run is reproducible.
     params : callable, optional
         ``params(protocol, graph) -> dict`` of keyword arguments for ``func`` (default:
         none).
@@ -89,6 +93,7 @@ class EstimatorSpec:
     likelihood: bool
     batch: bool
     default: bool = True
+    random: bool = False
     params: Callable = field(default=lambda protocol, graph: {})
     extra: Callable | None = None
     description: str = ""
@@ -155,6 +160,7 @@ def register_estimator(
     likelihood: bool = False,
     batch: bool = False,
     default: bool = True,
+    random: bool = False,
     params: Callable | None = None,
     extra: Callable | None = None,
 ):
@@ -164,7 +170,7 @@ def register_estimator(
     ----------
     name : str
         The registry name.
-    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, params, extra
+    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
         estimator; ``params`` and ``extra`` default to none).
@@ -211,6 +217,7 @@ def register_estimator(
             likelihood=likelihood,
             batch=batch,
             default=default,
+            random=bool(random),
             params=params or (lambda protocol, graph: {}),
             extra=extra,
             description=doc[0] if doc else "",

@@ -128,6 +128,8 @@ def attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *
         sources[i], spies[i] = draw[0], draw[1:]
     labels = _labels(g, np.arange(N))
     kw = spec.params(protocol, g)
+    if spec.random:  # a simulation-based estimator draws from the run's generator
+        kw["rng"] = rng
     out = {"detection": np.zeros(n)}
     done = _with_selection(out)
     if stem:

@@ -101,14 +101,14 @@ def tree_protocol(graph: Any) -> Any:
 
 
 def _register_estimators() -> None:
-    """Every estimator of the compiled Monte Carlo path, by its adversaries-registry name,
-    and ``strongest`` (derived per protocol from the others, :func:`strongest_detection`)."""
-    from anonspread.adversaries.batch import CODES
-    from anonspread.adversaries.registry import get_estimator
+    """Every snapshot estimator of the adversaries registry, by its name (those of the
+    compiled Monte Carlo path run there, the others trial by trial), and ``strongest`` (derived per protocol from the others, :func:`strongest_detection`)."""
+    from anonspread.adversaries.registry import ESTIMATORS
 
-    for name in CODES:
-        register_component("estimator", name, functools.partial(str, name),
-                           description=get_estimator(name).description)
+    for name, spec in ESTIMATORS.items():
+        if spec.observation == "snapshot":
+            register_component("estimator", name, functools.partial(str, name),
+                               description=spec.description)
     register_component("estimator", STRONGEST, functools.partial(str, STRONGEST),
                        description="the strongest of the sweep's other estimators on each protocol, "
                        "chosen by the data: the most detections on the even-numbered trials of each "
@@ -250,8 +250,9 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
     ``component_fraction`` (N_T over the size of the source's connected component) and
     ``saturated`` (1 when the spread covered that component: detection then says little
     about the protocol). Estimators of the compiled path (their component returns the
-    estimator's name) run in :func:`adversaries.simulate_and_score`; a user's estimator component returns a
-    function ``snapshot -> scores`` and runs trial by trial through
+    estimator's name, registered with ``batch=True``) run in
+    :func:`adversaries.simulate_and_score`; the other registered estimators, and a user's
+    estimator component (a function ``snapshot -> scores``), run trial by trial through
     :func:`spread.simulate`, :func:`adversaries.observe` and :func:`adversaries.evaluate`
     (with it, the built-in estimators of the same group run that way too, through their
     registered functions, so that all score the same spreads).
@@ -276,7 +277,7 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
             )
         ests.append(est)
     T = params["T"]
-    if all(isinstance(e, str) for e in ests):
+    if all(isinstance(e, str) and _is_batch(e) for e in ests):
         from anonspread.adversaries import simulate_and_score
 
         unique = tuple(dict.fromkeys(ests))
@@ -290,20 +291,30 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
         # each distinct estimator once
         keys = [e if isinstance(e, str) else i for i, e in enumerate(ests)]
         unique = list(dict.fromkeys(keys))
-        funcs = [_as_function(ests[keys.index(k)], proto, g) for k in unique]
+        funcs = [_as_function(ests[keys.index(k)], proto, g, rng) for k in unique]
         runs = dict(zip(unique, _python_trials(g, proto, T, n, funcs, rng)))
         out = [runs[k] for k in keys]
     return dict(zip(names_t, out)) if paired else out[0]
 
 
-def _as_function(est: Any, protocol: Any, g: Any) -> Any:
-    """``snapshot -> scores``: a user's function as is, a built-in one by its registered function."""
+def _is_batch(name: str) -> bool:
+    """Whether the registered estimator ``name`` runs in the compiled Monte Carlo path."""
+    from anonspread.adversaries.registry import get_estimator
+
+    return get_estimator(name).batch
+
+
+def _as_function(est: Any, protocol: Any, g: Any, rng: np.random.Generator) -> Any:
+    """``snapshot -> scores``: a user's function as is, a registered one by its function
+    (an estimator that draws random numbers gets the run's generator ``rng``)."""
     if not isinstance(est, str):
         return est
     from anonspread.adversaries.registry import check_applicable
 
     spec = check_applicable(est, protocol, g, reveal_edges=True)
     kwargs = spec.params(protocol, g)
+    if spec.random:
+        kwargs["rng"] = rng
     return functools.partial(spec.func, **kwargs)
 
 
