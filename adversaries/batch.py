@@ -197,6 +197,7 @@ def simulate_and_score(
     rng: Any = None,
     known_centre: bool = True,
     regular_symmetry: bool = True,
+    chunk_nodes: int = CHUNK_NODES,
 ) -> BatchScores:
     """Run ``trials`` spreads and score every estimator on each, in one compiled loop.
 
@@ -233,6 +234,11 @@ def simulate_and_score(
         instead of creating it and score by symmetry: the same N_T, rank and detection
         probability per trial, ``detected`` and ``hops`` drawn with the same law from
         another function of the tie-breaking stream. False creates the ball there too.
+    chunk_nodes : int >= 1
+        Infected nodes buffered per chunk of trials between the simulation and the scoring
+        phase (default :data:`anonspread.engine.fused.CHUNK_NODES`, 2^16, sized for the
+        caches). Every result is the same for any value; a trial larger than the buffer
+        still fits (the buffers grow).
 
     Returns
     -------
@@ -258,6 +264,7 @@ def simulate_and_score(
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
+    chunk_nodes = check_int(chunk_nodes, "chunk_nodes", low=1)
     for flag, value in (("known_centre", known_centre), ("regular_symmetry", regular_symmetry)):
         if not isinstance(value, bool):
             raise InvalidTypeError(f"{flag} must be True or False; got {value!r}")
@@ -333,14 +340,14 @@ def simulate_and_score(
                    lisn_rate=lisn_rate)
     noff = np.zeros(trials + 1, np.int64)
     b_vs = np.full(trials, -1, np.int64)
-    first = min(CHUNK_NODES, 64 * trials)
+    first = min(chunk_nodes, 64 * trials)
     b_order = np.empty(first, np.int32)
     b_par = np.empty(first, np.int64)
     b_gdeg = np.empty(first, np.int64)
     i = 0
     while i < trials:
         end, b_order, b_par, b_gdeg = simulate_chunk(
-            code, store, lazy, sources, seeds, i, T, params, gen, CHUNK_NODES, noff, n_out, b_vs,
+            code, store, lazy, sources, seeds, i, T, params, gen, chunk_nodes, noff, n_out, b_vs,
             b_order, b_par, b_gdeg,
         )  # fmt: skip
         score_chunk(i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes, tie_u,

@@ -21,6 +21,7 @@ from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.scores import TIE_RTOL
 from anonspread.engine import fused
 from anonspread.engine import scoring as K
+from anonspread.errors import InvalidParameterError
 
 LAWS = [
     {3: 1.0},
@@ -225,15 +226,21 @@ def test_symmetry_draws_detected_and_hops_with_the_materialised_law(d, T):
         assert abs(m - x.detection_probability.mean()) < 4 * se + 1e-12
 
 
-def test_chunk_size_changes_no_result(monkeypatch):
+def test_chunk_size_changes_no_result():
     g = spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=2)
     for proto, T, ests in [(spread.AdaptiveDiffusion(3), 8, ("ml", "jordan", "rumor")),
                            (spread.AdaptiveDiffusion(3), 7, ("ml",))]:
         ref = A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4)
         assert ref.n_infected.sum() > 10 * 50  # so 50-node chunks really split the batch
-        monkeypatch.setattr(B, "CHUNK_NODES", 50)  # about one trial per chunk
-        _all_fields_equal(A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4), ref)
-        monkeypatch.undo()
+        for chunk in (50, 1):  # about one trial per chunk; every trial alone (buffers grow)
+            _all_fields_equal(A.simulate_and_score(g, proto, T, 40, estimators=ests, rng=4,
+                                                   chunk_nodes=chunk), ref)
+
+
+def test_chunk_nodes_is_checked():
+    g = spread.graphs.regular_tree(3)
+    with pytest.raises(InvalidParameterError, match="chunk_nodes"):
+        A.simulate_and_score(g, spread.AdaptiveDiffusion(3), 4, 5, chunk_nodes=0)
 
 
 def test_symmetry_path_is_taken_exactly_when_it_serves_every_estimator(monkeypatch):
