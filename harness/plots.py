@@ -293,7 +293,9 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
     texts = []
     for item in items:
         point = item["params"]
-        keys = [k for k in point if k in varying or k in ("protocol", "estimator")] or list(point)
+        # in the table's order, whatever order the JSON kept the point's keys in
+        order = [k for k in table.params if k in point] + [k for k in point if k not in table.params]
+        keys = [k for k in order if k in varying or k in ("protocol", "estimator")] or order
         texts.append(" x ".join(f"{k} {point[k]}" for k in keys))
     texts = list(dict.fromkeys(texts))
     more = f"; and {len(texts) - most} more" if len(texts) > most else ""
@@ -375,6 +377,66 @@ def _saturated_handle() -> Any:
     from matplotlib.lines import Line2D
 
     return Line2D([], [], marker="o", ms=10, mfc="none", mec="red", mew=1.3, ls="none")
+
+
+#: On a log axis a band is drawn only where the interval's lower end is within this factor
+#: (a decade) below the estimate; further down, a band would fill decades the data do not.
+_BAND_SPAN = 10.0
+_BOUND_LABEL = "upper end of a 95% interval reaching 0"
+
+
+def _bound_marker() -> Any:
+    """An upper-limit glyph: a bar at the bound with an arrow pointing down from it (the
+    path's origin, the marker's anchor, is the bar's centre)."""
+    from matplotlib.path import Path
+
+    verts = [(-0.45, 0.0), (0.45, 0.0), (0.0, 0.0), (0.0, -1.0),
+             (-0.3, -0.6), (0.0, -1.0), (0.3, -0.6)]
+    codes = [Path.MOVETO, Path.LINETO, Path.MOVETO, Path.LINETO,
+             Path.MOVETO, Path.LINETO, Path.LINETO]
+    return Path(verts, codes)
+
+
+def _bound_handle() -> Any:
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], marker=_bound_marker(), ms=13, mew=1.3, color="0.3", ls="none")
+
+
+def _draw_intervals(ax: Any, intervals: Sequence[tuple], *, log: bool) -> bool:
+    """Draw each series' 95% intervals: as bands on a linear axis. On a log axis a band
+    from 0 (or from far below a near-zero estimate) would fill the lower decades and read
+    as data, so there a band is drawn only where the interval's lower end is within a
+    decade below the estimate, a capped bar where it lies further down, and only the upper
+    end (an arrow down from the bound) where the interval reaches 0. True when an upper
+    end was drawn."""
+    bounds = False
+    for xs, ys, lo, hi, color in intervals:
+        if not any(a != b for a, b in zip(lo, hi)):
+            continue
+        if not log:
+            ax.fill_between(xs, lo, hi, color=color, alpha=0.25, linewidth=0)
+            continue
+        ok = [math.isfinite(y) and math.isfinite(a) and math.isfinite(b) and b > a
+              for y, a, b in zip(ys, lo, hi)]
+        reach0 = [k for k, y in enumerate(ys) if ok[k] and (y <= 0 or lo[k] <= 0) and hi[k] > 0]
+        band = [ok[k] and y > 0 and lo[k] > 0 and y <= _BAND_SPAN * lo[k] for k, y in enumerate(ys)]
+        # a band needs a neighbour to span: an isolated narrow interval is a bar
+        joined = [b and ((k > 0 and band[k - 1]) or (k + 1 < len(band) and band[k + 1]))
+                  for k, b in enumerate(band)]
+        bars = [k for k, y in enumerate(ys) if ok[k] and y > 0 and lo[k] > 0 and not joined[k]]
+        if any(joined):
+            ax.fill_between(xs, lo, hi, where=joined, color=color, alpha=0.25, linewidth=0)
+        if bars:
+            ax.errorbar([xs[k] for k in bars], [ys[k] for k in bars],
+                        yerr=[[max(0.0, ys[k] - lo[k]) for k in bars], [max(0.0, hi[k] - ys[k]) for k in bars]],
+                        fmt="none", ecolor=color, elinewidth=0.9, capsize=2.5, alpha=0.7)
+        if reach0:
+            ax.plot([xs[k] for k in reach0], [hi[k] for k in reach0], ls="none",
+                    marker=_bound_marker(), ms=13, mew=1.3, color=color, alpha=0.85,
+                    label="_upper end of a 95% interval")
+            bounds = True
+    return bounds
 
 
 _CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (named at its point), "
@@ -475,6 +537,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         overlay = len(panel) > 1
         i_line = 0
         yvals: list[float] = []
+        intervals: list[tuple] = []
         for i_metric, metric in enumerate(panel):
             groups = _series(table, spec, metric)
             theories = [t for t in spec.theory if t.metric == metric]
@@ -513,8 +576,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                     handles.setdefault(label, line)
                 lo, hi = [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]
                 yvals += _finite(ys) + _finite(lo) + _finite(hi)
-                if any(a != b for a, b in zip(lo, hi)):
-                    ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+                # drawn once the panel's y scale is known: a band reads differently on a log axis
+                intervals.append((xs, ys, lo, hi, line.get_color()))
                 points = [{p: r[p] for p in table.params} for r in rows]
                 for t in theories:
                     if t not in shared:
@@ -549,7 +612,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
             from matplotlib.ticker import MaxNLocator
 
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # T = 1, 2, 3: no 1.25
-        notes.append(_apply_scale(ax, "y", choose_scale(yvals, spec.logy), yvals))
+        y_scale = choose_scale(yvals, spec.logy)
+        if _draw_intervals(ax, intervals, log=y_scale[0] != "linear"):
+            extra.setdefault(_BOUND_LABEL, _bound_handle())
+        notes.append(_apply_scale(ax, "y", y_scale, yvals))
         ax.grid(True, alpha=0.3)
     _legend_below(fig, {**handles, **extra}, key_title)
     _finish(fig, table, info, title, width, notes)

@@ -228,3 +228,56 @@ def test_points_that_do_not_apply_are_named_in_the_title(res):
     title = fig._suptitle.get_text().replace("\n", " ")
     assert "not computed, 6 point(s) that do not apply: protocol flood x estimator ml x T 0;" in title
     assert "; and 2 more" in title
+
+
+def _bands(ax):
+    return [p for c in ax.collections if type(c).__name__ in ("PolyCollection", "FillBetweenPolyCollection")
+            for p in c.get_paths() if len(p.vertices)]
+
+
+def test_zero_estimates_on_a_log_axis_show_their_upper_bound_not_a_band(res):
+    # an interval [0, 0.019] drawn as a band on a log axis fills every decade below 0.019
+    # and reads as data: there the upper end is drawn as an arrow down from it, named in
+    # the legend, and no band reaches down to 0
+    spec = PlotSpec(x="T", series="protocol", y=("detection",), logy=True)
+    fig = _drawn(draw(res.table, spec, info=res.metadata))
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "symlog"
+    assert all(p.vertices[:, 1].min() > 0 for p in _bands(ax)), "a band reaches 0 on a log axis"
+    hide = [r for r in res.table.where(protocol="hide", metric="detection") if r["mean"] == 0.0]
+    assert [r["T"] for r in hide] == [1, 2, 3]
+    bounds = [ln for ln in ax.get_lines() if ln.get_label() == "_upper end of a 95% interval"]
+    assert len(bounds) == 1
+    assert list(bounds[0].get_xdata()) == [1, 2, 3]
+    assert np.allclose(bounds[0].get_ydata(), [r["ci_high"] for r in hide])
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "upper end of a 95% interval reaching 0" in texts
+    # the same run on a linear axis keeps its bands from 0 and draws no bound
+    lin = _drawn(draw(res.table, PlotSpec(x="T", series="protocol", y=("detection",), logy=False),
+                      info=res.metadata)).axes[0]
+    assert any(np.isclose(p.vertices[:, 1].min(), 0.0) for p in _bands(lin))
+    assert not [ln for ln in lin.get_lines() if ln.get_label().startswith("_upper end")]
+
+
+def test_a_log_axis_draws_intervals_reaching_decades_below_the_estimate_as_bars():
+    from anonspread.harness.results import Table
+
+    # a series at 1e-3 with intervals [1e-5, 1e-2] (reaching two decades below it) and one at
+    # 0.3 +- 0.05
+    rows = []
+    for t in (1, 2, 3):
+        rows.append({"T": t, "who": "rare", "metric": "y", "n": 100, "mean": 1e-3, "stderr": 0.0,
+                     "ci_low": 1e-5, "ci_high": 1e-2})
+        rows.append({"T": t, "who": "common", "metric": "y", "n": 100, "mean": 0.3, "stderr": 0.0,
+                     "ci_low": 0.25, "ci_high": 0.35})
+    table = Table(("T", "who"), {"T": "int", "who": "str"}, rows)
+    ax = _drawn(draw(table, PlotSpec(x="T", series="who", y=("y",), logy=True))).axes[0]
+    assert ax.get_yscale() == "log"
+    bands = _bands(ax)
+    assert bands and all(p.vertices[:, 1].min() >= 0.25 - 1e-12 for p in bands)  # only "common"
+    bars = [c for c in ax.collections if type(c).__name__ == "LineCollection"]
+    segs = [s for c in bars for s in c.get_segments()]
+    assert np.allclose(sorted((s[0][0], s[0][1], s[1][1]) for s in segs), [(t, 1e-5, 1e-2) for t in (1, 2, 3)])
+    # on a linear axis both are bands, as before
+    lin = _drawn(draw(table, PlotSpec(x="T", series="who", y=("y",), logy=False))).axes[0]
+    assert len(_bands(lin)) == 2 and not [c for c in lin.collections if type(c).__name__ == "LineCollection"]
