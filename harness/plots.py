@@ -417,7 +417,7 @@ def _draw_intervals(ax: Any, intervals: Sequence[tuple], *, log: bool) -> bool:
         if not log:
             ax.fill_between(xs, lo, hi, color=color, alpha=0.25, linewidth=0)
             continue
-        ok = [math.isfinite(y) and math.isfinite(a) and math.isfinite(b) and b > a
+        ok = [math.isfinite(y) and math.isfinite(a) and math.isfinite(b) and b >= a
               for y, a, b in zip(ys, lo, hi)]
         reach0 = [k for k, y in enumerate(ys) if ok[k] and (y <= 0 or lo[k] <= 0) and hi[k] > 0]
         band = [ok[k] and y > 0 and lo[k] > 0 and y <= _BAND_SPAN * lo[k] for k, y in enumerate(ys)]
@@ -439,7 +439,7 @@ def _draw_intervals(ax: Any, intervals: Sequence[tuple], *, log: bool) -> bool:
     return bounds
 
 
-_CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (named at its point), "
+_CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (named in the legend), "
                 "detection from the odd-numbered ones")
 
 
@@ -448,19 +448,38 @@ def _derived(table: Table, info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [d for d in found if isinstance(d, Mapping) and isinstance(d.get("params"), Mapping)]
 
 
-def _name_chosen(ax: Any, table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str, Any]],
-                 xs: Sequence[Any], ys: Sequence[float], color: Any) -> bool:
-    """Write the chosen attack beside each drawn point that is a strongest attack."""
+def _chosen(table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str, Any]],
+            ys: Sequence[float]) -> list[tuple[Mapping[str, Any], str]]:
+    """``(point, chosen attack)`` of each drawn point of a series that is a strongest attack."""
     records = {tuple(d["params"].get(p) for p in table.params): d for d in _derived(table, info)}
-    named = False
-    for pp, x, y in zip(points, xs, ys):
+    out = []
+    for pp, y in zip(points, ys):
         d = records.get(tuple(pp[p] for p in table.params))
-        if d is None or not math.isfinite(y):
-            continue
-        ax.annotate(str(d.get("chosen", "")).rpartition("/")[2], (x, y), xytext=(4, 3),
-                    textcoords="offset points", fontsize="x-small", color=color)
-        named = True
-    return named
+        if d is not None and math.isfinite(y):
+            out.append((pp, str(d.get("chosen", "")).rpartition("/")[2]))
+    return out
+
+
+def _chosen_words(chosen: Sequence[tuple[Mapping[str, Any], str]], x: str, n_points: int,
+                  facet: str | None = None) -> str:
+    """``chosen: ml (T = 2, 4), jordan (T = 6)`` -- or ``chosen: first-spy at every fraction``
+    -- for the legend entry of a strongest series. Written beside the points, the names of
+    several series collide (at the top left, or where curves meet); in the legend, never.
+    With facets, each point is named by its facet too (``graph er: T = 2``)."""
+    by_name: dict[str, list[Mapping[str, Any]]] = {}
+    for pp, name in chosen:
+        by_name.setdefault(name, []).append(pp)
+    if len(by_name) == 1 and len(chosen) == n_points and facet is None:
+        return f"chosen: {next(iter(by_name))} at every {x}"
+
+    def where(pps: list[Mapping[str, Any]]) -> str:
+        per: dict[Any, list[str]] = {}
+        for pp in pps:
+            per.setdefault(pp.get(facet) if facet else None, []).append(_plain(pp[x]) if isinstance(
+                pp[x], float) else str(pp[x]))
+        return "; ".join((f"{facet} {fv}: " if facet else "") + f"{x} = {', '.join(v)}" for fv, v in per.items())
+
+    return "chosen: " + ", ".join(f"{name} ({where(pps)})" for name, pps in by_name.items())
 
 
 def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None:
@@ -571,6 +590,11 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else f"C{i_line % 10}"
                 i_line += 1
                 ys = [r["mean"] for r in rows]
+                points = [{p: r[p] for p in table.params} for r in rows]
+                chosen = _chosen(table, info, points, ys)
+                if chosen:  # a strongest series: its legend entry names the attack chosen at each x
+                    label = f"{label}\n{_chosen_words(chosen, spec.x, len(rows))}"
+                    notes.append(_CHOSEN_NOTE)
                 (line,) = ax.plot(xs, ys, color=color, label=label, **style)
                 if key or overlay:  # a panel's only curve is named by its axis label
                     handles.setdefault(label, line)
@@ -578,7 +602,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 yvals += _finite(ys) + _finite(lo) + _finite(hi)
                 # drawn once the panel's y scale is known: a band reads differently on a log axis
                 intervals.append((xs, ys, lo, hi, line.get_color()))
-                points = [{p: r[p] for p in table.params} for r in rows]
                 for t in theories:
                     if t not in shared:
                         tys = [t.fn(pp) for pp in points]
@@ -603,8 +626,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
-                if _name_chosen(ax, table, info, points, xs, ys, line.get_color()):
-                    notes.append(_CHOSEN_NOTE)
         ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
         notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
@@ -679,6 +700,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     means = _means(table)
     saturated = _saturated(table)
     notes: list[str] = []
+    chosen_in: dict[str, dict[tuple, tuple[Mapping[str, Any], str]]] = {}
+    n_chosen: dict[str, set[tuple]] = {}
     for i, metric in enumerate(metrics):
         mrows = [r for r in table.rows if r["metric"] == metric]
         yvals: list[float] = []
@@ -731,7 +754,11 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
-                if _name_chosen(ax, table, info, point, xs, ys, colour):
+                chosen = _chosen(table, info, point, ys)
+                if chosen:  # once per point, whichever metric rows it is drawn in
+                    for pp, name in chosen:
+                        chosen_in.setdefault(label, {})[tuple(pp[p] for p in table.params)] = (pp, name)
+                    n_chosen.setdefault(label, set()).update(tuple(pp[p] for p in table.params) for pp in point)
                     notes.append(_CHOSEN_NOTE)
             if categorical:
                 ax.set_xticks(range(len(cats)), [str(c) for c in cats])
@@ -753,6 +780,9 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
             ax.grid(True, axis="y", alpha=0.3)
         # once every panel of the row is drawn (they share the y axis)
         notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy), yvals))
+    # a strongest series names the attack chosen at each point in its legend entry
+    handles = {(f"{k}\n{_chosen_words(list(chosen_in[k].values()), spec.x, len(n_chosen[k]), spec.facet)}"
+                if k in chosen_in else k): h for k, h in handles.items()}
     handles.update(extra)
     _legend_below(fig, handles, spec.series or "")
     _finish(fig, table, info, title, width, notes)
