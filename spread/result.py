@@ -177,3 +177,10 @@ class SpreadBatch:
     def n_infected(self) -> np.ndarray:
         """Infected count at T of each trial."""
         return self.sizes[:, self.T]
+
+    def __repr__(self) -> str:
+        # one line whatever the trials: the arrays are there to be read, not printed
+        sizes = self.sizes[:, self.T] if self.sizes.ndim == 2 and self.sizes.shape[0] else None
+        mean = f"{float(sizes.mean()):.6g}" if sizes is not None else "nan"
+        return (f"SpreadBatch(protocol={self.protocol!r}, graph={self.graph!r}, T={self.T}, "
+                f"trials={self.trials}, mean N_T={mean})")
