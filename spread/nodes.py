@@ -387,6 +387,10 @@ class _PseudocodeTreeNode(HandshakeNode):
 class _AdaptiveNode(HandshakeNode):
     """Protocol 3: the token with its (t, h) state, relayed Infection Messages, the cap."""
 
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.relayed = 0  # the last step whose Infection Message this node handled
+
     def on_protocol(self, msg):
         kind = msg.kind
         if kind in ("infect", "token") and self.infected_at is None:
@@ -420,7 +424,18 @@ class _AdaptiveNode(HandshakeNode):
         return ([] if self.parent is None else [self.parent]) + self.children
 
     def _infection_message(self, came_from: int | None, t: int) -> None:
-        """Protocol 3 lines 22-27: forward along infection edges, then infect contacts."""
+        """Protocol 3 lines 22-27: forward along infection edges, then infect contacts.
+
+        A node handles the Infection Message of step ``t`` once. Under :class:`OneStep` the
+        edges it follows form a tree and each node receives it once anyway; under a random
+        delay a node counts a contact as its child from the moment it sends the rumour, and
+        while that message is in flight the contact may be infected by another node -- an
+        edge that closes a cycle with the infection tree, around which zero-time relays would
+        otherwise circulate forever (until the contact's ``"decline"`` arrives).
+        """
+        if t <= self.relayed:
+            return
+        self.relayed = t
         for w in self._tree():
             if w != came_from:
                 self.port.send(w, "relay", t)
