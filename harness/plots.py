@@ -439,6 +439,29 @@ def _draw_intervals(ax: Any, intervals: Sequence[tuple], *, log: bool) -> bool:
     return bounds
 
 
+def _bars_to_bounds(bars: Sequence[tuple]) -> bool:
+    """On a log axis, an error bar reaching 0 keeps only its upper end, drawn as on line
+    figures (:func:`_draw_intervals`); True when one was drawn."""
+    drawn = False
+    for ax, container, xs, ys, lo, hi, colour in bars:
+        reach0 = [k for k, (y, a, b) in enumerate(zip(ys, lo, hi))
+                  if math.isfinite(y) and math.isfinite(b) and (y <= 0 or a <= 0) and b > 0]
+        _, caps, cols = container.lines
+        if not reach0 or len(cols) != 1 or len(cols[0].get_segments()) != len(xs):
+            continue
+        keep = [k for k in range(len(xs)) if k not in reach0]
+        segments = cols[0].get_segments()
+        cols[0].set_segments([segments[k] for k in keep])
+        for cap in caps:
+            cx, cy = cap.get_xdata(), cap.get_ydata()
+            if len(cx) == len(xs):
+                cap.set_data([cx[k] for k in keep], [cy[k] for k in keep])
+        ax.plot([xs[k] for k in reach0], [hi[k] for k in reach0], ls="none", marker=_bound_marker(),
+                ms=13, mew=1.3, color=colour, alpha=0.85, label="_upper end of a 95% interval")
+        drawn = True
+    return drawn
+
+
 _CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (named in the legend), "
                 "detection from the odd-numbered ones")
 
@@ -705,6 +728,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     for i, metric in enumerate(metrics):
         mrows = [r for r in table.rows if r["metric"] == metric]
         yvals: list[float] = []
+        bars: list[tuple] = []  # the row's error bars, redrawn once its y scale is known
         for j, fv in enumerate(facets):
             ax = axes[i][j]
             rows = [r for r in mrows if spec.facet is None or r[spec.facet] == fv]
@@ -728,6 +752,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 h = ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o" if categorical else "o-", ms=4,
                                 capsize=2, color=colour, lw=1.2)
                 handles.setdefault(label, h)
+                bars.append((ax, h, xs, ys, [r["ci_low"] for r in grows], [r["ci_high"] for r in grows], colour))
                 point = [{p: r[p] for p in table.params} for r in grows]
                 for t in spec.theory:
                     if t.metric == metric:
@@ -779,7 +804,10 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 ax.set_title("\n".join([str(fv), *notes_facet]), fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
         # once every panel of the row is drawn (they share the y axis)
-        notes.append(_apply_scale(axes[i][0], "y", choose_scale(yvals, spec.logy), yvals))
+        y_scale = choose_scale(yvals, spec.logy)
+        if y_scale[0] != "linear" and _bars_to_bounds(bars):
+            extra.setdefault(_BOUND_LABEL, _bound_handle())
+        notes.append(_apply_scale(axes[i][0], "y", y_scale, yvals))
     # a strongest series names the attack chosen at each point in its legend entry
     handles = {(f"{k}\n{_chosen_words(list(chosen_in[k].values()), spec.x, len(n_chosen[k]), spec.facet)}"
                 if k in chosen_in else k): h for k, h in handles.items()}

@@ -55,3 +55,42 @@ def test_point_trials_sets_trials_per_point(tmp_path):
                       out=tmp_path, workers=1, plot=False)
     n = {(r["g"], r["metric"]): r["n"] for r in res.table.rows}
     assert n[("x", "det")] == 200 and n[("y", "det")] == 50
+
+
+def _zero_table():
+    from anonspread.harness.results import Table
+
+    rows = []
+    for g in ("x", "y"):
+        for est in ("a", "b"):
+            for proto, m, lo, hi in (("p1", 0.0, 0.0, 0.019), ("p2", 0.4, 0.33, 0.47)):
+                rows.append({"g": g, "est": est, "proto": proto, "metric": "det", "n": 200, "mean": m,
+                             "stderr": 0.0, "ci_low": lo, "ci_high": hi})
+    return Table(("g", "est", "proto"), {"g": "str", "est": "str", "proto": "str"}, rows)
+
+
+def _bar_spans(ax):
+    return sorted((round(s[0][1], 6), round(s[1][1], 6)) for c in ax.collections
+                  if type(c).__name__ == "LineCollection" for s in c.get_segments())
+
+
+def test_log_rows_draw_zero_estimates_as_their_upper_bound():
+    # on a log row a bar from 0 to 0.019 fills the lower decades: only its upper end is
+    # drawn (an arrow down from the bound); the estimate stays at 0
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    spec = PlotSpec(x="est", series="proto", facet="g", y=("det",), logy=True)
+    fig = draw(_zero_table(), spec)
+    FigureCanvasAgg(fig).draw()
+    for ax in fig.axes:
+        assert ax.get_yscale() == "symlog"
+        assert _bar_spans(ax) == [(0.33, 0.47), (0.33, 0.47)]  # p2's bars only
+        bounds = [ln for ln in ax.get_lines() if ln.get_label() == "_upper end of a 95% interval"]
+        assert len(bounds) == 1 and np.allclose(bounds[0].get_ydata(), [0.019, 0.019])
+        p1 = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_ydata()) == 2
+              and np.allclose(ln.get_ydata(), 0.0)]
+        assert p1, "the estimates of 0 are drawn at 0"
+    assert "upper end of a 95% interval reaching 0" in [t.get_text() for t in fig.legends[0].get_texts()]
+    # a linear row keeps the whole bars
+    lin = draw(_zero_table(), PlotSpec(x="est", series="proto", facet="g", y=("det",), logy=False))
+    assert _bar_spans(lin.axes[0]) == [(0.0, 0.019), (0.0, 0.019), (0.33, 0.47), (0.33, 0.47)]
