@@ -28,6 +28,14 @@ def test_there_are_examples():
     assert (ROOT / "examples" / "README.rst").is_file()
 
 
+def test_the_gallery_says_nothing_is_compiled_at_run_time():
+    # numba is gone: no page of the gallery may speak of its kernels compiling or warming up
+    for path in [ROOT / "examples" / "README.rst", *EXAMPLES]:
+        text = path.read_text(encoding="utf-8").lower()
+        for word in ("numba", "warm up", "warm-up", "warms up", "just-in-time"):
+            assert word not in text, f"{path.name} mentions {word!r}"
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_format(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
