@@ -10,10 +10,13 @@ labels are the metrics' and parameters' words, one legend sits outside the panel
 detection panel shows what a uniform guess among the infected nodes achieves (1/E[N_T]),
 and points where a material share of trials covered their whole component (a ``saturated``
 estimate of at least :data:`SATURATED_SHARE`, 5%) are ringed. Log axes (asked for, or
-chosen when a panel's values span two decades or more) never drop a point: when a value is 0 (an estimate of 0, a grid value 0, an
-interval reaching 0) the axis is logarithmic above its smallest positive value and
-linear from 0 up to it, so a 0 is drawn at 0 with its interval, and a note under the
-figure says so.
+chosen when a panel's values span two decades or more) never drop a point: when a value is
+0 (an estimate of 0, a grid value 0, an interval reaching 0) the axis is logarithmic above
+its smallest positive value and linear from 0 up to it, so a 0 is drawn at 0, and the
+title says so. There an interval reaching 0 is drawn as its upper end only (an arrow
+pointing down from the 95% bound, named in the legend): a band or bar from 0 would fill
+the lower decades and read as data. A strongest attack's choices are named in its legend
+entry.
 """
 
 from __future__ import annotations
@@ -498,9 +501,10 @@ def _chosen_words(chosen: Sequence[tuple[Mapping[str, Any], str]], x: str, n_poi
     def where(pps: list[Mapping[str, Any]]) -> str:
         per: dict[Any, list[str]] = {}
         for pp in pps:
-            per.setdefault(pp.get(facet) if facet else None, []).append(_plain(pp[x]) if isinstance(
-                pp[x], float) else str(pp[x]))
-        return "; ".join((f"{facet} {fv}: " if facet else "") + f"{x} = {', '.join(v)}" for fv, v in per.items())
+            value = _plain(pp[x]) if isinstance(pp[x], float) else str(pp[x])
+            per.setdefault(pp.get(facet) if facet else None, []).append(value)
+        parts = [(f"{facet} {fv}: " if facet else "") + f"{x} = {', '.join(vs)}" for fv, vs in per.items()]
+        return "; ".join(parts)
 
     return "chosen: " + ", ".join(f"{name} ({where(pps)})" for name, pps in by_name.items())
 
@@ -701,8 +705,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     drawn as markers with 95% error bars, series side by side in each category, never
     joined by lines; theory values are black bars, references (``spec.references``, and
     1/E[N_T] on a detection row) grey crosses at the same positions. An estimate of 0 is
-    drawn at 0 with its interval (on a log axis, linear from 0 to its smallest positive
-    value; a note under the figure says so).
+    drawn at 0 (on a log axis, linear from 0 to its smallest positive value; the title
+    says so), and on a log row an error bar reaching 0 is drawn as its upper end only.
     """
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
