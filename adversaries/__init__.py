@@ -28,6 +28,12 @@ from anonspread.adversaries.exact import (
     exact_likelihood,
     register_trajectories,
 )
+from anonspread.adversaries.learned import (
+    HeldOut,
+    LearnedAdversary,
+    learned_estimator,
+    train_adversary,
+)
 from anonspread.adversaries.literature import lisn, netsleuth
 from anonspread.adversaries.metrics import (
     Evaluation,
@@ -70,6 +76,8 @@ __all__ = [
     "EstimatorSpec",
     "EstimatorTrials",
     "Evaluation",
+    "HeldOut",
+    "LearnedAdversary",
     "LocalView",
     "Scores",
     "Snapshot",
@@ -88,6 +96,7 @@ __all__ = [
     "get_spy_estimator",
     "hop_distance",
     "jordan_center",
+    "learned_estimator",
     "lisn",
     "ml_adaptive_diffusion",
     "ml_snapshot_spies",
@@ -107,4 +116,5 @@ __all__ = [
     "source_rank",
     "theory",
     "top_and_rank",
+    "train_adversary",
 ]

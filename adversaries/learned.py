@@ -1,0 +1,763 @@
+"""A learned source estimator: gradient boosting over node features, trained on simulated spreads.
+
+The adversary of issue 26's "learned" family. For a (contact graph, protocol, T) it
+simulates ``spreads`` spreads of the very protocol under attack with the compiled engine
+(uniform source on a finite graph; node 0 of a fresh realisation of the same family on an
+infinite tree), turns every infected node of each snapshot into a feature vector
+(:data:`FEATURES`), and fits scikit-learn's :class:`~sklearn.ensemble.HistGradientBoostingClassifier`
+to tell the source from the other infected nodes. A node's score is the model's log-odds
+that it is the source; the estimate is the arg-max. The model is then evaluated on
+``held_out`` further spreads, simulated from an independent stream, and their detection
+probability is reported with an interval (:class:`HeldOut`).
+
+What this adversary is, and is not:
+
+* a **lower bound** on the strongest attack: any estimator's detection probability is at
+  most the Bayes-optimal (MAP) one, so a learned adversary that detects the source with
+  probability p shows that the protocol leaks at least that much on this graph; it never
+  shows that the protocol leaks no more;
+* trained for one (graph, protocol, T) and one observation (with or without the revealed
+  infection tree); :meth:`LearnedAdversary.scores` refuses other snapshots;
+* deterministic given ``train_seed``: the training and held-out spreads, the negatives
+  kept and the boosting all draw from ``numpy.random.SeedSequence(train_seed)``, never
+  from the caller's evaluation generator.
+
+The registered estimator ``"learned"`` (:func:`learned_estimator`) trains once per
+(graph fingerprint, protocol, T, budget, train_seed, observation) and process, keeps the
+model in a bounded LRU (:func:`cache_info`, :func:`cache_clear`; nothing on disk), and
+scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from anonspread.adversaries.estimators import _check_snapshot, rumor_centrality
+from anonspread.adversaries.observation import Snapshot, graph_is_forest, observe
+from anonspread.adversaries.registry import applicable_estimators, get_estimator, register_estimator
+from anonspread.adversaries.scores import TIE_RTOL, Scores, top_set
+from anonspread.engine import features as _features
+from anonspread.engine.spreading import KERNEL_CODES
+from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.spread import graphs as _graphs
+from anonspread.spread.graphs import LazyTree, as_contact_graph
+from anonspread.spread.limits import check_run_size, check_size, run_work
+from anonspread.spread.protocols import PROTOCOLS, Protocol
+from anonspread.spread.simulate import simulate
+from anonspread.validation import check_int, check_real
+
+__all__ = [
+    "CACHE_SIZE",
+    "DEFAULT_HELD_OUT",
+    "DEFAULT_SPREADS",
+    "FEATURES",
+    "HeldOut",
+    "LearnedAdversary",
+    "cache_clear",
+    "cache_info",
+    "learned_estimator",
+    "snapshot_features",
+    "train_adversary",
+]
+
+#: Training spreads by default: about a second of simulation, features and boosting
+#: for snapshots of tens of nodes (see benchmarks/bench_learned.py).
+DEFAULT_SPREADS = 1000
+#: Held-out spreads by default (the detection interval's half-width is then at most ~0.045).
+DEFAULT_HELD_OUT = 500
+#: Negatives (non-source infected nodes) kept per training snapshot, drawn uniformly and
+#: weighted ``(n - 1) / kept`` so the classifier still sees the pooled node distribution.
+DEFAULT_NEGATIVES = 24
+#: Trained models kept per process by the registered estimator (least recently used out).
+CACHE_SIZE = 8
+
+#: Features of every infected node, normalised within its snapshot (differences to the
+#: snapshot's best or ratios to its largest value, ranks in [0, 1] with 0 the best) so
+#: that one model serves snapshots of different sizes. Distances are hop counts inside
+#: the infected subgraph; the boundary is the set of infected nodes with an uninfected
+#: contact. ``jordan``'s score is minus the eccentricity (``ecc_*``).
+BASE_FEATURES = (
+    "log_n",                # log of the number of infected nodes (context)
+    "ecc_minus_min",        # eccentricity minus the snapshot's radius
+    "ecc_over_max",         # eccentricity over the snapshot's diameter
+    "ecc_rank",             # jordan's rank
+    "mean_dist_minus_min",  # mean distance to the other infected nodes minus its minimum
+    "mean_dist_over_max",
+    "mean_dist_rank",
+    "boundary_dist",        # hops to the nearest boundary node (-1: no boundary)
+    "boundary_dist_from_max",
+    "boundary_dist_over_max",
+    "deg_in",               # degree inside the infected set
+    "deg_out",              # degree outside it (uninfected contacts)
+    "deg_in_over_max",
+    "rumor_minus_max",      # log rumour centrality minus the snapshot's maximum
+    "rumor_rank",
+)
+#: Per likelihood estimator ``e`` that applies (``"ml"``, ``"ml-tree"``): its score minus
+#: the snapshot's maximum (NaN where it is -inf), its rank, whether the node is possible.
+LIKELIHOOD_FEATURES = ("{}_minus_max", "{}_rank", "{}_possible")
+FEATURES = BASE_FEATURES + tuple(f.format("<likelihood>") for f in LIKELIHOOD_FEATURES)
+
+#: The protocols with a compiled kernel (what the training spreads run on).
+COMPILED_PROTOCOLS = tuple(sorted(n for n, c in PROTOCOLS.items() if c.kernel_code in KERNEL_CODES))
+
+_CLIP = 60.0  # log-scale differences below -_CLIP carry no more information
+
+
+# ------------------------------------------------------------------ features
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Rank of each value in decreasing order, ties sharing their mean, scaled to [0, 1]."""
+    n = values.shape[0]
+    if n == 1:
+        return np.zeros(1)
+    order = np.argsort(-values, kind="stable")
+    v = -values[order]
+    # runs of equal values share the mean of their positions
+    start = np.concatenate([[True], v[1:] != v[:-1]])
+    group = np.cumsum(start) - 1
+    first = np.nonzero(start)[0]
+    last = np.concatenate([first[1:], [n]]) - 1
+    out = np.empty(n)
+    out[order] = ((first + last) / 2.0)[group]
+    return out / (n - 1)
+
+
+def _merge_ties(values: np.ndarray) -> np.ndarray:
+    """``values`` with each run of near-equal values (consecutive gaps within
+    :data:`TIE_RTOL` of the largest magnitude) replaced by the run's largest value.
+
+    Scores equal in exact arithmetic come out of message passing rooted at the first
+    infected node -- the source -- with rounding differences in the last bits; ranked as
+    they are, those bits would tell the model which node the traversal started from.
+    """
+    finite = np.isfinite(values)
+    if finite.sum() < 2:
+        return values
+    v = values[finite]
+    tol = TIE_RTOL * max(1.0, float(np.abs(v).max()))
+    order = np.argsort(-v, kind="stable")
+    w = v[order]
+    start = np.concatenate([[True], (w[:-1] - w[1:]) > tol])
+    out = values.copy()
+    merged = np.empty_like(v)
+    merged[order] = w[np.nonzero(start)[0][np.cumsum(start) - 1]]
+    out[finite] = merged
+    return out
+
+
+def _rounded_gap(values: np.ndarray, top: float) -> np.ndarray:
+    """``values - top`` clipped at ``-_CLIP`` and rounded to 1e-6.
+
+    The rounding matters: log-scale scores carry rounding errors of ~1e-15 that depend on
+    where the message passing started (the first infected node, the source), and a
+    boosted tree can place a threshold between two such values of different snapshots.
+    """
+    return np.round(np.maximum(values - top, -_CLIP), 6)
+
+
+def _likelihood_features(values: np.ndarray) -> list[np.ndarray]:
+    values = _merge_ties(values)
+    possible = np.isfinite(values)
+    top = values[possible].max() if possible.any() else 0.0
+    diff = np.where(possible, _rounded_gap(values, top), np.nan)
+    return [diff, _ranks(np.where(possible, values, -np.inf)), possible.astype(np.float64)]
+
+
+def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]] | None = None
+                      ) -> np.ndarray:
+    """The feature matrix of a snapshot: one row per infected node, columns :data:`FEATURES`.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The observation.
+    likelihoods : dict, optional
+        ``{estimator name: its keyword arguments}`` of the likelihood estimators whose
+        scores are features (three columns each, in this order); none by default. A
+        snapshot the estimator finds impossible gives NaN (missing) columns.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (snapshot.n, 15 + 3 * len(likelihoods))
+        Rows in the order of ``snapshot.nodes``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries
+    >>> snap = adversaries.Snapshot(nx.path_graph(6), [1, 2, 3], T=2)
+    >>> X = adversaries.learned.snapshot_features(snap)
+    >>> X.shape, X[:, 1].tolist(), X[:, 7].tolist()  # eccentricity - radius, boundary hops
+    ((3, 15), [1.0, 0.0, 1.0], [0.0, 1.0, 0.0])
+    """
+    snapshot = _check_snapshot(snapshot)
+    n = snapshot.n
+    indptr, indices = snapshot.subgraph()
+    total = np.empty(n, np.int64)
+    ecc = np.empty(n, np.int64)
+    _features.distance_sums(indptr, indices, total, ecc)
+    mean = total / max(n - 1, 1)
+    deg_in = np.diff(indptr).astype(np.float64)
+    deg_out = snapshot.contact_degrees() - deg_in
+    bdist = np.empty(n, np.int64)
+    _features.multi_source_distance(indptr, indices, np.nonzero(deg_out > 0)[0], bdist)
+    bmax = max(int(bdist.max()), 0)
+    rumor = _merge_ties(rumor_centrality(snapshot).array)
+    cols = [
+        np.full(n, math.log(n)),
+        ecc - ecc.min(),
+        ecc / max(int(ecc.max()), 1),
+        _ranks(-ecc.astype(np.float64)),
+        mean - mean.min(),
+        mean / max(float(mean.max()), 1e-300),
+        _ranks(-mean),
+        bdist,
+        np.where(bdist >= 0, bmax - bdist, 0),
+        np.where(bdist >= 0, bdist / max(bmax, 1), 0.0),
+        deg_in,
+        deg_out,
+        deg_in / max(float(deg_in.max()), 1.0),
+        _rounded_gap(rumor, rumor.max()),
+        _ranks(rumor),
+    ]
+    for name, kwargs in (likelihoods or {}).items():
+        try:
+            values = get_estimator(name).func(snapshot, **kwargs).array
+        except InvalidParameterError:  # impossible under the (near-)ML's model: missing
+            cols += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)]
+        else:
+            cols += _likelihood_features(values)
+    return np.column_stack([np.asarray(c, np.float64) for c in cols])
+
+
+# ------------------------------------------------------------------ graph identity
+
+
+_FINGERPRINTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def graph_fingerprint(graph: Any) -> tuple:
+    """A cheap identity of a contact graph: ``("csr", n, m, blake2b of the CSR arrays)``,
+    or ``("tree", kind, degree law)`` for an infinite tree (the family a model trains on).
+
+    Node labels do not enter: two graphs with the same CSR arrays are the same to a model.
+    """
+    g = as_contact_graph(graph)
+    if isinstance(g, LazyTree):
+        return ("tree", g.kind, tuple(sorted(g.degrees.items())))
+    hit = _FINGERPRINTS.get(g)
+    if hit is None:
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.ascontiguousarray(g.indptr, np.int64).tobytes())
+        h.update(np.ascontiguousarray(g.indices, np.int32).tobytes())
+        hit = ("csr", g.number_of_nodes(), g.number_of_edges(), h.hexdigest())
+        _FINGERPRINTS[g] = hit
+    return hit
+
+
+def _shuffled(sp: Any, reveal: bool, gen: np.random.Generator) -> tuple[Snapshot, int]:
+    """The snapshot of ``sp`` with its infected nodes in a uniformly random order, and the
+    source's row.
+
+    :func:`observe` lists the nodes in infection order, source first; anything in the
+    features that still depended on that order (the root of a message passing, the
+    order of a search) would otherwise be a label the model could learn and a held-out
+    evaluation in the same order could not catch.
+    """
+    snap = observe(sp, reveal_edges=reveal)
+    perm = gen.permutation(snap.n)
+    inv = np.empty(snap.n, np.int64)
+    inv[perm] = np.arange(snap.n)
+    edges = None if snap._edges is None else (inv[snap._edges[0]], inv[snap._edges[1]])
+    out = Snapshot.__new__(Snapshot)
+    out._init(snap.graph, snap.nodes[perm], snap.index[perm], snap.T, edges)
+    return out, int(inv[0])
+
+
+def _training_graph(g: Any, gen: np.random.Generator) -> Any:
+    """The graph one training spread runs on: ``g`` itself, or a fresh member of an infinite
+    tree's family (a new realisation of a random tree; the line and regular trees are one)."""
+    if not isinstance(g, LazyTree):
+        return g
+    if g.kind == "random":
+        return _graphs.random_tree(g.degrees, rng=gen)
+    if g.kind == "line":
+        return _graphs.line()
+    return _graphs.regular_tree(g.regular_degree())
+
+
+# ------------------------------------------------------------------ the model
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """Detection on held-out spreads: the learned adversary's, and its features' estimators'.
+
+    Parameters
+    ----------
+    spreads : int
+        Held-out spreads (simulated from a stream independent of the training spreads).
+    detection : float
+        Mean over them of ``P(arg-max = source | snapshot)`` (``1/|ties|`` or 0).
+    low, high : float
+        Wilson interval at ``level`` for ``detection``, treating it as a proportion over
+        ``spreads`` trials (conservative: averaging over ties only lowers the variance).
+    level : float
+        Confidence level of the interval.
+    baselines : dict
+        The same measure for the estimators the features include (``"jordan"``,
+        ``"rumor"``, and ``"ml"`` or ``"ml-tree"`` where they apply), on the same spreads.
+    """
+
+    spreads: int
+    detection: float
+    low: float
+    high: float
+    level: float
+    baselines: dict = field(default_factory=dict)
+
+
+def _wilson(p: float, n: int, level: float) -> tuple[float, float]:
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _top_probability(values: np.ndarray, s: int) -> float:
+    top = top_set(values)
+    return 1.0 / top.shape[0] if s in set(top.tolist()) else 0.0
+
+
+class LearnedAdversary:
+    """A source estimator fitted on simulated spreads of one (graph, protocol, T).
+
+    Built by :func:`train_adversary`; picklable (the fitted scikit-learn model, the graph's
+    fingerprint and the training description, not the graph).
+
+    Attributes
+    ----------
+    protocol : Protocol
+        The protocol it was trained on.
+    T : int
+        The snapshot time it was trained on.
+    budget : int
+        Training spreads.
+    train_seed : int
+        The seed of its ``numpy.random.SeedSequence``.
+    reveal_edges : bool
+        Whether its snapshots reveal the infection tree (only matters on graphs with cycles).
+    likelihoods : tuple of str
+        The likelihood estimators among its features (``("ml",)`` for adaptive diffusion...).
+    feature_names : tuple of str
+        The columns of :func:`snapshot_features` it reads.
+    held_out : HeldOut
+        Its detection on held-out spreads, with an interval.
+    fingerprint : tuple
+        The training graph's :func:`graph_fingerprint`.
+    training_rows : int
+        Rows (nodes) it was fitted on.
+    """
+
+    def __init__(self, *, model, protocol, T, budget, train_seed, reveal_edges, likelihoods,
+                 likelihood_params, fingerprint, training_rows) -> None:
+        self.model = model
+        self.protocol = protocol
+        self.T = T
+        self.budget = budget
+        self.train_seed = train_seed
+        self.reveal_edges = reveal_edges
+        self.likelihoods = tuple(likelihoods)
+        self.likelihood_params = dict(likelihood_params)
+        self.fingerprint = fingerprint
+        self.training_rows = training_rows
+        self.held_out: HeldOut | None = None
+        self.feature_names = BASE_FEATURES + tuple(
+            f.format(e) for e in self.likelihoods for f in LIKELIHOOD_FEATURES
+        )
+
+    def __repr__(self) -> str:
+        ho = "" if self.held_out is None else (
+            f", held_out={self.held_out.detection:.3f} [{self.held_out.low:.3f}, {self.held_out.high:.3f}]"
+        )
+        return (f"LearnedAdversary({self.protocol!r}, T={self.T}, budget={self.budget}, "
+                f"train_seed={self.train_seed}{ho})")
+
+    def _log_odds(self, X: np.ndarray) -> np.ndarray:
+        if self.model is None:  # every training snapshot had one node: nothing to rank
+            return np.zeros(X.shape[0])
+        with _one_thread():
+            return np.asarray(self.model.decision_function(X), np.float64)
+
+    def _check(self, snapshot: Any) -> Snapshot:
+        snapshot = _check_snapshot(snapshot)
+        if snapshot.T != self.T:
+            raise InvalidParameterError(
+                f"snapshot.T must be the T this adversary was trained for ({self.T}); got "
+                f"{snapshot.T} (train another with adversaries.train_adversary)"
+            )
+        fp = graph_fingerprint(snapshot.graph)
+        if fp != self.fingerprint:
+            raise InvalidParameterError(
+                "snapshot.graph must be the graph this adversary was trained on (same CSR "
+                f"arrays, or the same infinite-tree family); got {snapshot.graph!r}"
+            )
+        return snapshot
+
+    def scores(self, snapshot: Snapshot) -> Scores:
+        """Log-odds that each infected node is the source (higher = more likely).
+
+        Parameters
+        ----------
+        snapshot : Snapshot
+            A snapshot of the graph and ``T`` the adversary was trained on (with the
+            infection tree revealed when it was trained so on a graph with cycles).
+
+        Returns
+        -------
+        Scores
+            kind ``"log-odds"`` (not a likelihood: no posterior is implied).
+
+        Raises
+        ------
+        InvalidParameterError
+            A snapshot of another ``T`` or graph.
+        """
+        snapshot = self._check(snapshot)
+        X = snapshot_features(snapshot, self.likelihood_params)
+        return Scores(snapshot.nodes, self._log_odds(X), "log-odds")
+
+
+_CONTROLLER: list = []
+
+
+def _one_thread():
+    """A context in which scikit-learn's OpenMP loops run on one thread.
+
+    A model is fitted on tens of thousands of rows and scores one snapshot (tens of rows)
+    at a time, inside a harness that already runs one process per core: OpenMP's
+    fork-join per tree then costs far more than it saves (a 10x slow-down measured on 2
+    shared cores).
+    """
+    if not _CONTROLLER:
+        import sklearn.ensemble  # noqa: F401  (loads the OpenMP runtime the controller finds)
+
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # threadpoolctl < 3: the slower one-off limiter
+            from threadpoolctl import threadpool_limits
+
+            return threadpool_limits(limits=1, user_api="openmp")
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="openmp")
+
+
+def _check_protocol(protocol: Any) -> Protocol:
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(
+            f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}"
+        )
+    if protocol.name not in COMPILED_PROTOCOLS:
+        raise InvalidParameterError(
+            f"protocol must be one with a compiled kernel ({', '.join(COMPILED_PROTOCOLS)}); "
+            f"got {protocol!r}"
+        )
+    return protocol
+
+
+def _likelihood_params(protocol: Protocol, g: Any, reveal_edges: bool) -> dict[str, dict]:
+    out = {}
+    for name in applicable_estimators(protocol, g, reveal_edges=reveal_edges, batch=True):
+        spec = get_estimator(name)
+        if spec.likelihood:
+            out[name] = spec.params(protocol, g)
+    return out
+
+
+def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
+    check_run_size(g, protocol, T, spreads + held_out)
+    # a snapshot's features cost its nodes (trees) or nodes x subgraph edges (one BFS per
+    # node on a graph with cycles); the rows kept are the source and up to `negatives` others
+    per_run = run_work(g, protocol, T) - T - 1
+    if getattr(g, "is_infinite", False):
+        per_run /= max(float(sum(d * p for d, p in g.degrees.items())), 1.0)  # touched -> infected
+    n_exp = max(per_run, 1.0)
+    cyclic = not graph_is_forest(g)
+    degree = 2.0 * g.number_of_edges() / max(g.number_of_nodes(), 1) if cyclic else 1.0
+    feature_work = n_exp * (n_exp * degree if cyclic else 1.0)
+    check_size("spreads", spreads, work=(spreads + held_out) * (run_work(g, protocol, T) + feature_work),
+               nbytes=8.0 * spreads * min(n_exp, negatives + 1) * (len(FEATURES) + 3),
+               what="the training spreads and their features")
+
+
+def train_adversary(
+    graph: Any,
+    protocol: Protocol,
+    T: int,
+    *,
+    spreads: int = DEFAULT_SPREADS,
+    held_out: int = DEFAULT_HELD_OUT,
+    train_seed: int = 0,
+    reveal_edges: bool = False,
+    negatives: int = DEFAULT_NEGATIVES,
+    max_iter: int = 150,
+    level: float = 0.95,
+) -> LearnedAdversary:
+    """Fit a learned source estimator on simulated spreads of ``protocol`` on ``graph``.
+
+    Each of ``spreads`` spreads (``spread.simulate``: a uniform source on a finite graph;
+    node 0 of a fresh realisation of the family on an infinite tree) is observed
+    (``adversaries.observe(spread, reveal_edges=reveal_edges)``); its source and up to
+    ``negatives`` other infected nodes (drawn uniformly, weighted ``(n - 1) / kept``)
+    become rows of :func:`snapshot_features`, labelled source or not. A
+    :class:`sklearn.ensemble.HistGradientBoostingClassifier` (``max_iter`` trees of at
+    most 15 leaves, learning rate 0.1, no early stopping) is fitted to them, and its
+    log-odds score every node. ``held_out`` further spreads measure the detection
+    probability (:class:`HeldOut`).
+
+    Randomness: ``numpy.random.SeedSequence(train_seed)`` spawns three streams (training
+    spreads, held-out spreads, negatives and boosting), so the result depends on
+    ``train_seed`` only.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+        The contact graph (an infinite tree stands for its family).
+    protocol : Protocol
+        A protocol with a compiled kernel (adaptive diffusion, line, tree,
+        tree-pseudocode, random diffusion, flooding).
+    T : int >= 0
+        The snapshot time.
+    spreads : int >= 10
+        Training budget: the number of training spreads.
+    held_out : int >= 1
+        Held-out spreads for the reported detection.
+    train_seed : int >= 0
+        The seed of every random draw of the training.
+    reveal_edges : bool
+        Whether the adversary sees the infection tree (§2.4.2); on a graph with cycles
+        this adds the near-ML's scores (adaptive diffusion, Protocol 2) to the features.
+    negatives : int >= 1
+        Non-source nodes kept per training snapshot.
+    max_iter : int >= 1
+        Boosting iterations.
+    level : float in (0, 1)
+        Confidence level of the held-out interval.
+
+    Returns
+    -------
+    LearnedAdversary
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad parameters, or a request too large to run (naming the size it would need).
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> adv = adversaries.train_adversary(spread.graphs.regular_tree(3), spread.Flooding(), 2,
+    ...                                   spreads=50, held_out=50)
+    >>> adv.held_out.detection  # flooding's ball has one centre: the source
+    1.0
+    """
+    g = as_contact_graph(graph)
+    protocol = _check_protocol(protocol)
+    T = check_int(T, "T", low=0)
+    spreads = check_int(spreads, "spreads", low=10)
+    held_out = check_int(held_out, "held_out", low=1)
+    train_seed = check_int(train_seed, "train_seed", low=0)
+    negatives = check_int(negatives, "negatives", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    level = check_real(level, "level", low=0.0, high=1.0)
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError(f"level must be in (0, 1); got {level!r}")
+    if not isinstance(reveal_edges, (bool, np.bool_)):
+        raise InvalidTypeError(f"reveal_edges must be True or False; got {reveal_edges!r}")
+    reveal = bool(reveal_edges) and not graph_is_forest(g)
+    _check_training_size(g, protocol, T, spreads, held_out, negatives)
+    likelihoods = _likelihood_params(protocol, g, reveal)
+
+    ss_train, ss_held, ss_model = np.random.SeedSequence(train_seed).spawn(3)
+    gen_train, gen_model = np.random.default_rng(ss_train), np.random.default_rng(ss_model)
+    rows, labels, weights = [], [], []
+    for _ in range(spreads):
+        sp = simulate(_training_graph(g, gen_train), protocol, T, rng=gen_train)
+        snap, s = _shuffled(sp, reveal, gen_model)
+        X = snapshot_features(snap, likelihoods)
+        n = snap.n
+        others = np.delete(np.arange(n), s)
+        if others.shape[0] > negatives:
+            others = np.sort(gen_model.choice(others, negatives, replace=False))
+        rows.append(X[np.concatenate([[s], others])])
+        labels.append(np.concatenate([[1], np.zeros(others.shape[0], np.int8)]))
+        w = (n - 1) / others.shape[0] if others.shape[0] else 1.0
+        weights.append(np.concatenate([[1.0], np.full(others.shape[0], w)]))
+    X, y, w = np.concatenate(rows), np.concatenate(labels), np.concatenate(weights)
+    model = None
+    if (y == 0).any():
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        model = HistGradientBoostingClassifier(
+            learning_rate=0.1, max_iter=max_iter, max_leaf_nodes=15, min_samples_leaf=20,
+            early_stopping=False, random_state=int(gen_model.integers(0, 2**31 - 1)),
+        )
+        with _one_thread():
+            model.fit(X, y, sample_weight=w)
+    adv = LearnedAdversary(
+        model=model, protocol=protocol, T=T, budget=spreads, train_seed=train_seed,
+        reveal_edges=reveal, likelihoods=tuple(likelihoods), likelihood_params=likelihoods,
+        fingerprint=graph_fingerprint(g), training_rows=int(X.shape[0]),
+    )
+    adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level)
+    return adv
+
+
+def _evaluate(adv: LearnedAdversary, g: Any, spreads: int, gen: np.random.Generator,
+              level: float) -> HeldOut:
+    """Detection of ``adv`` and of its features' estimators on ``spreads`` fresh spreads."""
+    names = ("jordan", "rumor", *adv.likelihoods)
+    base = np.empty((len(names), spreads))
+    feats, src = [], []
+    for i in range(spreads):
+        sp = simulate(_training_graph(g, gen), adv.protocol, adv.T, rng=gen)
+        snap, s = _shuffled(sp, adv.reveal_edges, gen)
+        X = snapshot_features(snap, adv.likelihood_params)
+        feats.append(X)
+        src.append(s)
+        # jordan's score is minus the eccentricity
+        base[0, i] = _top_probability(-X[:, BASE_FEATURES.index("ecc_minus_min")], s)
+        base[1, i] = _top_probability(X[:, BASE_FEATURES.index("rumor_minus_max")], s)
+        for k in range(len(adv.likelihoods)):
+            col = X[:, len(BASE_FEATURES) + 3 * k]
+            base[2 + k, i] = _top_probability(np.where(np.isnan(col), -np.inf, col), s)
+    log_odds = adv._log_odds(np.concatenate(feats))  # one prediction call for all of them
+    ends = np.cumsum([X.shape[0] for X in feats])
+    det = np.array([_top_probability(log_odds[e - X.shape[0]:e], s)
+                    for X, e, s in zip(feats, ends, src)])
+    p = float(det.mean())
+    low, high = _wilson(p, spreads, level)
+    return HeldOut(spreads=spreads, detection=p, low=low, high=high, level=level,
+                   baselines={n: float(b.mean()) for n, b in zip(names, base)})
+
+
+# ------------------------------------------------------------------ the registered estimator
+
+_CACHE: OrderedDict = OrderedDict()
+_LOCK = threading.RLock()
+_STATS = {"hits": 0, "misses": 0}
+
+
+def cache_info() -> dict[str, int]:
+    """The registered estimator's model cache: ``hits``, ``misses`` (trainings), ``size``, ``maxsize``.
+
+    Examples
+    --------
+    >>> from anonspread.adversaries import learned
+    >>> sorted(learned.cache_info())
+    ['hits', 'maxsize', 'misses', 'size']
+    """
+    with _LOCK:
+        return {**_STATS, "size": len(_CACHE), "maxsize": CACHE_SIZE}
+
+
+def cache_clear() -> None:
+    """Forget every cached model and reset the counts of :func:`cache_info`."""
+    with _LOCK:
+        _CACHE.clear()
+        _STATS.update(hits=0, misses=0)
+
+
+def cached_adversary(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_SPREADS,
+                     held_out: int = DEFAULT_HELD_OUT, train_seed: int = 0,
+                     reveal_edges: bool = False) -> LearnedAdversary:
+    """:func:`train_adversary` through the process's bounded LRU of models.
+
+    Keyed by (:func:`graph_fingerprint`, protocol, T, spreads, held_out, train_seed,
+    whether the infection tree is revealed on a graph with cycles); at most
+    :data:`CACHE_SIZE` models.
+    """
+    g = as_contact_graph(graph)
+    reveal = bool(reveal_edges) and not graph_is_forest(g)
+    key = (graph_fingerprint(g), protocol, int(T), int(spreads), int(held_out), int(train_seed),
+           reveal)
+    with _LOCK:
+        adv = _CACHE.get(key)
+        if adv is not None:
+            _CACHE.move_to_end(key)
+            _STATS["hits"] += 1
+            return adv
+        adv = train_adversary(g, protocol, T, spreads=spreads, held_out=held_out,
+                              train_seed=train_seed, reveal_edges=reveal)
+        _STATS["misses"] += 1
+        _CACHE[key] = adv
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+        return adv
+
+
+@register_estimator(
+    "learned",
+    protocols=COMPILED_PROTOCOLS,
+    params=lambda protocol, graph: {"protocol": protocol},
+)
+def learned_estimator(snapshot: Snapshot, protocol: Protocol, *, spreads: int = DEFAULT_SPREADS,
+                      held_out: int = DEFAULT_HELD_OUT, train_seed: int = 0) -> Scores:
+    """Learned adversary: gradient-boosted log-odds over node features, trained on simulated spreads.
+
+    Trains :func:`train_adversary` once per process for the snapshot's graph, ``protocol``,
+    ``snapshot.T``, ``spreads``, ``train_seed`` and observation (the infection tree
+    revealed or not), caches the model (:func:`cache_info`), and scores the snapshot with
+    it. The first call for a new key costs the training (about a second at the default
+    budget on snapshots of tens of nodes); later ones cost the features and one
+    prediction.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The observation.
+    protocol : Protocol
+        The protocol that spread (a compiled one).
+    spreads : int >= 10
+        Training budget.
+    held_out : int >= 1
+        Held-out spreads of the model's reported detection (``.held_out``).
+    train_seed : int >= 0
+        The training's seed (independent of any evaluation generator).
+
+    Returns
+    -------
+    Scores
+        kind ``"log-odds"``.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> sp = spread.simulate(tree, spread.Flooding(), 2, rng=1)
+    >>> sc = adversaries.learned_estimator(adversaries.observe(sp), spread.Flooding(), spreads=50,
+    ...                                    held_out=20)
+    >>> adversaries.pick(sc) == sp.source
+    True
+    """
+    snapshot = _check_snapshot(snapshot)
+    protocol = _check_protocol(protocol)
+    spreads = check_int(spreads, "spreads", low=10)
+    held_out = check_int(held_out, "held_out", low=1)
+    train_seed = check_int(train_seed, "train_seed", low=0)
+    adv = cached_adversary(snapshot.graph, protocol, snapshot.T, spreads=spreads,
+                           held_out=held_out, train_seed=train_seed,
+                           reveal_edges=snapshot.infection_tree() is not None)
+    return adv.scores(snapshot)

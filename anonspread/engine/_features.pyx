@@ -1,0 +1,95 @@
+"""Node features of the learned adversary, compiled (see :mod:`anonspread.engine.features`)."""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t
+
+from anonspread.engine._bfs cimport bfs
+
+
+def distance_sums(const int64_t[::1] indptr, const int32_t[::1] indices,
+                  int64_t[::1] total, int64_t[::1] ecc):
+    """Sum of hop distances and eccentricity of every node of a connected graph.
+
+    On a tree (``indices.shape[0] == 2 (n - 1)``) by rerooting in O(n): subtree sizes
+    ``s`` upwards, then ``total[c] = total[p] + n - 2 s[c]`` and the eccentricity from
+    the two highest branches (heights down, then the best height through the parent);
+    otherwise one breadth-first search per node, O(n m).
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, k
+    cdef int64_t j, x, w, p, h, acc, far
+    cdef int32_t[::1] order = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] parent = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] dist = np.full(max(n, 1), -1, np.int32)
+    cdef int64_t[::1] size = np.ones(max(n, 1), np.int64)
+    cdef int64_t[::1] down1 = np.zeros(max(n, 1), np.int64)
+    cdef int64_t[::1] down2 = np.zeros(max(n, 1), np.int64)
+    cdef int64_t[::1] up = np.zeros(max(n, 1), np.int64)
+    if n == 0:
+        return
+    with nogil:
+        if indices.shape[0] == 2 * (n - 1):
+            bfs(indptr, indices, 0, order, parent, dist)
+            acc = 0
+            for i in range(n):
+                acc += dist[i]
+            for k in range(n - 1, 0, -1):
+                x = order[k]
+                p = parent[x]
+                size[p] += size[x]
+                h = down1[x] + 1
+                if h > down1[p]:
+                    down2[p] = down1[p]
+                    down1[p] = h
+                elif h > down2[p]:
+                    down2[p] = h
+            total[order[0]] = acc
+            up[order[0]] = 0
+            for k in range(1, n):
+                x = order[k]
+                p = parent[x]
+                total[x] = total[p] + n - 2 * size[x]
+                # the longest path leaving p other than through x, plus the edge to p
+                h = down2[p] if down1[x] + 1 == down1[p] else down1[p]
+                up[x] = 1 + (up[p] if up[p] > h else h)
+            for i in range(n):
+                ecc[i] = up[i] if up[i] > down1[i] else down1[i]
+        else:
+            for i in range(n):
+                k = bfs(indptr, indices, i, order, parent, dist)
+                acc = 0
+                far = 0
+                for j in range(k):
+                    w = order[j]
+                    acc += dist[w]
+                    if dist[w] > far:
+                        far = dist[w]
+                    dist[w] = -1
+                total[i] = acc
+                ecc[i] = far
+
+
+def multi_source_distance(const int64_t[::1] indptr, const int32_t[::1] indices,
+                          const int64_t[::1] starts, int64_t[::1] dist):
+    """Hop distance from every node to the nearest of ``starts`` (-1 if none is reachable)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i
+    cdef int64_t head = 0, tail = 0, j, x, w
+    cdef int64_t[::1] queue = np.empty(max(n, 1), np.int64)
+    with nogil:
+        for i in range(n):
+            dist[i] = -1
+        for i in range(starts.shape[0]):
+            x = starts[i]
+            if dist[x] < 0:
+                dist[x] = 0
+                queue[tail] = x
+                tail += 1
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for j in range(indptr[x], indptr[x + 1]):
+                w = indices[j]
+                if dist[w] < 0:
+                    dist[w] = dist[x] + 1
+                    queue[tail] = w
+                    tail += 1
