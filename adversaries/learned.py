@@ -414,6 +414,12 @@ class LearnedAdversary:
                 "snapshot.graph must be the graph this adversary was trained on (same CSR "
                 f"arrays, or the same infinite-tree family); got {snapshot.graph!r}"
             )
+        if self.reveal_edges and snapshot.infection_tree() is None:
+            raise InvalidParameterError(
+                "snapshot must reveal the infection tree: this adversary was trained with "
+                "reveal_edges=True on a graph with cycles (use adversaries.observe(spread, "
+                "reveal_edges=True)); got a snapshot without it"
+            )
         return snapshot
 
     def scores(self, snapshot: Snapshot) -> Scores:
@@ -487,7 +493,7 @@ def _likelihood_params(protocol: Protocol, g: Any, reveal_edges: bool) -> dict[s
 
 
 def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
-    check_run_size(g, protocol, T, spreads + held_out)
+    check_run_size(g, protocol, T)  # one spread fits; the total is checked below
     # a snapshot's features cost its nodes (trees) or nodes x subgraph edges (one BFS per
     # node on a graph with cycles); the rows kept are the source and up to `negatives` others
     per_run = run_work(g, protocol, T) - T - 1
