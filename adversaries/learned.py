@@ -74,8 +74,9 @@ __all__ = [
 DEFAULT_SPREADS = 1000
 #: Held-out spreads by default (the detection interval's half-width is then at most ~0.045).
 DEFAULT_HELD_OUT = 500
-#: Negatives (non-source infected nodes) kept per training snapshot, drawn uniformly and
-#: weighted ``(n - 1) / kept`` so the classifier still sees the pooled node distribution.
+#: Negatives (non-source infected nodes) kept per training snapshot: half the best-ranked
+#: by the features' estimators, half drawn uniformly from the rest and weighted to stand for
+#: it, so the classifier still sees the pooled node distribution (:func:`_negatives`).
 DEFAULT_NEGATIVES = 24
 #: Trained models kept per process by the registered estimator (least recently used out).
 CACHE_SIZE = 8
@@ -492,6 +493,35 @@ def _likelihood_params(protocol: Protocol, g: Any, reveal_edges: bool) -> dict[s
     return out
 
 
+#: The rank columns whose mean orders the candidates (hard negatives are the best-ranked).
+_RANK_COLUMNS = tuple(i for i, f in enumerate(BASE_FEATURES) if f.endswith("_rank"))
+
+
+def _negatives(X: np.ndarray, s: int, k: int, gen: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the non-source nodes a training snapshot keeps, and their weights.
+
+    Stratified: the ``k // 2`` best-ranked non-source nodes (mean of the rank features,
+    likelihoods' included) are kept with weight 1 -- the candidates the arg-max must tell
+    from the source -- and ``k - k // 2`` of the others, drawn uniformly, stand for all of
+    them with weight ``others / drawn``. The weighted rows are an unbiased sample of the
+    snapshot's non-source nodes.
+    """
+    n = X.shape[0]
+    others = np.delete(np.arange(n), s)
+    if others.shape[0] <= k:
+        return others, np.ones(others.shape[0])
+    cols = list(_RANK_COLUMNS) + list(range(len(BASE_FEATURES) + 1, X.shape[1], 3))
+    score = X[others][:, cols].mean(axis=1)
+    order = np.argsort(score, kind="stable")
+    hard = others[order[: k // 2]]
+    rest = others[order[k // 2:]]
+    drawn = np.sort(gen.choice(rest, k - k // 2, replace=False))
+    keep = np.concatenate([hard, drawn])
+    w = np.concatenate([np.ones(hard.shape[0]), np.full(drawn.shape[0], rest.shape[0] / drawn.shape[0])])
+    return keep, w
+
+
 def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
     check_run_size(g, protocol, T)  # one spread fits; the total is checked below
     # a snapshot's features cost its nodes (trees) or nodes x subgraph edges (one BFS per
@@ -526,10 +556,11 @@ def train_adversary(
     Each of ``spreads`` spreads (``spread.simulate``: a uniform source on a finite graph;
     node 0 of a fresh realisation of the family on an infinite tree) is observed
     (``adversaries.observe(spread, reveal_edges=reveal_edges)``); its source and up to
-    ``negatives`` other infected nodes (drawn uniformly, weighted ``(n - 1) / kept``)
-    become rows of :func:`snapshot_features`, labelled source or not. A
+    ``negatives`` other infected nodes (half the best-ranked by the features' estimators,
+    half drawn uniformly from the rest and weighted to stand for it) become rows of
+    :func:`snapshot_features`, labelled source or not. A
     :class:`sklearn.ensemble.HistGradientBoostingClassifier` (``max_iter`` trees of at
-    most 15 leaves, learning rate 0.1, no early stopping) is fitted to them, and its
+    most 15 leaves, learning rate 0.1, L2 regularisation 1, no early stopping) is fitted to them, and its
     log-odds score every node. ``held_out`` further spreads measure the detection
     probability (:class:`HeldOut`).
 
@@ -603,14 +634,10 @@ def train_adversary(
         sp = simulate(_training_graph(g, gen_train), protocol, T, rng=gen_train)
         snap, s = _shuffled(sp, reveal, gen_model)
         X = snapshot_features(snap, likelihoods)
-        n = snap.n
-        others = np.delete(np.arange(n), s)
-        if others.shape[0] > negatives:
-            others = np.sort(gen_model.choice(others, negatives, replace=False))
-        rows.append(X[np.concatenate([[s], others])])
-        labels.append(np.concatenate([[1], np.zeros(others.shape[0], np.int8)]))
-        w = (n - 1) / others.shape[0] if others.shape[0] else 1.0
-        weights.append(np.concatenate([[1.0], np.full(others.shape[0], w)]))
+        keep, w_neg = _negatives(X, s, negatives, gen_model)
+        rows.append(X[np.concatenate([[s], keep])])
+        labels.append(np.concatenate([[1], np.zeros(keep.shape[0], np.int8)]))
+        weights.append(np.concatenate([[1.0], w_neg]))
     X, y, w = np.concatenate(rows), np.concatenate(labels), np.concatenate(weights)
     model = None
     if (y == 0).any():
@@ -618,6 +645,7 @@ def train_adversary(
 
         model = HistGradientBoostingClassifier(
             learning_rate=0.1, max_iter=max_iter, max_leaf_nodes=15, min_samples_leaf=20,
+            l2_regularization=1.0,
             early_stopping=False, random_state=int(gen_model.integers(0, 2**31 - 1)),
         )
         with _one_thread():
