@@ -319,6 +319,18 @@ class HeldOut:
     baselines : dict
         The same measure for the estimators the features include (``"jordan"``,
         ``"rumor"``, and ``"ml"`` or ``"ml-tree"`` where they apply), on the same spreads.
+
+    Examples
+    --------
+    :func:`train_adversary` reports one as ``.held_out``; flooding's ball has one centre,
+    the source, which every estimator finds:
+
+    >>> from anonspread import adversaries, spread
+    >>> adv = adversaries.train_adversary(spread.graphs.regular_tree(3), spread.Flooding(), 2,
+    ...                                   spreads=20, held_out=30)
+    >>> ho = adv.held_out
+    >>> ho.spreads, ho.detection, round(ho.low, 3), ho.baselines
+    (30, 1.0, 0.886, {'jordan': 1.0, 'rumor': 1.0})
     """
 
     spreads: int
@@ -345,11 +357,15 @@ def _top_probability(values: np.ndarray, s: int) -> float:
 class LearnedAdversary:
     """A source estimator fitted on simulated spreads of one (graph, protocol, T).
 
-    Built by :func:`train_adversary`; picklable (the fitted scikit-learn model, the graph's
-    fingerprint and the training description, not the graph).
+    Built by :func:`train_adversary` (the constructor only stores what it is given);
+    picklable (the fitted scikit-learn model, the graph's fingerprint and the training
+    description, not the graph).
 
-    Attributes
+    Parameters
     ----------
+    model : sklearn.ensemble.HistGradientBoostingClassifier or None
+        The fitted classifier (None when no training snapshot had a non-source node: every
+        node then scores 0).
     protocol : Protocol
         The protocol it was trained on.
     T : int
@@ -362,14 +378,32 @@ class LearnedAdversary:
         Whether its snapshots reveal the infection tree (only matters on graphs with cycles).
     likelihoods : tuple of str
         The likelihood estimators among its features (``("ml",)`` for adaptive diffusion...).
-    feature_names : tuple of str
-        The columns of :func:`snapshot_features` it reads.
-    held_out : HeldOut
-        Its detection on held-out spreads, with an interval.
+    likelihood_params : dict
+        Their keyword arguments (``{"ml": {"d0": 3.0}}``).
     fingerprint : tuple
         The training graph's :func:`graph_fingerprint`.
     training_rows : int
         Rows (nodes) it was fitted on.
+
+    Attributes
+    ----------
+    feature_names : tuple of str
+        The columns of :func:`snapshot_features` it reads.
+    held_out : HeldOut
+        Its detection on held-out spreads, with an interval (set by :func:`train_adversary`).
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> adv = adversaries.train_adversary(tree, spread.AdaptiveDiffusion(), 4, spreads=50,
+    ...                                   held_out=20)
+    >>> adv.budget, adv.likelihoods, adv.feature_names[-3:]
+    (50, ('ml',), ('ml_minus_max', 'ml_rank', 'ml_possible'))
+    >>> sp = spread.simulate(tree, spread.AdaptiveDiffusion(), 4, rng=1)
+    >>> sc = adv.scores(adversaries.observe(sp))
+    >>> sc.kind, len(sc)
+    ('log-odds', 10)
     """
 
     def __init__(self, *, model, protocol, T, budget, train_seed, reveal_edges, likelihoods,

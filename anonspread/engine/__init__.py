@@ -20,6 +20,8 @@ and per trial:
 * :mod:`~anonspread.engine.fused`: the fused simulate -> score loop (its scoring phase,
   ``score_chunk``);
 * :mod:`~anonspread.engine.graphs`: per-graph statistics (triangles);
+* :mod:`~anonspread.engine.features`: node features of the learned adversary (distance sums,
+  eccentricities, distance to a node set);
 * :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.
 
 The engine imports no other package of anonspread but the shared error classes.
