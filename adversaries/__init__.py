@@ -55,6 +55,7 @@ from anonspread.adversaries.registry import (
 )
 from anonspread.adversaries.scores import Scores, pick
 from anonspread.adversaries.sensors import earliest_infection_first, pinto
+from anonspread.adversaries.softmargin import SoftMarginResult, soft_margin, soft_margin_estimate
 from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     SpyObservation,
@@ -81,6 +82,7 @@ __all__ = [
     "LocalView",
     "Scores",
     "Snapshot",
+    "SoftMarginResult",
     "SpyObservation",
     "TopRank",
     "Trajectories",
@@ -113,6 +115,8 @@ __all__ = [
     "register_trajectories",
     "rumor_centrality",
     "simulate_and_score",
+    "soft_margin",
+    "soft_margin_estimate",
     "source_rank",
     "theory",
     "top_and_rank",

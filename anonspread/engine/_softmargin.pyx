@@ -1,0 +1,134 @@
+"""The soft-margin estimator's simulation loop: n spreads from each candidate source, each
+compared with the observed infected set (see :mod:`anonspread.engine.softmargin`). Built with
+``-fopenmp`` where the compiler has OpenMP (candidates on threads); serial otherwise."""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from numpy.random cimport bitgen_t
+
+from anonspread.engine._bitgen cimport bitgen_of
+from anonspread.engine._spreading cimport N_KERNELS, run_protocol, work_free, work_init, work_t
+from anonspread.engine._store cimport GraphStore, reset_run_state, store_t
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #define ANONSPREAD_SM_OPENMP 1
+    #else
+    #define ANONSPREAD_SM_OPENMP 0
+    #endif
+    """
+    int ANONSPREAD_SM_OPENMP
+
+#: Whether this build runs candidates on OpenMP threads.
+OPENMP = bool(ANONSPREAD_SM_OPENMP)
+
+
+cdef inline void _lse_add(double* m, double* s, double e) noexcept nogil:
+    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``)."""
+    if e > m[0]:
+        s[0] = s[0] * exp(m[0] - e) + 1.0
+        m[0] = e
+    else:
+        s[0] += exp(e - m[0])
+
+
+cdef int _candidate(int code, store_t* s, work_t* w, int64_t src, int64_t n_sims, int64_t T,
+                    const double* params, bitgen_t* bg, int32_t* vs_out, int64_t* sizes,
+                    const uint8_t* mask, int64_t mlen, int64_t n_obs, const double* inv_a2,
+                    int64_t nw, double* m1, double* s1, double* m2, double* s2, double* jac,
+                    int64_t* hits) except -1 nogil:
+    """``n_sims`` runs from ``src``: accumulate the Jaccard similarity of each run's infected
+    set with the observed one, its square, the exact matches and, per width, the kernel
+    ``exp(-(phi - 1)^2 / a^2)`` and its square as log-sums."""
+    cdef int64_t i, k, n, inter, v, j
+    cdef double phi, d2
+    for i in range(n_sims):
+        n = run_protocol(code, s, w, src, T, params, bg, vs_out, sizes)
+        inter = 0
+        for k in range(n):
+            v = s.order[k]
+            if v < mlen and mask[v]:
+                inter += 1
+        reset_run_state(s, n)
+        phi = <double> inter / <double> (n + n_obs - inter)
+        jac[0] += phi
+        jac[1] += phi * phi
+        if inter == n_obs and n == n_obs:
+            hits[0] += 1
+        d2 = (phi - 1.0) * (phi - 1.0)
+        for j in range(nw):
+            _lse_add(&m1[j], &s1[j], -d2 * inv_a2[j])
+            _lse_add(&m2[j], &s2[j], -2.0 * d2 * inv_a2[j])
+    return 0
+
+
+def accumulate(int code, list stores, const int32_t[::1] sources, list gens, int64_t n_sims,
+               int64_t T, const double[::1] params, const uint8_t[::1] mask, int64_t n_obs,
+               const double[::1] inv_a2, double[:, ::1] m1, double[:, ::1] s1,
+               double[:, ::1] m2, double[:, ::1] s2, double[:, ::1] jac, int64_t[::1] hits):
+    """``n_sims`` more runs from each of ``sources`` (see
+    :func:`anonspread.engine.softmargin.accumulate`); ``len(stores)`` threads."""
+    cdef Py_ssize_t nc = sources.shape[0], c
+    cdef int nthr = len(stores), t
+    cdef int64_t nw = inv_a2.shape[0], mlen = mask.shape[0], T1 = T + 1
+    cdef bitgen_t** bgs
+    cdef store_t** ss
+    cdef work_t* ws
+    cdef int32_t* vsb
+    cdef int64_t* szb
+    cdef int ninit = 0
+    if not 0 <= code < N_KERNELS:
+        raise ValueError(f"kernel code must be in 0..{N_KERNELS - 1}; got {code}")
+    if nthr < 1 or len(gens) != nc:
+        raise ValueError("accumulate needs at least one store and one generator per source")
+    if not (m1.shape[0] == s1.shape[0] == m2.shape[0] == s2.shape[0] == nc
+            and m1.shape[1] == s1.shape[1] == m2.shape[1] == s2.shape[1] == nw):
+        raise ValueError("the log-sum arrays must have shape (sources, widths)")
+    if jac.shape[0] != nc or jac.shape[1] != 2 or hits.shape[0] != nc:
+        raise ValueError("jac must have shape (sources, 2) and hits one entry per source")
+    for t in range(nthr):
+        if not isinstance(stores[t], GraphStore):
+            raise TypeError(f"stores[{t}] must be a GraphStore; got {stores[t]!r}")
+    for c in range(nc):
+        for t in range(nthr):
+            if not 0 <= sources[c] < (<GraphStore> stores[t]).s.n_nodes:
+                raise ValueError(f"sources[{c}] = {sources[c]} is not a node of store {t}")
+    if nc == 0 or n_sims <= 0:
+        return
+    bgs = <bitgen_t**> malloc(nc * sizeof(bitgen_t*))
+    ss = <store_t**> malloc(nthr * sizeof(store_t*))
+    ws = <work_t*> malloc(nthr * sizeof(work_t))
+    vsb = <int32_t*> malloc(nthr * T1 * sizeof(int32_t))
+    szb = <int64_t*> malloc(nthr * T1 * sizeof(int64_t))
+    try:
+        if bgs == NULL or ss == NULL or ws == NULL or vsb == NULL or szb == NULL:
+            raise MemoryError()
+        for c in range(nc):
+            bgs[c] = bitgen_of(gens[c])  # each candidate's own stream, private to this call
+        for t in range(nthr):
+            ss[t] = &(<GraphStore> stores[t]).s
+            work_init(&ws[t], 256, ss[t].maxdeg)
+            ninit += 1
+        if nthr == 1:
+            with nogil:
+                for c in range(nc):
+                    _candidate(code, ss[0], &ws[0], sources[c], n_sims, T, &params[0], bgs[c],
+                               vsb, szb, &mask[0], mlen, n_obs, &inv_a2[0], nw, &m1[c, 0],
+                               &s1[c, 0], &m2[c, 0], &s2[c, 0], &jac[c, 0], &hits[c])
+        else:
+            for c in prange(nc, nogil=True, num_threads=nthr, schedule="dynamic", chunksize=1):
+                t = threadid()
+                _candidate(code, ss[t], &ws[t], sources[c], n_sims, T, &params[0], bgs[c],
+                           vsb + t * T1, szb + t * T1, &mask[0], mlen, n_obs, &inv_a2[0], nw,
+                           &m1[c, 0], &s1[c, 0], &m2[c, 0], &s2[c, 0], &jac[c, 0], &hits[c])
+    finally:
+        for t in range(ninit):
+            work_free(&ws[t])
+        free(bgs)
+        free(ss)
+        free(ws)
+        free(vsb)
+        free(szb)

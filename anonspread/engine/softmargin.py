@@ -1,0 +1,129 @@
+"""The soft-margin estimator's simulation loop (:mod:`._softmargin`, compiled ahead of time).
+
+For each candidate source ``c``, :func:`accumulate` runs the protocol's kernel (``code``,
+``params``: ``Protocol.kernel_code`` and ``kernel_params``) ``n_sims`` times from ``c`` for
+``T`` steps and compares each simulated infected set ``R_i`` with the observed set ``R*``
+(``mask``, one byte per store node) by the Jaccard similarity
+``phi_i = |R_i & R*| / |R_i | R*|``. It accumulates, per candidate, ``sum phi_i`` and
+``sum phi_i^2`` (``jac``), the number of exact matches ``phi_i = 1`` (``hits``) and, for
+each kernel width ``a_j`` (given as ``inv_a2[j] = 1 / a_j^2``), the soft-margin kernel sums
+``sum_i exp(-(phi_i - 1)^2 / a_j^2)`` and ``sum_i exp(-2 (phi_i - 1)^2 / a_j^2)`` as
+log-sums: ``log sum = m + log s`` with a running maximum ``m`` (``m1``, ``s1``; ``m2``,
+``s2``), so that a narrow kernel never underflows to zero while one run is close.
+
+Each candidate draws from its own ``numpy.random.Generator`` (``gens[c]``): the runs of a
+candidate, and so its sums, do not depend on the number of threads nor on how the caller
+splits the runs into calls (the sums carry over; a call continues each stream). Candidates
+are shared among ``len(stores)`` threads (OpenMP ``prange``, dynamic schedule), each with its
+own store: on a finite graph a store per thread over the same CSR; on a lazily grown tree a
+copy of the realisation that holds the observed nodes (:func:`copy_store`; runs grow each
+copy on their own, and nodes created by a run are never in ``R*``). No Python runs per
+simulation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonspread.engine import _softmargin
+from anonspread.engine.store import GraphStore
+
+__all__ = ["OPENMP", "SoftMarginSums", "accumulate", "copy_store"]
+
+#: Whether this build runs candidates on OpenMP threads (``setup.py`` compiles
+#: ``_softmargin`` with ``-fopenmp`` when the compiler accepts it).
+OPENMP: bool = _softmargin.OPENMP
+
+
+def copy_store(store: GraphStore) -> GraphStore:
+    """A copy of ``store`` that runs may grow and write independently (clean run state
+    expected, as every driver leaves it)."""
+    return GraphStore(store.start.copy(), store.deg.copy(), store.nbr.copy(), store.tpar.copy(),
+                      store.key.copy(), store.dvals.copy(), store.dcdf.copy(), store.ns.copy(),
+                      store.order.copy(), store.n_nodes, store.n_nbr, store.lazy)
+
+
+class SoftMarginSums:
+    """The running sums of :func:`accumulate` for ``n_candidates`` sources and ``n_widths``
+    kernel widths (all zero runs so far; ``m1``, ``m2`` start at ``-inf``).
+
+    Parameters
+    ----------
+    n_candidates : int
+    n_widths : int
+
+    Attributes
+    ----------
+    m1, s1, m2, s2 : numpy.ndarray of float64, shape (n_candidates, n_widths)
+        ``log sum_i K_i = m1 + log s1`` and ``log sum_i K_i^2 = m2 + log s2``.
+    jac : numpy.ndarray of float64, shape (n_candidates, 2)
+        ``sum_i phi_i`` and ``sum_i phi_i^2``.
+    hits : numpy.ndarray of int64
+        Exact matches per candidate.
+    runs : int
+        Runs per candidate so far.
+    """
+
+    def __init__(self, n_candidates: int, n_widths: int) -> None:
+        shape = (n_candidates, n_widths)
+        self.m1 = np.full(shape, -np.inf)
+        self.s1 = np.zeros(shape)
+        self.m2 = np.full(shape, -np.inf)
+        self.s2 = np.zeros(shape)
+        self.jac = np.zeros((n_candidates, 2))
+        self.hits = np.zeros(n_candidates, np.int64)
+        self.runs = 0
+
+    def log_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(log sum_i K_i, log sum_i K_i^2)`` per candidate and width (``-inf``: no runs
+        or every kernel value underflowed)."""
+        with np.errstate(divide="ignore"):
+            return self.m1 + np.log(self.s1), self.m2 + np.log(self.s2)
+
+
+def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims: int, T: int,
+               params, mask: np.ndarray, n_obs: int, widths, sums: SoftMarginSums) -> None:
+    """Run ``n_sims`` more spreads from each of ``sources`` and add them to ``sums``.
+
+    Parameters
+    ----------
+    code : int
+        The protocol's kernel code (``Protocol.kernel_code``).
+    stores : list of GraphStore
+        One store per thread, each with clean run state (left clean); their number is
+        the number of threads (one: serial).
+    sources : numpy.ndarray of int32
+        The candidates (store node ids).
+    gens : list of numpy.random.Generator
+        One per candidate, used by this call only (no lock is taken).
+    n_sims : int
+        Runs per candidate in this call.
+    T : int
+        Steps of each run.
+    params : array_like of float
+        ``Protocol.kernel_params(graph, T)``.
+    mask : numpy.ndarray of uint8
+        1 at the observed infected nodes (store node ids below ``len(mask)``).
+    n_obs : int
+        ``mask.sum()``.
+    widths : array_like of float
+        The kernel widths ``a_j > 0``.
+    sums : SoftMarginSums
+        Updated in place.
+    """
+    if not 1 <= len(stores) <= 1024:
+        raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
+    widths = np.asarray(widths, np.float64)
+    if widths.ndim != 1 or np.any(~(widths > 0)):
+        raise ValueError(f"widths must be positive; got {widths!r}")
+    inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    mask = np.ascontiguousarray(mask, np.uint8)
+    if mask.ndim != 1 or mask.shape[0] == 0 or int(mask.sum()) != n_obs:
+        raise ValueError(f"mask must be a non-empty 0/1 vector with n_obs = {n_obs} ones")
+    if len(stores) > 1 and not OPENMP:
+        stores = stores[:1]
+    _softmargin.accumulate(int(code), list(stores), np.ascontiguousarray(sources, np.int32),
+                           list(gens), int(n_sims), int(T),
+                           np.ascontiguousarray(params, np.float64), mask, int(n_obs), inv_a2,
+                           sums.m1, sums.s1, sums.m2, sums.s2, sums.jac, sums.hits)
+    sums.runs += int(n_sims)
