@@ -62,8 +62,8 @@ class SoftMarginResult:
     ----------
     scores : Scores
         ``log P̂_a(R* | θ)`` at the reported width ``a`` for every infected node, kind
-        ``"log-likelihood"``; ``-inf`` for pruned nodes and for candidates none of whose
-        runs came near the snapshot.
+        ``"log-likelihood"``; ``-inf`` for pruned nodes (the kernel sums are kept as
+        log-sums, so a candidate's score is finite even when every run missed widely).
     a : float
         The kernel width of :attr:`scores`.
     widths : numpy.ndarray
@@ -186,8 +186,8 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     *Pruning.* With ``candidates = k`` fewer than the infected nodes, only the ``k``
     infected nodes of smallest eccentricity in the infected subgraph (the Jordan
     estimator's best, i.e. the nodes nearest a Jordan centre; ties by snapshot order) are
-    simulated; every other infected node scores ``-inf``, as does a candidate none of
-    whose runs came within the kernel's reach (no evidence for it).
+    simulated; every other infected node scores ``-inf``, below every candidate (a
+    candidate's score is always finite: the kernel sums are kept as log-sums).
 
     *Cost.* ``len(candidates) x simulations'`` runs of the compiled kernel, each costing
     about the nodes it touches, plus ``len(a)`` exponentials per run;

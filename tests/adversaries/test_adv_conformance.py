@@ -28,11 +28,12 @@ def test_snapshot_estimators_are_all_listed_here():
     # spy estimators have their own conformance test (tests/adversaries/test_adv_spies.py)
     A.get_estimator("ml")
     snap = sorted(n for n, s in A.ESTIMATORS.items() if s.observation == "snapshot")
-    assert snap == ["exact", "jordan", "learned", "lisn", "ml", "ml-tree", "netsleuth", "rumor"]
+    assert snap == ["exact", "jordan", "learned", "lisn", "ml", "ml-tree", "netsleuth", "rumor",
+                    "soft-margin"]
 
 
 @pytest.mark.parametrize("name", ["ml", "ml-tree", "jordan", "rumor", "exact", "netsleuth", "lisn",
-                                  "learned"])
+                                  "learned", "soft-margin"])
 def test_every_registered_estimator_conforms(name):
     spec = A.get_estimator(name)
     ran = 0
@@ -44,7 +45,8 @@ def test_every_registered_estimator_conforms(name):
         if name == "exact" and snap.n > 14:
             continue
         # the learned adversary trains on a small budget here (tests/adversaries/test_adv_learned.py)
-        kw = {**spec.params(proto, G), **({"spreads": 60, "held_out": 20} if name == "learned" else {})}
+        kw = {**spec.params(proto, G), **({"spreads": 60, "held_out": 20} if name == "learned" else {}),
+              **({"rng": 3} if spec.random else {})}
         sc = spec.func(snap, **kw)
         again = spec.func(snap, **kw)
         assert isinstance(sc, A.Scores) and set(sc) == set(sp.infected.tolist())
@@ -54,15 +56,18 @@ def test_every_registered_estimator_conforms(name):
             assert sc[sp.source] > -math.inf  # the true source is never ruled out
         assert A.pick(sc, rng=1) == A.pick(sc, rng=1)
         with pytest.raises(InvalidTypeError):
-            spec.func("not a snapshot", **spec.params(proto, G))
+            spec.func("not a snapshot", **kw)
         ran += 1
     assert ran >= 1
     # the registry refuses what the declaration excludes, with the reason
     if spec.protocols is not None and name != "learned":  # learned: every compiled protocol
+        excluded = (spread.Flooding() if "flooding" not in spec.protocols else
+                    spread.RandomDiffusion(0.2) if "random-diffusion" not in spec.protocols
+                    else spread.AdaptiveDiffusion(max_infections_per_step=1))  # fmt: skip
+        if spec.why_not(excluded, nx.path_graph(4)) is None:  # it simulates every compiled protocol
+            excluded = spread.Dandelion()
         with pytest.raises(InvalidParameterError, match=name):
-            A.check_applicable(name, spread.Flooding() if "flooding" not in spec.protocols else
-                               spread.RandomDiffusion(0.2) if "random-diffusion" not in spec.protocols
-                               else spread.AdaptiveDiffusion(max_infections_per_step=1), nx.path_graph(4))  # fmt: skip
+            A.check_applicable(name, excluded, nx.path_graph(4))
 
 
 def test_one_registry_filters_by_observation():
