@@ -1,0 +1,165 @@
+"""Benchmark: the soft-margin estimator (issue 26) -- cost per snapshot, and the compiled
+loop against a plain-Python soft-margin loop over a networkx simulator.
+
+Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-ratio]
+
+* sizes: random diffusion (p = 0.5) on a random 4-regular graph of 5,000 nodes, snapshots of
+  about 10, 30, 100 and 300 infected nodes (:func:`snapshot_near`); every infected node a
+  candidate (``candidates=None``), exactly ``n`` runs per candidate (``simulations =
+  max_simulations = n``, no doubling), ``n`` in 250, 1,000, 4,000; five kernel widths. Wall
+  seconds per snapshot (median of ``--rounds``) and microseconds per run, on one thread and
+  on two (``threads=2``); cells over 1.2 million runs are left out.
+* ratio: the same estimate by a plain-Python loop (below, :func:`python_soft_margin`): the
+  same protocol semantics (discrete-time SI: each node infected before step t infects each
+  uninfected contact with probability p at step t), the same candidates, the same number
+  of runs, the same Jaccard similarity and kernel sums, on the networkx graph. Measured
+  interleaved (compiled, Python, compiled, Python, ...) after one warm-up call of each;
+  median wall seconds, and the largest difference of the mean Jaccard similarity per
+  candidate between the two (a check that they estimate the same thing: it should be
+  within a few Monte Carlo standard errors, ~1/sqrt(n)).
+
+The machine's load average is printed first (the figures are only comparable at low load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import os
+import random
+import statistics
+import time
+
+import networkx as nx
+import numpy as np
+
+from anonspread import adversaries as A
+from anonspread import spread
+
+WIDTHS = tuple(2.0**-j for j in range(2, 7))
+
+
+def python_soft_margin(G: nx.Graph, observed: set, candidates: list, p: float, T: int, n: int,
+                       widths=WIDTHS, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The reference loop: ``n`` discrete-time SI runs (infection probability ``p`` per
+    contact and step) from each candidate, Jaccard similarity with ``observed`` and the
+    soft-margin kernel sums ``sum_i exp(-(phi_i - 1)^2 / a^2)`` for each width. Returns
+    ``(kernel sums (candidates x widths), mean Jaccard per candidate)``."""
+    rnd = random.Random(seed)
+    sums = np.zeros((len(candidates), len(widths)))
+    jac = np.zeros(len(candidates))
+    inv = [1.0 / (a * a) for a in widths]
+    n_obs = len(observed)
+    for c, src in enumerate(candidates):
+        for _ in range(n):
+            infected = {src}
+            active = [src]  # nodes that may still infect (infected before this step)
+            for _t in range(T):
+                new = []
+                for u in active:
+                    for w in G.neighbors(u):
+                        if w not in infected and rnd.random() < p:
+                            infected.add(w)
+                            new.append(w)
+                active = active + new
+            inter = len(infected & observed)
+            phi = inter / (len(infected) + n_obs - inter)
+            jac[c] += phi
+            d2 = (phi - 1.0) ** 2
+            for j, k in enumerate(inv):
+                sums[c, j] += math.exp(-d2 * k)
+    return sums, jac / n
+
+
+def snapshot_near(G, proto, target: int):
+    """The snapshot (from node 0, T = 2..8, seeds 0..19) whose infected count is closest to
+    ``target``: the smallest T that gets there, for the benchmark's size classes."""
+    best = None
+    for T in range(2, 9):
+        for seed in range(20):
+            snap = A.observe(spread.simulate(G, proto, T, source=0, rng=seed))
+            if best is None or abs(snap.n - target) < abs(best.n - target):
+                best = snap
+        if best.n >= 0.8 * target:
+            break
+    return best
+
+
+def _median(f, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def sizes(rounds: int) -> None:
+    G = nx.random_regular_graph(4, 5000, seed=1)
+    proto = spread.RandomDiffusion(0.5)
+    print("\n## Cost per snapshot: random diffusion p=0.5, random 4-regular graph, 5,000 nodes")
+    print("| T | infected (= candidates) | runs per candidate | threads | s per snapshot | µs per run |")
+    print("|---|---|---|---|---|---|")
+    for target in (10, 30, 100, 300):
+        snap = snapshot_near(G, proto, target)
+        T = snap.T
+        for n in (250, 1000, 4000):
+            if snap.n * n > 1_200_000:  # keep each cell under a few seconds
+                continue
+            for threads in (1, 2):
+                run = functools.partial(A.soft_margin_estimate, snap, proto, rng=1, simulations=n,
+                                        max_simulations=n, candidates=None, a=WIDTHS,
+                                        threads=threads)
+                run()
+                s = _median(run, rounds)
+                print(f"| {T} | {snap.n} | {n} | {threads} | {s:.4f} | {1e6 * s / (snap.n * n):.2f} |",
+                      flush=True)
+
+
+def ratio(rounds: int) -> None:
+    G = nx.random_regular_graph(4, 2000, seed=2)
+    proto = spread.RandomDiffusion(0.5)
+    print("\n## Compiled vs plain-Python soft-margin loop (interleaved, after a warm-up)")
+    print("| T | infected (= candidates) | runs per candidate | compiled s | Python s | ratio | "
+          "max abs diff of mean Jaccard |")
+    print("|---|---|---|---|---|---|---|")
+    for target, n in ((10, 1000), (30, 300), (100, 40), (300, 6)):
+        snap = snapshot_near(G, proto, target)
+        T = snap.T
+        observed = set(snap.nodes.tolist())
+        cands = snap.nodes.tolist()
+
+        compiled = functools.partial(A.soft_margin_estimate, snap, proto, rng=1, simulations=n,
+                                     max_simulations=n, candidates=None, a=WIDTHS)
+        python = functools.partial(python_soft_margin, G, observed, cands, 0.5, T, n, seed=1)
+
+        res, (_, jac_py) = compiled(), python()  # warm-up (and the agreement check)
+        tc, tp = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            compiled()
+            tc.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            python()
+            tp.append(time.perf_counter() - t0)
+        c, p = statistics.median(tc), statistics.median(tp)
+        diff = float(np.max(np.abs(res.mean_jaccard - jac_py)))
+        print(f"| {T} | {snap.n} | {n} | {c:.4f} | {p:.3f} | {p / c:.0f}x | {diff:.4f} |", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--skip-sizes", action="store_true")
+    ap.add_argument("--skip-ratio", action="store_true")
+    args = ap.parse_args()
+    print("load average:", os.getloadavg())
+    if not args.skip_sizes:
+        sizes(args.rounds)
+    if not args.skip_ratio:
+        ratio(args.rounds)
+
+
+if __name__ == "__main__":
+    main()
