@@ -7,8 +7,8 @@ Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-
   about 10, 30, 100 and 300 infected nodes (:func:`snapshot_near`); every infected node a
   candidate (``candidates=None``), exactly ``n`` runs per candidate (``simulations =
   max_simulations = n``, no doubling), ``n`` in 250, 1,000, 4,000; five kernel widths. Wall
-  seconds per snapshot (median of ``--rounds``) and microseconds per run, on one thread and
-  on two (``threads=2``); cells over 1.2 million runs are left out.
+  and CPU seconds per snapshot (medians of ``--rounds``; CPU counts every thread of the
+  process) and CPU microseconds per run, on one thread and on two (``threads=2``); cells over 1.2 million runs are left out.
 * ratio: the same estimate by a plain-Python loop (below, :func:`python_soft_margin`): the
   same protocol semantics (discrete-time SI: each node infected before step t infects each
   uninfected contact with probability p at step t), the same candidates, the same number
@@ -86,21 +86,24 @@ def snapshot_near(G, proto, target: int):
     return best
 
 
-def _median(f, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def _timed(f) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call (CPU: this process, every thread)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    f()
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
+def _median(f, rounds: int) -> tuple[float, float]:
+    runs = [_timed(f) for _ in range(rounds)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def sizes(rounds: int) -> None:
     G = nx.random_regular_graph(4, 5000, seed=1)
     proto = spread.RandomDiffusion(0.5)
     print("\n## Cost per snapshot: random diffusion p=0.5, random 4-regular graph, 5,000 nodes")
-    print("| T | infected (= candidates) | runs per candidate | threads | s per snapshot | µs per run |")
-    print("|---|---|---|---|---|---|")
+    print("| T | infected (= candidates) | runs per candidate | threads | wall s | CPU s | CPU µs per run |")
+    print("|---|---|---|---|---|---|---|")
     for target in (10, 30, 100, 300):
         snap = snapshot_near(G, proto, target)
         T = snap.T
@@ -112,16 +115,16 @@ def sizes(rounds: int) -> None:
                                         max_simulations=n, candidates=None, a=WIDTHS,
                                         threads=threads)
                 run()
-                s = _median(run, rounds)
-                print(f"| {T} | {snap.n} | {n} | {threads} | {s:.4f} | {1e6 * s / (snap.n * n):.2f} |",
-                      flush=True)
+                wall, cpu = _median(run, rounds)
+                print(f"| {T} | {snap.n} | {n} | {threads} | {wall:.4f} | {cpu:.4f} | "
+                      f"{1e6 * cpu / (snap.n * n):.2f} |", flush=True)
 
 
 def ratio(rounds: int) -> None:
     G = nx.random_regular_graph(4, 2000, seed=2)
     proto = spread.RandomDiffusion(0.5)
     print("\n## Compiled vs plain-Python soft-margin loop (interleaved, after a warm-up)")
-    print("| T | infected (= candidates) | runs per candidate | compiled s | Python s | ratio | "
+    print("| T | infected (= candidates) | runs per candidate | compiled CPU s | Python CPU s | ratio | "
           "max abs diff of mean Jaccard |")
     print("|---|---|---|---|---|---|---|")
     for target, n in ((10, 1000), (30, 300), (100, 40), (300, 6)):
@@ -137,12 +140,8 @@ def ratio(rounds: int) -> None:
         res, (_, jac_py) = compiled(), python()  # warm-up (and the agreement check)
         tc, tp = [], []
         for _ in range(rounds):
-            t0 = time.perf_counter()
-            compiled()
-            tc.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            python()
-            tp.append(time.perf_counter() - t0)
+            tc.append(_timed(compiled)[1])
+            tp.append(_timed(python)[1])
         c, p = statistics.median(tc), statistics.median(tp)
         diff = float(np.max(np.abs(res.mean_jaccard - jac_py)))
         print(f"| {T} | {snap.n} | {n} | {c:.4f} | {p:.3f} | {p / c:.0f}x | {diff:.4f} |", flush=True)
