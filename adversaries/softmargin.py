@@ -58,7 +58,7 @@ DEFAULT_WIDTHS = tuple(2.0**-j for j in range(2, 7))
 class SoftMarginResult:
     """What :func:`soft_margin_estimate` found, with its Monte Carlo error.
 
-    Attributes
+    Parameters
     ----------
     scores : Scores
         ``log P̂_a(R* | θ)`` at the reported width ``a`` for every infected node, kind
@@ -85,6 +85,17 @@ class SoftMarginResult:
         Runs per candidate that reproduced the snapshot exactly (``φ = 1``).
     mean_jaccard : numpy.ndarray of float
         Mean Jaccard similarity of each candidate's runs with the snapshot.
+
+    Examples
+    --------
+    Protocol 1 fills the path segment [2, 6] in two steps only from its centre:
+
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> snap = adversaries.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
+    >>> res = adversaries.soft_margin_estimate(snap, spread.LineProtocol(), rng=1)
+    >>> res.candidates.tolist(), res.exact_matches.tolist(), res.total_simulations
+    ([2, 3, 4, 5, 6], [0, 0, 211, 0, 0], 10000)
     """
 
     scores: Scores
