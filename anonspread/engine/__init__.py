@@ -16,6 +16,8 @@ and per trial:
 * :mod:`~anonspread.engine.rumor`: rumour centrality (trees, the certified scan on graphs);
 * :mod:`~anonspread.engine.rumor_threads`: the rumour scan of large 2-cores on OpenMP threads;
 * :mod:`~anonspread.engine.literature`: NETSLEUTH and LISN;
+* :mod:`~anonspread.engine.softmargin`: the soft-margin estimator's runs from each candidate
+  source (Jaccard similarity with the snapshot, kernel sums; candidates on OpenMP threads);
 * :mod:`~anonspread.engine.sensors`: earliest-infection-first and Pinto et al.;
 * :mod:`~anonspread.engine.fused`: the fused simulate -> score loop (its scoring phase,
   ``score_chunk``);
