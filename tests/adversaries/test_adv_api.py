@@ -61,7 +61,7 @@ def test_metrics():
 def test_registry_declarations_and_refusals():
     ad = spread.AdaptiveDiffusion()
     assert A.applicable_estimators(ad, spread.graphs.regular_tree(3)) == [
-        "exact", "jordan", "learned", "lisn", "ml", "netsleuth", "rumor"]
+        "exact", "jordan", "learned", "lisn", "ml", "netsleuth", "rumor", "soft-margin"]
     assert A.applicable_estimators(spread.RandomDiffusion(0.5), nx.cycle_graph(5), batch=True) == [
         "jordan", "lisn", "netsleuth", "rumor"]
     spec = A.get_estimator("ml")
