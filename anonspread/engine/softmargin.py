@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonspread.engine import _softmargin
+# GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
+# that stops it (for every OpenMP region of the process, these included)
+from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
 from anonspread.engine.store import GraphStore
 
 __all__ = ["OPENMP", "SoftMarginSums", "accumulate", "copy_store"]

@@ -193,3 +193,29 @@ def test_registered_for_every_compiled_snapshot_protocol():
                                    "random-diffusion", "flooding"}
     proto = spread.Flooding()
     assert spec.params(proto, nx.path_graph(3)) == {"protocol": proto}
+
+
+def _child(snap, proto, expected, q):
+    r = A.soft_margin_estimate(snap, proto, rng=7, simulations=100, max_simulations=100, threads=2)
+    q.put(bool(np.array_equal(r.scores.array, expected)))
+
+
+@pytest.mark.skipif(not engine_sm.OPENMP, reason="built without OpenMP")
+def test_threads_work_in_a_forked_child_after_the_parent_used_them():
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    G = nx.connected_watts_strogatz_graph(60, 4, 0.2, seed=2)
+    proto = spread.RandomDiffusion(0.4)
+    snap = A.observe(spread.simulate(G, proto, 2, source=0, rng=1))
+    r = A.soft_margin_estimate(snap, proto, rng=7, simulations=100, max_simulations=100, threads=2)
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(snap, proto, r.scores.array, q))
+    p.start()
+    p.join(60)
+    alive = p.is_alive()
+    if alive:
+        p.kill()
+    assert not alive and p.exitcode == 0 and q.get(timeout=5)
