@@ -556,6 +556,11 @@ def _negatives(X: np.ndarray, s: int, k: int, gen: np.random.Generator
     return keep, w
 
 
+#: Spreads of the pilot that measures snapshot sizes before training (fixed seed: the pilot
+#: only sizes the request; the training streams come from ``train_seed``).
+PILOT_SPREADS = 16
+
+
 def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
     check_run_size(g, protocol, T)  # one spread fits; the total is checked below
     # a snapshot's features cost its nodes (trees) or nodes x subgraph edges (one BFS per
@@ -564,6 +569,17 @@ def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
     if getattr(g, "is_infinite", False):
         per_run /= max(float(sum(d * p for d, p in g.degrees.items())), 1.0)  # touched -> infected
     n_exp = max(per_run, 1.0)
+    check_size("spreads", spreads, work=(spreads + held_out) * run_work(g, protocol, T),
+               nbytes=8.0 * spreads * min(n_exp, negatives + 1) * (len(FEATURES) + 3),
+               what="the training spreads")
+    if not getattr(g, "is_infinite", False):
+        # run_work bounds the reach by the graph where the protocol's growth has no closed
+        # form (a cap on infections per step); a pilot measures it instead: twice the
+        # largest of PILOT_SPREADS snapshots
+        from anonspread.spread.simulate import simulate_many
+
+        pilot = simulate_many(g, protocol, T, PILOT_SPREADS, rng=np.random.default_rng(PILOT_SPREADS))
+        n_exp = min(n_exp, 2.0 * float(pilot.sizes[:, T].max()))
     cyclic = not graph_is_forest(g)
     degree = 2.0 * g.number_of_edges() / max(g.number_of_nodes(), 1) if cyclic else 1.0
     feature_work = n_exp * (n_exp * degree if cyclic else 1.0)
