@@ -42,7 +42,14 @@ from anonspread.spread.protocols import (
 )
 from anonspread.validation import check_int
 
-__all__ = ["TRAJECTORIES", "LocalView", "Trajectories", "exact_likelihood", "register_trajectories"]
+__all__ = [
+    "TRAJECTORIES",
+    "LocalView",
+    "StateLimitError",
+    "Trajectories",
+    "exact_likelihood",
+    "register_trajectories",
+]
 
 #: Default cap on the number of distinct protocol states alive at one step.
 MAX_STATES = 200_000
@@ -160,6 +167,13 @@ class Trajectories:
     refuse : callable or None
         ``refuse(protocol) -> str | None``: why this protocol instance cannot be
         enumerated (a message naming the parameter), or None.
+    final : callable or None
+        ``final(protocol, view, v, max_states) -> dict``: the distribution of the final
+        infected set of a run from ``v``, ``{mask: probability}`` over the sets inside
+        ``view`` (bitmasks; runs that leave the view are dropped), from which
+        ``likelihood`` is the entry of ``view.full``. Every built-in protocol has one (it
+        is what :func:`adversaries.bayes_ceiling` enumerates); None for an enumeration
+        registered as a likelihood only.
 
     Examples
     --------
@@ -173,6 +187,7 @@ class Trajectories:
     likelihood: Callable[[Any, LocalView, int, int], float]
     cycles: bool = False
     refuse: Callable[[Any], str | None] | None = None
+    final: Callable[[Any, LocalView, int, int], dict[int, float]] | None = None
 
 
 #: Exact trajectory enumerations by protocol name (what :func:`exact_likelihood` runs).
@@ -180,9 +195,15 @@ TRAJECTORIES: Registry[Trajectories] = Registry("exact trajectory enumeration", 
 
 
 def register_trajectories(protocol: str | type, *, cycles: bool = False,
-                          refuse: Callable[[Any], str | None] | None = None, replace: bool = False):
+                          refuse: Callable[[Any], str | None] | None = None, replace: bool = False,
+                          final: bool = False):
     """Function decorator: register ``likelihood(protocol, view, v, max_states) -> float``
     as the exact trajectory enumeration of ``protocol`` (see :class:`Trajectories`).
+
+    With ``final=True`` the function is ``final(protocol, view, v, max_states) -> dict``,
+    the distribution of the final infected set over the sets inside the view
+    (``{mask: probability}``); the likelihood is then its entry for the whole view, so one
+    enumeration serves both :func:`exact_likelihood` and :func:`adversaries.bayes_ceiling`.
 
     Parameters
     ----------
@@ -195,6 +216,8 @@ def register_trajectories(protocol: str | type, *, cycles: bool = False,
         ``refuse(protocol) -> str | None``: a reason to refuse a protocol instance.
     replace : bool
         Replace an enumeration already registered for the protocol.
+    final : bool
+        The function returns the final-set distribution, not the likelihood.
 
     Examples
     --------
@@ -216,11 +239,25 @@ def register_trajectories(protocol: str | type, *, cycles: bool = False,
     if not isinstance(protocol, str):
         raise InvalidTypeError(f"protocol must be a protocol name or a Protocol subclass; got {protocol!r}")
 
-    def deco(func: Callable[[Any, LocalView, int, int], float]) -> Callable:
-        TRAJECTORIES.add(protocol, Trajectories(protocol, func, bool(cycles), refuse), replace=replace)
+    def deco(func: Callable[[Any, LocalView, int, int], Any]) -> Callable:
+        if final:
+            spec = Trajectories(protocol, _likelihood_of(func), bool(cycles), refuse, func)
+        else:
+            spec = Trajectories(protocol, func, bool(cycles), refuse)
+        TRAJECTORIES.add(protocol, spec, replace=replace)
         return func
 
     return deco
+
+
+def _likelihood_of(final: Callable[[Any, LocalView, int, int], dict[int, float]]) -> Callable:
+    """The likelihood of the whole view from a final-set enumeration."""
+    def likelihood(protocol: Any, loc: LocalView, v: int, max_states: int) -> float:
+        return final(protocol, loc, v, max_states).get(loc.full, 0.0)
+
+    likelihood.__name__ = likelihood.__qualname__ = f"likelihood_of_{final.__name__}"
+    likelihood.__doc__ = final.__doc__
+    return likelihood
 
 
 def _subsets(items: list[int]):
@@ -230,22 +267,38 @@ def _subsets(items: list[int]):
         yield [items[j] for j in range(k) if m >> j & 1], [items[j] for j in range(k) if not m >> j & 1]
 
 
-def _guard(states: dict, max_states: int) -> None:
-    if len(states) > max_states:
-        raise InvalidParameterError(
+class StateLimitError(InvalidParameterError):
+    """An enumeration needs more than ``max_states`` live protocol states at one step.
+
+    ``states`` is how many it had when it gave up (a lower bound when it stopped
+    half-way through a step), ``limit`` the cap.
+    """
+
+    def __init__(self, message: str, states: int, limit: int) -> None:
+        super().__init__(message)
+        self.states = states
+        self.limit = limit
+
+
+def _guard(states: dict, max_states: int, n: int | None = None) -> None:
+    n = len(states) if n is None else n
+    if n > max_states:
+        raise StateLimitError(
             f"exact_likelihood must stay under max_states={max_states} protocol states; got "
-            f"{len(states)} (the snapshot is too large for brute force: use the fast estimators)"
+            f"{n} (the snapshot is too large for brute force: use the fast estimators)",
+            n, max_states,
         )
 
 
 # ------------------------------------------------------------ diffusions (RD, Protocol 1)
 
 
-def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> float:
+def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> dict[int, float]:
     """Random diffusion / Protocol 1: each infected node flips a coin per uninfected contact.
 
     ``rate(t, x, dist)`` is x's infection probability at step t. Outside contacts must
     all fail; an S node with k infected contacts is infected with 1 - prod(1 - q).
+    Returns the final masks' distribution.
     """
     dist = _bfs_dist(loc, v)
     states = {1 << v: 1.0}
@@ -266,6 +319,11 @@ def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> float:
             if stay_out == 0.0:
                 continue
             items = list(loc.bits(frontier))
+            # the subsets of the frontier nodes whose fate is random lead to distinct masks:
+            # more of them than the cap means the step's guard below would refuse anyway
+            free = sum(1 for w in items if 0.0 < fail[w] < 1.0)
+            if free >= 63 or 1 << free > max_states:
+                _guard(new, max_states, max(len(new), 1 << min(free, 62)))
             for yes, no in _subsets(items):
                 p = pr * stay_out
                 for w in yes:
@@ -277,9 +335,10 @@ def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> float:
                     for w in yes:
                         add |= 1 << w
                     new[mask | add] += p
+            _guard(new, max_states)
         states = new
         _guard(states, max_states)
-    return states.get(loc.full, 0.0)
+    return dict(states)
 
 
 def _bfs_dist(loc: LocalView, root: int) -> list[int]:
@@ -294,29 +353,27 @@ def _bfs_dist(loc: LocalView, root: int) -> list[int]:
     return dist
 
 
-def _flooding(loc: LocalView, v: int, T: int, max_states: int) -> float:
+def _flooding(loc: LocalView, v: int, T: int, max_states: int) -> dict[int, float]:
     mask = 1 << v
     for _ in range(T):
         add = 0
         for x in loc.bits(mask):
             if loc.extra[x]:
-                return 0.0
+                return {}
             add |= loc.adj[x]
         mask |= add
-    return 1.0 if mask == loc.full else 0.0
+    return {mask: 1.0}
 
 
 # ------------------------------------------------------------ Protocol 2's printed pseudo-code
 
 
-def _tree_protocol(loc: LocalView, v: int, T: int, max_states: int) -> float:
+def _tree_protocol(loc: LocalView, v: int, T: int, max_states: int) -> dict[int, float]:
     """The printed pseudo-code of Protocol 2 as ``anonspread.engine.spreading.run_tree_protocol`` runs it
     (state: s1, s2 per node); Protocol 2 itself is adaptive diffusion with alpha = 0."""
-    if T == 0:
-        return 1.0 if loc.full == 1 << v else 0.0
+    if T == 0 or loc.gdeg[v] == 0:
+        return {1 << v: 1.0}
     g = loc.gdeg[v]
-    if g == 0:
-        return 1.0 if loc.full == 1 << v else 0.0
     states: dict = defaultdict(float)
     for u in loc.nbrs[v]:
         # order of infection, then (s1, s2) of the acting nodes
@@ -359,13 +416,16 @@ def _tree_protocol(loc: LocalView, v: int, T: int, max_states: int) -> float:
                 new[(tuple(od), acting2)] += p
         states = new
         _guard(states, max_states)
-    return sum(p for (order, _), p in states.items() if len(order) == loc.n)
+    final: dict = defaultdict(float)
+    for (order, _), p in states.items():
+        final[sum(1 << x for x in order)] += p
+    return dict(final)
 
 
 # ------------------------------------------------------------ Protocol 3
 
 
-def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> float:
+def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> dict[int, float]:
     """Protocol 3 as ``anonspread.engine.spreading.run_adaptive_diffusion`` runs it on a tree.
 
     State: (infected mask, virtual source, previous virtual source, hop count). The
@@ -373,7 +433,6 @@ def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> flo
     infector is its neighbour towards the source).
     """
     par = loc.tree_parents(v)
-    full = loc.full
 
     def relay(mask: int, x0: int, exclude: int) -> int | None:
         # every infected node reachable from x0 without entering ``exclude`` infects
@@ -392,11 +451,9 @@ def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> flo
                     stack.append(w)
         return mask | add
 
-    if T == 0:
-        return 1.0 if full == 1 << v else 0.0
+    if T == 0 or loc.gdeg[v] == 0:
+        return {1 << v: 1.0}
     g = loc.gdeg[v]
-    if g == 0:
-        return 1.0 if full == 1 << v else 0.0
     states: dict = defaultdict(float)
     for u in loc.nbrs[v]:
         mask = (1 << v) | (1 << u)
@@ -427,7 +484,10 @@ def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> flo
         states = new
         _guard(states, max_states)
         t += 2
-    return sum(p for (mask, *_), p in states.items() if mask == full)
+    final: dict = defaultdict(float)
+    for (mask, *_), p in states.items():
+        final[mask] += p
+    return dict(final)
 
 
 
@@ -435,24 +495,24 @@ def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> flo
 # ------------------------------------------------------------ the built-in protocols' enumerations
 
 
-@register_trajectories(RandomDiffusion, cycles=True)
-def _random_diffusion(protocol: RandomDiffusion, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(RandomDiffusion, cycles=True, final=True)
+def _random_diffusion(protocol: RandomDiffusion, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     p = protocol.p
     return _diffusion(loc, v, loc.T, lambda t, x, d: p, max_states)
 
 
-@register_trajectories(LineProtocol)
-def _line_protocol(protocol: LineProtocol, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(LineProtocol, final=True)
+def _line_protocol(protocol: LineProtocol, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     return _diffusion(loc, v, loc.T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states)
 
 
-@register_trajectories(TreeProtocolPseudocode)
-def _tree_pseudocode(protocol: TreeProtocolPseudocode, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(TreeProtocolPseudocode, final=True)
+def _tree_pseudocode(protocol: TreeProtocolPseudocode, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     return _tree_protocol(loc, v, loc.T, max_states)
 
 
-@register_trajectories(TreeProtocol)
-def _tree(protocol: TreeProtocol, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(TreeProtocol, final=True)
+def _tree(protocol: TreeProtocol, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     return _adaptive(loc, v, loc.T, math.inf, max_states)
 
 
@@ -463,13 +523,13 @@ def _refuse_cap(protocol: AdaptiveDiffusion) -> str | None:
     return None
 
 
-@register_trajectories(AdaptiveDiffusion, refuse=_refuse_cap)
-def _adaptive_diffusion(protocol: AdaptiveDiffusion, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(AdaptiveDiffusion, refuse=_refuse_cap, final=True)
+def _adaptive_diffusion(protocol: AdaptiveDiffusion, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     return _adaptive(loc, v, loc.T, protocol.design_degree(loc.snapshot.graph), max_states)
 
 
-@register_trajectories(Flooding)
-def _flood(protocol: Flooding, loc: LocalView, v: int, max_states: int) -> float:
+@register_trajectories(Flooding, final=True)
+def _flood(protocol: Flooding, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
     return _flooding(loc, v, loc.T, max_states)
 
 
