@@ -2,8 +2,9 @@
 
 ``observe(spread)`` gives the snapshot adversary's view (thesis §2.1.2); the
 estimators map it to scores over the infected nodes; :mod:`adversaries.metrics`
-turns scores into detection probability, hop distance, rank and posterior; and
-:func:`simulate_and_score` runs simulate + estimate + score in one compiled loop.
+turns scores into detection probability, hop distance, rank and posterior;
+:func:`simulate_and_score` runs simulate + estimate + score in one compiled loop; and
+:func:`bayes_ceiling` gives the detection probability no estimator can exceed.
 
 The estimator registry (:data:`ESTIMATORS`) is filled here: each estimator module
 registers its estimators when this package imports it; the registry imports none of them.
@@ -13,6 +14,7 @@ protocol name) are registered the same way, by :mod:`adversaries.exact`.
 
 from anonspread.adversaries import theory
 from anonspread.adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
+from anonspread.adversaries.ceiling import Ceiling, bayes_ceiling, ceiling_refusal
 from anonspread.adversaries.estimators import (
     TopRank,
     jordan_center,
@@ -74,6 +76,7 @@ __all__ = [
     "SPY_ESTIMATORS",
     "TRAJECTORIES",
     "BatchScores",
+    "Ceiling",
     "EstimatorSpec",
     "EstimatorTrials",
     "Evaluation",
@@ -87,6 +90,8 @@ __all__ = [
     "TopRank",
     "Trajectories",
     "applicable_estimators",
+    "bayes_ceiling",
+    "ceiling_refusal",
     "check_applicable",
     "detection_probability",
     "draw_spies",
