@@ -214,7 +214,12 @@ def _final(traj: Trajectories, protocol: Protocol, g, v: int, T: int, max_states
     tuple of node indices."""
     ball = _ball(g, v, T)
     loc = LocalView(Snapshot(g, _labels(g, ball), T))
-    dist = traj.final(protocol, loc, 0, max_states)
+    try:
+        dist = traj.final(protocol, loc, 0, max_states)
+    except StateLimitError as exc:
+        raise StateLimitError(
+            f"bayes_ceiling: the exact enumeration from node {_labels(g, [v])[0]!r} must stay under "
+            f"{max_states} live protocol states at one step; got {exc.states}", exc.states, max_states) from None
     mass = math.fsum(dist.values())
     if abs(mass - 1.0) > _MASS_TOL:
         raise InvalidParameterError(
@@ -224,9 +229,18 @@ def _final(traj: Trajectories, protocol: Protocol, g, v: int, T: int, max_states
     return {tuple(sorted(ball[i] for i in loc.bits(m))): p for m, p in dist.items()}
 
 
-def _max_posterior(g, nodes: list[int], T: int, protocol: Protocol, max_states: int) -> float:
-    """``max_v P(v | S)`` under the uniform prior, from :func:`exact_likelihood`."""
-    logs = exact_likelihood(Snapshot(g, _labels(g, nodes), T), protocol, max_states=max_states).array
+def _max_posterior(g, nodes: list[int], T: int, protocol: Protocol, max_states: int,
+                   traj: Trajectories | None = None) -> float:
+    """``max_v P(v | S)`` under the uniform prior, from :func:`exact_likelihood` (or, given
+    ``traj``, from the same enumeration run directly, without exact_likelihood's cap of
+    62 infected nodes)."""
+    snap = Snapshot(g, _labels(g, nodes), T)
+    if traj is None:
+        logs = exact_likelihood(snap, protocol, max_states=max_states).array
+    else:
+        loc = LocalView(snap)
+        with np.errstate(divide="ignore"):
+            logs = np.log([traj.likelihood(protocol, loc, u, max_states) for u in range(loc.n)])
     top = float(np.max(logs))
     if not math.isfinite(top):
         raise InvalidParameterError(
@@ -235,7 +249,7 @@ def _max_posterior(g, nodes: list[int], T: int, protocol: Protocol, max_states: 
     return 1.0 / math.fsum(np.exp(logs - top).tolist())
 
 
-class _TooBig(InvalidParameterError):
+class SnapshotSizeError(InvalidParameterError):
     """A sampled snapshot is beyond :func:`exact_likelihood`'s reach."""
 
 
@@ -247,24 +261,31 @@ def _too_many(what: str, n: int, limit: int) -> StateLimitError:
 # ----------------------------------------------------------------- the two methods
 
 
-def _exact(g, protocol: Protocol, T: int, traj: Trajectories, max_states: int) -> Ceiling:
+def _exact(g, protocol: Protocol, T: int, traj: Trajectories, max_states: int, *,
+           project: bool = False) -> Ceiling:
     if isinstance(g, LazyTree):
         dist = _final(traj, protocol, g, 0, T, max_states)
         if len(dist) > max_states:
             raise _too_many("distinct snapshots from node 0:", len(dist), max_states)
-        terms = [p * _max_posterior(g, list(nodes), T, protocol, max_states) for nodes, p in dist.items()]
+        terms = [p * _max_posterior(g, list(nodes), T, protocol, max_states, traj)
+                 for nodes, p in dist.items()]
         value = math.fsum(terms)
         return Ceiling(value, (value, value), 1.0, "exact", len(dist), len(dist), 0.0, 1,
                        _SYMMETRY.format(tree=repr(g)))
     n = g.number_of_nodes()
+    # auto: a source may use its share of the budget (the table grows with the sources)
+    per_source = max(1, max_states // n) if project else max_states
     best: dict[tuple, float] = {}
     for v in range(n):
-        for key, p in _final(traj, protocol, g, v, T, max_states).items():
+        for key, p in _final(traj, protocol, g, v, T, per_source).items():
             if p > best.get(key, 0.0):
                 best[key] = p
         if len(best) > max_states:
             raise _too_many(f"the snapshots of the first {v + 1} of {n} sources number",
                             len(best), max_states)
+        if project and len(best) * n > max_states * (v + 1):  # auto: give up early
+            raise _too_many(f"the snapshots of the first {v + 1} of {n} sources number {len(best)}, "
+                            "extrapolated to all sources", len(best) * n // (v + 1), max_states)
     value = min(math.fsum(best.values()) / n, 1.0)
     return Ceiling(value, (value, value), 1.0, "exact", len(best), len(best), 0.0, n,
                    _UNIFORM.format(n=n))
@@ -282,7 +303,7 @@ def _monte_carlo(g, protocol: Protocol, T: int, trials: int, gen: np.random.Gene
         keys.append(tuple(sorted(np.asarray(s.index).tolist())))
     distinct = sorted(set(keys), key=lambda k: (-len(k), k))
     if len(distinct[0]) > MAX_INFECTED:
-        raise _TooBig(
+        raise SnapshotSizeError(
             f"bayes_ceiling: Monte Carlo needs the exact posterior of every sampled snapshot, which "
             f"exact_likelihood computes for at most {MAX_INFECTED} infected nodes; the snapshots of "
             f"{protocol!r} at T={T} reach {len(distinct[0])} infected nodes")
@@ -354,8 +375,11 @@ def bayes_ceiling(
       snapshot once); their mean is unbiased for ``P*`` and the interval is the t interval
       of these values in [0, 1]. Needs snapshots of at most 62 infected nodes whose
       enumeration fits in ``max_states``.
-    * ``"auto"``: exact when the enumeration stays under ``max_states``, else Monte Carlo;
-      if neither fits, the refusal names the sizes.
+    * ``"auto"``: exact when the enumeration stays under ``max_states`` (it gives up as
+      soon as one source's enumeration holds more than ``max_states / N`` live states, or
+      the distinct snapshots of the sources enumerated so far, extrapolated linearly to
+      all ``N`` sources, exceed ``max_states``), else Monte Carlo; if neither fits, the
+      refusal names the sizes.
 
     Parameters
     ----------
@@ -429,12 +453,12 @@ def bayes_ceiling(
     note = ""
     if method == "auto":
         try:
-            return _exact(g, protocol, T, traj, max_states)
+            return _exact(g, protocol, T, traj, max_states, project=True)
         except StateLimitError as exc:
             note = f"exact enumeration does not fit: {exc}"
     try:
         return _monte_carlo(g, protocol, T, trials, gen, level, max_states, note)
-    except (StateLimitError, _TooBig) as exc:
+    except (StateLimitError, SnapshotSizeError) as exc:
         if method == "auto":
             raise InvalidParameterError(
                 f"bayes_ceiling cannot run for {protocol!r} at T={T} on {g!r}: {note}; and {exc}") from None
