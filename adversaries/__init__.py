@@ -26,6 +26,7 @@ from anonspread.adversaries.estimators import (
 from anonspread.adversaries.exact import (
     TRAJECTORIES,
     LocalView,
+    StateLimitError,
     Trajectories,
     exact_likelihood,
     register_trajectories,
@@ -87,6 +88,7 @@ __all__ = [
     "Snapshot",
     "SoftMarginResult",
     "SpyObservation",
+    "StateLimitError",
     "TopRank",
     "Trajectories",
     "applicable_estimators",

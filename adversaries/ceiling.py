@@ -209,7 +209,8 @@ def _ball(g: ContactGraph | LazyTree, v: int, T: int) -> list[int]:
     return order
 
 
-def _final(traj: Trajectories, protocol: Protocol, g, v: int, T: int, max_states: int):
+def _final(traj: Trajectories, protocol: Protocol, g, v: int, T: int, max_states: int,
+           budget: str = "max_states"):
     """The distribution of the final infected set of a run from ``v``, keyed by the sorted
     tuple of node indices."""
     ball = _ball(g, v, T)
@@ -219,7 +220,8 @@ def _final(traj: Trajectories, protocol: Protocol, g, v: int, T: int, max_states
     except StateLimitError as exc:
         raise StateLimitError(
             f"bayes_ceiling: the exact enumeration from node {_labels(g, [v])[0]!r} must stay under "
-            f"{max_states} live protocol states at one step; got {exc.states}", exc.states, max_states) from None
+            f"{budget}={max_states} live protocol states at one step; got {exc.states}",
+            exc.states, max_states) from None
     mass = math.fsum(dist.values())
     if abs(mass - 1.0) > _MASS_TOL:
         raise InvalidParameterError(
@@ -277,7 +279,8 @@ def _exact(g, protocol: Protocol, T: int, traj: Trajectories, max_states: int, *
     per_source = max(1, max_states // n) if project else max_states
     best: dict[tuple, float] = {}
     for v in range(n):
-        for key, p in _final(traj, protocol, g, v, T, per_source).items():
+        budget = f"max_states/{n} sources" if project else "max_states"
+        for key, p in _final(traj, protocol, g, v, T, per_source, budget).items():
             if p > best.get(key, 0.0):
                 best[key] = p
         if len(best) > max_states:
