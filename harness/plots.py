@@ -471,7 +471,8 @@ _CHOSEN_NOTE = ("strongest: chosen on the even-numbered trials of each batch (na
 
 def _derived(table: Table, info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     found = list(getattr(table, "derived", ()) or info.get("derived") or ())
-    return [d for d in found if isinstance(d, Mapping) and isinstance(d.get("params"), Mapping)]
+    return [d for d in found if isinstance(d, Mapping) and isinstance(d.get("params"), Mapping)
+            and d.get("kind") != "ceiling"]  # a ceiling chooses nothing
 
 
 def _chosen(table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str, Any]],

@@ -204,10 +204,15 @@ class Table:
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
         out += format_skipped(self.skipped, self.params)
-        if self.derived:
+        chosen = [d for d in self.derived if d.get("kind") != "ceiling"]
+        ceilings = [d for d in self.derived if d.get("kind") == "ceiling"]
+        if chosen:
             out.append("strongest attack, chosen on the even-numbered trials of each batch and "
                        "reported on the others:")
-            out += [f"  {d.get('text', d)}" for d in self.derived]
+            out += [f"  {d.get('text', d)}" for d in chosen]
+        if ceilings:
+            out.append("Bayes ceiling (no adversary of the snapshot detects more often):")
+            out += [f"  {d.get('text', d)}" for d in ceilings]
         return "\n".join(line.rstrip() for line in out)
 
     def to_pandas(self) -> Any:

@@ -57,13 +57,15 @@ DEFAULT_ATTACKS = (
 #: The adversary name of a protocol's strongest attack (``PROTOCOL/strongest``): chosen by
 #: the data among the sweep's other attacks on that protocol (:mod:`harness.selection`).
 STRONGEST = "strongest"
+#: The adversary name of a protocol's Bayes ceiling (``PROTOCOL/ceiling``, :func:`ceiling_setting`).
+CEILING = "ceiling"
 
 
 def _attack_names() -> tuple[str, ...]:
     from anonspread.adversaries import ESTIMATORS  # the package fills its registry
 
     names = [f"{p}/{e}" for p in PROTOCOLS for e in sorted(ESTIMATORS) if e != "exact"]
-    return tuple(names + [f"{p}/{STRONGEST}" for p in PROTOCOLS])
+    return tuple(names + [f"{p}/{a}" for a in (STRONGEST, CEILING) for p in PROTOCOLS])
 
 
 def make_protocol(name: str, graph: Any, params: Mapping[str, Any]) -> Any:
@@ -195,7 +197,7 @@ def attack_skip(params: Mapping[str, Any], components: Mapping[str, Any] | None 
     from anonspread.harness.experiments.spreading import make_graph
 
     proto_name, adv = _split(params["attack"])
-    if adv == STRONGEST:
+    if adv in (STRONGEST, CEILING):
         return None
     g = make_graph(params, np.random.default_rng(0), components=components)
     if g.is_infinite:
@@ -230,6 +232,16 @@ def is_strongest(params: Mapping[str, Any]) -> bool:
     return str(params["attack"]).endswith("/" + STRONGEST)
 
 
+def is_ceiling(params: Mapping[str, Any]) -> bool:
+    """Whether the point is a protocol's Bayes ceiling (derived, no trials of its own)."""
+    return str(params["attack"]).endswith("/" + CEILING)
+
+
+def is_derived(params: Mapping[str, Any]) -> bool:
+    """Whether the point is derived from the others (strongest attack or Bayes ceiling)."""
+    return is_strongest(params) or is_ceiling(params)
+
+
 def strongest_attack(table: Any, points: Any, level: float, components: Any = None) -> Any:
     """The rows of each ``PROTOCOL/strongest`` point: among the sweep's other attacks on
     that protocol at the same point (same graph, fraction, T, q), the one with the most
@@ -243,9 +255,67 @@ def strongest_attack(table: Any, points: Any, level: float, components: Any = No
     def candidates(point: Mapping[str, Any]) -> list[dict[str, Any]]:
         proto = _split(point["attack"])[0]
         same = [c for c in computed if all(c[p] == point[p] for p in table.params if p != "attack")]
-        return [c for c in same if _split(c["attack"])[0] == proto and not is_strongest(c)]
+        return [c for c in same if _split(c["attack"])[0] == proto and not is_derived(c)]
 
     return strongest_rows(table, points, candidates, axis="attack", level=level)
+
+
+def ceiling_setting(point: Mapping[str, Any], components: Any = None) -> Any:
+    """What :func:`harness.ceiling.ceiling_rows` needs for a ``PROTOCOL/ceiling`` point, or why
+    there is none.
+
+    The ceiling is that of the snapshot adversary without spies: with spies
+    (``fraction > 0``) the adversary sees more than the snapshot, and no ceiling is computed.
+    With no spies, a protocol that runs to completion leaves the source's whole connected
+    component infected, so the adversary can only guess within it: the ceiling is exactly
+    (number of connected components) / n. Adaptive diffusion as this sweep runs it (a cap
+    on infections per step on finite graphs) has no exact enumeration: the reason is
+    :func:`adversaries.bayes_ceiling`'s.
+    """
+    from anonspread.errors import AnonspreadError
+    from anonspread.harness.experiments.spreading import make_graph
+
+    proto_name, _ = _split(point["attack"])
+    if float(point["fraction"]) > 0:
+        return (f"the ceiling is the snapshot adversary's (no spies); with fraction={point['fraction']} "
+                "the spies see more than the snapshot")
+    if point.get("fresh_graph"):
+        return "fresh_graph=true draws a graph per trial batch; the ceiling is that of one graph"
+    try:
+        g = make_graph(point, np.random.default_rng(0), components=components)
+    except AnonspreadError as exc:
+        return str(exc)
+    if g.is_infinite:
+        return f"graph must be finite for the protocol-attack sweep; got {g!r}"
+    if proto_name != "adaptive-diffusion":
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        from anonspread.harness.ceiling import exact_ceiling
+
+        n = g.number_of_nodes()
+        adj = csr_matrix((np.ones(g.indices.shape[0], np.int8), g.indices, g.indptr), shape=(n, n))
+        k = int(connected_components(adj, directed=False)[0])
+        return exact_ceiling(k / n, k, n, f"{proto_name} runs to completion: the snapshot is the "
+                             f"source's connected component ({k} of them), every node of it equally "
+                             f"likely under the uniform prior over the {n} nodes")
+    try:
+        return g, make_protocol(proto_name, g, point), int(point["T"])
+    except AnonspreadError as exc:
+        return str(exc)
+
+
+def derived_attacks(table: Any, points: Any, level: float, components: Any = None) -> Any:
+    """The rows of the derived points: ``PROTOCOL/strongest`` (:func:`strongest_attack`), then
+    ``PROTOCOL/ceiling`` (:func:`ceiling_setting`, :func:`harness.ceiling.ceiling_rows`)."""
+    import functools
+
+    from anonspread.harness.ceiling import ceiling_rows
+
+    table = strongest_attack(table, [p for p in points if is_strongest(p)], level, components)
+    return ceiling_rows(table, [p for p in points if is_ceiling(p)],
+                        functools.partial(ceiling_setting, components=components), axis="attack",
+                        level=level)
 
 
 def _labels(g: Any, idx: np.ndarray) -> list:
@@ -262,7 +332,8 @@ register_template(SweepTemplate(
     description="Detection probability of one transaction (expected recall) for protocol x "
     "adversary pairs ('attack' = PROTOCOL/ADVERSARY) on a graph family against the fraction "
     "of spies: adaptive diffusion, diffusion, Dandelion, Dandelion++; every registered "
-    "estimator that applies (spies, snapshot, both).",
+    "estimator that applies (spies, snapshot, both); PROTOCOL/ceiling is the snapshot "
+    "adversary's Bayes ceiling where computable (no spies).",
     components={"graph": "graph"},
     defaults={"graph": "random-regular", "attack": DEFAULT_ATTACKS,
               "fraction": (0.02, 0.05, 0.1, 0.2, 0.3), "T": 8,
@@ -278,8 +349,8 @@ register_template(SweepTemplate(
     trials=attack_trials,
     skip=attack_skip,
     cost=attack_cost,
-    derived=is_strongest,
-    derive=strongest_attack,
+    derived=is_derived,
+    derive=derived_attacks,
     default_trials=300,
     plot=PlotSpec(x="fraction", xlabel="spy fraction p", series="attack", y=("detection",), logx=True,
                   theory=(Theory("detection", recall_bound, "p (Dandelion papers' recall bound)"),)),

@@ -113,15 +113,26 @@ def _register_estimators() -> None:
                        description="the strongest of the sweep's other estimators on each protocol, "
                        "chosen by the data: the most detections on the even-numbered trials of each "
                        "batch, its detection reported on the odd-numbered ones (no winner's bias)")
+    register_component("estimator", CEILING, functools.partial(str, CEILING),
+                       description="the Bayes ceiling: the detection probability no snapshot "
+                       "adversary can beat (adversaries.bayes_ceiling; exact where the enumeration "
+                       "fits, else Monte Carlo with its interval, else the run says why not)")
 
 
 #: The estimator of a detection sweep derived from the others (see :func:`strongest_detection`).
 STRONGEST = "strongest"
+#: The Bayes ceiling on the estimator axis (see :func:`derived_detection`).
+CEILING = "ceiling"
 
 
 def is_strongest(params: Mapping[str, Any]) -> bool:
     """Whether a detection point is ``strongest`` (derived, no trials of its own)."""
     return params["estimator"] == STRONGEST
+
+
+def is_derived(params: Mapping[str, Any]) -> bool:
+    """Whether a detection point is derived (``strongest`` or ``ceiling``: no trials of its own)."""
+    return params["estimator"] in (STRONGEST, CEILING)
 
 
 def strongest_detection(table: Any, points: Any, level: float, components: Any = None) -> Any:
@@ -145,6 +156,32 @@ def strongest_detection(table: Any, points: Any, level: float, components: Any =
                 and all(c[p] == point[p] for p in table.params if p != "estimator")]
 
     return strongest_rows(table, points, candidates, axis="estimator", level=level)
+
+
+def ceiling_setting(point: Mapping[str, Any], components: Any = None) -> Any:
+    """``(graph, protocol, T)`` of a ``ceiling`` point for :func:`adversaries.bayes_ceiling`,
+    or why it has none."""
+    from anonspread.errors import AnonspreadError
+
+    if point.get("fresh_graph"):
+        return "fresh_graph=true draws a graph per trial batch; the ceiling is that of one graph"
+    try:
+        g = make_graph(point, np.random.default_rng(0), components=components)
+        return g, make_protocol(point, g, components=components), int(point["T"])
+    except AnonspreadError as exc:
+        return str(exc)
+
+
+def derived_detection(table: Any, points: Any, level: float, components: Any = None) -> Any:
+    """The rows of the derived points of a detection sweep: ``strongest``
+    (:func:`strongest_detection`), then ``ceiling`` (:func:`harness.ceiling.ceiling_rows`:
+    :func:`adversaries.bayes_ceiling` on the point's graph, protocol and T)."""
+    from anonspread.harness.ceiling import ceiling_rows
+
+    table = strongest_detection(table, [p for p in points if is_strongest(p)], level, components)
+    return ceiling_rows(table, [p for p in points if p["estimator"] == CEILING],
+                        functools.partial(ceiling_setting, components=components), axis="estimator",
+                        level=level)
 
 
 _register_estimators()
@@ -195,7 +232,7 @@ def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | No
     """
     name = params["estimator"]
     comp = _component("estimator", params, components)
-    if name == STRONGEST or not _is_compiled(comp):
+    if name in (STRONGEST, CEILING) or not _is_compiled(comp):
         return None
     from anonspread.adversaries.registry import get_estimator
 
@@ -274,6 +311,11 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
             raise InvalidParameterError(
                 "estimator 'strongest' is derived from the other estimators of a detection sweep "
                 "(chosen on half of their trials); it has no trials of its own"
+            )
+        if est == CEILING:
+            raise InvalidParameterError(
+                "estimator 'ceiling' is computed after a detection sweep's trials "
+                "(adversaries.bayes_ceiling); it has no trials of its own"
             )
         ests.append(est)
     T = params["T"]
@@ -412,7 +454,8 @@ register_template(SweepTemplate(
     "spreading protocol on a contact graph after T steps (graph x protocol x estimator x T); the "
     "estimators of a point score the same spreads, estimators that do not apply to a protocol "
     "are skipped and named, 'strongest' is each protocol's strongest of them, chosen on half "
-    "of the trials and reported on the other half.",
+    "of the trials and reported on the other half, 'ceiling' the Bayes-optimal detection "
+    "probability (exact or Monte Carlo; absent points say why).",
     components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
     defaults={"graph": "regular-3", "protocol": "adaptive-diffusion",
               "estimator": ("ml", "jordan", "rumor", STRONGEST), "T": 6, "fresh_graph": False},
@@ -426,8 +469,8 @@ register_template(SweepTemplate(
     plot=PlotSpec(x="T", series="estimator", y=("detection", "hops")),
     metadata=detection_metadata,
     cost=detection_cost,
-    derived=is_strongest,
-    derive=strongest_detection,
+    derived=is_derived,
+    derive=derived_detection,
 ))
 
 
