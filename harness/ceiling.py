@@ -56,6 +56,7 @@ def ceiling_rows(
     *,
     axis: str,
     level: float = 0.95,
+    max_states: int | None = None,
 ) -> Table:
     """``table`` with the ``detection`` row of each ceiling point of ``points``.
 
@@ -73,6 +74,8 @@ def ceiling_rows(
         The attack axis (``"estimator"``, ``"attack"``).
     level : float
         Confidence level of a Monte Carlo interval.
+    max_states : int, optional
+        :func:`adversaries.bayes_ceiling`'s cap (default: its own).
 
     Returns
     -------
@@ -105,7 +108,8 @@ def ceiling_rows(
         if not isinstance(got, (str, Ceiling)):
             graph, protocol, T = got
             try:
-                got = bayes_ceiling(graph, protocol, T, trials=n, rng=point_seed(head), level=level)
+                caps = {} if max_states is None else {"max_states": max_states}
+                got = bayes_ceiling(graph, protocol, T, trials=n, rng=point_seed(head), level=level, **caps)
             except AnonspreadError as exc:
                 got = str(exc)
         if isinstance(got, str):
