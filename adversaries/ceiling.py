@@ -3,7 +3,7 @@
 With the source drawn uniformly from the ``N`` nodes of a graph, an adversary who sees
 the infected set ``S`` at time ``T`` detects the source with probability at most
 
-    P* = sum_S P(S) max_v P(v | S) = (1/N) sum_S max_v P(S | v),
+    ``P* = sum_S P(S) max_v P(v | S) = (1/N) sum_S max_v P(S | v)``,
 
 the detection probability of the maximum-a-posteriori estimator (under the uniform
 prior the MAP estimate is the maximum-likelihood one, ties broken any way). Every
@@ -69,7 +69,7 @@ _SYMMETRY = (
 class Ceiling:
     """The Bayes-optimal detection probability of a (graph, protocol, T), as computed.
 
-    Attributes
+    Parameters
     ----------
     value : float
         ``P*`` (exact) or its Monte Carlo estimate.

@@ -270,8 +270,26 @@ def _subsets(items: list[int]):
 class StateLimitError(InvalidParameterError):
     """An enumeration needs more than ``max_states`` live protocol states at one step.
 
-    ``states`` is how many it had when it gave up (a lower bound when it stopped
-    half-way through a step), ``limit`` the cap.
+    Parameters
+    ----------
+    message : str
+        What was refused and why.
+    states : int
+        How many states it had when it gave up (a lower bound when it stopped half-way
+        through a step).
+    limit : int
+        The cap.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> snap = adversaries.Snapshot(nx.path_graph(30), range(30), 20)
+    >>> try:
+    ...     adversaries.exact_likelihood(snap, spread.RandomDiffusion(0.5), max_states=5)
+    ... except adversaries.StateLimitError as exc:
+    ...     print(exc.limit, exc.states > 5, isinstance(exc, ValueError))
+    5 True True
     """
 
     def __init__(self, message: str, states: int, limit: int) -> None:
