@@ -116,10 +116,11 @@ class Ceiling:
     note: str = ""
 
     def __str__(self) -> str:
+        plural = "" if self.snapshots == 1 else "s"
         if self.method == "exact":
-            return f"{self.value:.6g} (exact, {self.snapshots} snapshots)"
+            return f"{self.value:.6g} (exact, {self.snapshots} snapshot{plural})"
         lo, hi = self.interval
-        return (f"{self.value:.6g} [{lo:.4g}, {hi:.4g}] (Monte Carlo, {self.snapshots} snapshots, "
+        return (f"{self.value:.6g} [{lo:.4g}, {hi:.4g}] (Monte Carlo, {self.snapshots} snapshot{plural}, "
                 f"{self.level:.0%} interval)")
 
 
