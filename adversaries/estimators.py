@@ -444,7 +444,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, *, threads: in
         greater, tied = _kernels.score_summary(values, s, TIE_RTOL, top)
         s0 = float(values[s])
         nexact = n
-    nt = int(top.sum())
+    nt = int(np.count_nonzero(top))
     return TopRank(
         maximisers=snapshot.nodes[top],
         source_score=float(s0),

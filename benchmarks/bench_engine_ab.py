@@ -11,12 +11,13 @@ alike. The cases are those of ``bench_dandelion.py`` (compiled column),
 triangle count of the harness's graph statistics, the sensor estimators of
 ``bench_literature.py`` (earliest-infection-first, Pinto et al.), the spreading kernels
 (``spread``: the workloads of ``bench_spread.py`` plus one per protocol on finite graphs and
-single ``simulate()`` traces), rumour centrality
+single ``simulate()`` traces), the message-level event engine against ``simulate`` and
+``simulate_many`` (``events``: the workloads of ``bench_events.py``), rumour centrality
 (``rumor``: the certified top+rank of ``bench_cyclic.py``'s graph A snapshots, 10^3 to 10^5
-infected, on 1 and 2 threads; the pipeline snapshots of ``bench_rumor_kernel.py``; every
-score on a tree and on a small graph), NETSLEUTH / LISN (``literature``: the snapshots of
-``bench_literature.py``, LISN on the regular tree, NETSLEUTH's inverse iteration on a
-2,000-node snapshot), the Monte Carlo path of ``bench_adversaries.py`` (``adversaries``:
+infected (100 / 10 / 1 calls a round), on 1 and 2 threads; the pipeline snapshots of
+``bench_rumor_kernel.py``; every score on a tree and on a small graph), NETSLEUTH / LISN
+(``literature``: the snapshots of ``bench_literature.py``, LISN on the regular tree,
+NETSLEUTH's inverse iteration on a 2,000-node snapshot), the Monte Carlo path of ``bench_adversaries.py`` (``adversaries``:
 ``simulate_and_score``) and the snapshot estimators of ``bench_cyclic.py`` (``cyclic``:
 Jordan and rumour top+rank, all eccentricities). Cases marked "wall" return wall-clock
 seconds (threads: CPU time would add both threads' time up).
@@ -34,8 +35,8 @@ import subprocess
 import sys
 import time
 
-FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "spread", "rumor",
-            "literature", "adversaries", "cyclic")
+FAMILIES = ("dandelion", "transactions", "privacy", "graphs", "sensors", "spread", "events",
+            "rumor", "literature", "adversaries", "cyclic")
 _MARK = "@@bench "
 
 
@@ -53,15 +54,19 @@ def _rumor_cases() -> dict:
 
     cases = {}
     gA = random_regular(10**6, 4, seed=1)
-    for k in (1_000, 10_000, 100_000):
+    # calls per round: one call on the smaller snapshots takes 0.05 / 4 ms, near the timer's
+    # and the table's resolution and dominated by cold caches after the previous case
+    for k, reps in ((1_000, 100), (10_000, 10), (100_000, 1)):
         snap = rd_snapshot(gA, k, seed=1)
         src = snap.nodes[0]
 
-        def top(snap=snap, src=src):
+        def top(snap=snap, src=src, reps=reps):
             t = time.process_time()
-            A.top_and_rank(snap, "rumor", src)
+            for _ in range(reps):
+                A.top_and_rank(snap, "rumor", src)
             return time.process_time() - t
-        cases[f"rumour top+rank, graph A, {k:,} infected, 1 thread"] = ("rumor", top)
+        calls = f", x{reps}" if reps > 1 else ""
+        cases[f"rumour top+rank, graph A, {k:,} infected, 1 thread{calls}"] = ("rumor", top)
     ip, ix = snap.subgraph()  # the 10^5 snapshot: a 35,262-node 2-core
 
     def top2():
@@ -268,6 +273,8 @@ def _cases(families=FAMILIES) -> dict:
         cases[f"Pinto et al., {gname}, {n_obs} observations"] = ("sensors", pin)
     if "spread" in families:
         cases.update(_spread_cases(counter))
+    if "events" in families:
+        cases.update(_events_cases())
     if "rumor" in families:
         cases.update(_rumor_cases())
     if "literature" in families:
@@ -362,6 +369,49 @@ def _spread_cases(counter: dict) -> dict:
                                                      estimators=("jordan", "rumor"), rng=r)))
     return cases
 
+
+
+def _events_cases() -> dict:
+    """The workloads of ``bench_events.py``: adaptive diffusion as the thesis ran it on
+    Facebook (d0 = inf, at most 3 new infections per node and step) on ego-Facebook (degree
+    >= 3) at T = 8 from the same 40 sources, by the message-level event engine
+    (``simulate_messages``), by ``simulate`` and by ``simulate_many`` (its 4,000-trial run is
+    the ``spread`` family's ego-Facebook row)."""
+    import math
+
+    import numpy as np
+
+    from anonspread import datasets, spread
+    from anonspread.spread.events import simulate_messages
+    from anonspread.spread.graphs import ContactGraph
+
+    fb = datasets.load_graph("ego-facebook", min_degree=3)
+    fb = fb if isinstance(fb, ContactGraph) else spread.graphs.from_networkx(fb)
+    proto = spread.AdaptiveDiffusion(math.inf, 3)
+    sources = np.random.default_rng(0).integers(0, fb.number_of_nodes(), 40)
+    labels = [fb.labels[int(s)] for s in sources]
+
+    def events():
+        t = time.process_time()
+        for i, s in enumerate(labels):
+            simulate_messages(fb, proto, 8, source=s, rng=i)
+        return time.process_time() - t
+
+    def simulate():
+        t = time.process_time()
+        for i, s in enumerate(labels):
+            spread.simulate(fb, proto, 8, source=s, rng=i)
+        return time.process_time() - t
+
+    def many():
+        t = time.process_time()
+        for r in range(25):
+            spread.simulate_many(fb, proto, 8, 40, rng=r)
+        return time.process_time() - t
+    tag = "AD(inf, cap 3), ego-Facebook (degree >= 3), T = 8"
+    return {f"simulate_messages (event engine) {tag}, 40 sources": ("events", events),
+            f"simulate() {tag}, the same 40 sources": ("events", simulate),
+            f"simulate_many {tag}, 40 trials, x25": ("events", many)}
 
 
 def _adversaries_cases(counter: dict) -> dict:

@@ -10,6 +10,13 @@ allocation (``rumor_setup`` / ``rumor_setup_free``), so evaluations run without 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
+cdef enum:
+    # the rows of an unpadded sparse core are padded to a multiple of this many entries
+    # for the blocked scan (the dummy entries point to the dummy nodes nc .. nc + 3); a work
+    # row's ``seen`` holds nc + RUMOR_BLOCK entries
+    RUMOR_BLOCK = 4
+
+
 cdef struct RumorTop:
     # the result of graph_rumor_top: best score, the source's score, the numbers of nodes
     # above and tied with it (source included), exact core evaluations used
@@ -26,6 +33,7 @@ cdef struct RumorSetup:
     int64_t nc           # nodes of its 2-core
     int64_t maxd         # largest core degree (the work rows' padding)
     int64_t width        # every core node's entries in the padded layout (-1: unpadded)
+    bint blocked         # unpadded sparse core: rows padded to a multiple of RUMOR_BLOCK
     double const_        # sum over pendant nodes of log(pendant subtree size)
     bint sparse          # mean core degree below 7: the branchless core scan
     double *ub           # cut-vertex bound of every node
@@ -33,7 +41,7 @@ cdef struct RumorSetup:
     int64_t *att         # pendant node -> the core node its tree hangs from (-1: none)
     int64_t *cid         # core node -> its id in the core CSR (-1 off the core)
     double *cw           # core id -> weight (1 + its pendant nodes)
-    uint64_t *fptr       # the core CSR as core_flat lays it out (maybe padded)
+    uint64_t *fptr       # the core CSR as core_flat lays it out (maybe padded or blocked)
     uint32_t *find
     double *fwe
     int64_t *byub        # nodes in decreasing order of ub (numba's argsort order)

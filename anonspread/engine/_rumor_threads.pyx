@@ -8,6 +8,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from anonspread.engine._rumor cimport (
+    RUMOR_BLOCK,
     RumorSetup,
     RumorTop,
     core_eval,
@@ -102,7 +103,7 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
     if scan < 1:
         scan = 1
     cap = nthr * max(1, min(4096, BATCH_EDGES // scan))
-    cdef int32_t *seen = <int32_t *> calloc(nthr * (nc + 1), sizeof(int32_t))
+    cdef int32_t *seen = <int32_t *> calloc(nthr * (nc + RUMOR_BLOCK), sizeof(int32_t))
     cdef uint64_t *qpk = <uint64_t *> malloc(nthr * row * sizeof(uint64_t))
     cdef double *spos = <double *> malloc(nthr * row * sizeof(double))
     cdef int64_t *batch = <int64_t *> malloc(cap * sizeof(int64_t))
@@ -130,7 +131,7 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
                 c = batch[j]
                 # stamps: one per evaluation, never repeated on any row
                 exact[c] = lg - cst - core_eval(st, st.cid[c], <int32_t> (done + j + 1),
-                                                seen + t * (nc + 1), qpk + t * row,
+                                                seen + t * (nc + RUMOR_BLOCK), qpk + t * row,
                                                 spos + t * row)
                 j = j + nthr
         done += k

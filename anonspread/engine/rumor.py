@@ -121,7 +121,10 @@ def core_log_sizes(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) 
     """``sum over core nodes u of log T_u`` (weighted subtree sizes of the BFS tree of the
     core rooted at ``root``) by the branchless scan, for sparse cores. ``seen`` (int32,
     ``nc + 1``), ``qpk`` (uint64) and ``spos`` (float64) of length ``nc + D + 1`` are work
-    arrays; ``stamp`` must be new for ``seen`` on every call."""
+    arrays; ``stamp`` must be new for ``seen`` on every call. This scan takes each node's
+    weight from ``cw`` when it leaves the queue and does not read ``fwe`` (the dense scan
+    does). :func:`graph_rumor_top` scans an unpadded sparse core in a third layout, each
+    row padded to a multiple of 4 entries (same trees, same sums)."""
     return _rumor.py_core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos, False)
 
 

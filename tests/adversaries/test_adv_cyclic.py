@@ -235,6 +235,39 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
             assert s0 == pytest.approx(ref[s], rel=1e-12)
             assert greater == int((ref > ref[s] + 1e-9 * max(1.0, abs(ref[s]))).sum())
 
+def test_rumor_top_on_sparse_cores_with_hubs_equals_the_all_scores_definition():
+    # a sparse 2-core whose hubs keep it unpadded (maximum degree times core size above twice
+    # its entries): graph_rumor_top scans it blocked (rows padded to a multiple of 4 entries
+    # that point to dummy nodes), serially and on threads; core degrees of every residue mod 4
+    from anonspread.engine import rumor_threads as P
+
+    for G in (_with_pendant_trees(nx.barabasi_albert_graph(400, 2, seed=1), 60, 3),
+              _with_pendant_trees(nx.barabasi_albert_graph(300, 3, seed=4), 30, 5)):
+        snap = A.Snapshot(G, list(G.nodes()), T=3)
+        indptr, indices = snap.subgraph()
+        core, att, psize, weight, const = R.two_core(indptr, indices)
+        cid, cptr, cind, cw, cwe = R.core_csr(indptr, indices, core, weight,
+                                              int(np.flatnonzero(core)[0]))
+        nc, d = cw.shape[0], np.diff(cptr)
+        assert cind.shape[0] < 7 * nc and d.max() * nc > 2 * cptr[-1]  # sparse, unpadded
+        assert set((d % 4).tolist()) == {0, 1, 2, 3}
+        ref = A.rumor_centrality(snap).array
+        want = sorted(np.asarray(top_set(ref)).tolist())
+        for s in (0, 7, snap.n - 1):
+            top = np.zeros(snap.n, np.bool_)
+            best, s0, greater, tied, nb = R.graph_rumor_top(indptr, indices, s, 1e-9, top)
+            assert np.flatnonzero(top).tolist() == want
+            assert best == pytest.approx(ref.max(), rel=1e-12)
+            assert s0 == pytest.approx(ref[s], rel=1e-12)
+            tol = 1e-9 * max(1.0, abs(ref[s]))
+            assert greater == int((ref > ref[s] + tol).sum())
+            assert tied == int((np.abs(ref - ref[s]) <= tol).sum())
+            for threads in (1, 2):
+                top2 = np.zeros(snap.n, np.bool_)
+                got = P.rumor_scan_parallel(indptr, indices, s, 1e-9, top2, threads, 0)
+                assert got[:5] == (best, s0, greater, tied, nb) and (top2 == top).all()
+
+
 def _csr_and_distances(G: nx.Graph):
     """The CSR of a connected graph (nodes 0..n-1) and its all-pairs distance matrix."""
     snap = A.Snapshot(G, range(G.number_of_nodes()), T=1)
