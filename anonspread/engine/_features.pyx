@@ -4,7 +4,7 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t
 
-from anonspread.engine._bfs cimport bfs
+from anonspread.engine._bfs cimport bfs, bfs_from
 
 
 def distance_sums(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -73,23 +73,18 @@ def multi_source_distance(const int64_t[::1] indptr, const int32_t[::1] indices,
                           const int64_t[::1] starts, int64_t[::1] dist):
     """Hop distance from every node to the nearest of ``starts`` (-1 if none is reachable)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, i
-    cdef int64_t head = 0, tail = 0, j, x, w
-    cdef int64_t[::1] queue = np.empty(max(n, 1), np.int64)
+    cdef int64_t tail = 0, x
+    cdef int32_t[::1] order = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] parent = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] d32 = np.full(max(n, 1), -1, np.int32)
     with nogil:
-        for i in range(n):
-            dist[i] = -1
         for i in range(starts.shape[0]):
             x = starts[i]
-            if dist[x] < 0:
-                dist[x] = 0
-                queue[tail] = x
+            if d32[x] < 0:
+                d32[x] = 0
+                parent[x] = -1
+                order[tail] = <int32_t> x
                 tail += 1
-        while head < tail:
-            x = queue[head]
-            head += 1
-            for j in range(indptr[x], indptr[x + 1]):
-                w = indices[j]
-                if dist[w] < 0:
-                    dist[w] = dist[x] + 1
-                    queue[tail] = w
-                    tail += 1
+        bfs_from(indptr, indices, order, tail, parent, d32)
+        for i in range(n):
+            dist[i] = d32[i]
