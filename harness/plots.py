@@ -475,6 +475,25 @@ def _derived(table: Table, info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             and d.get("kind") != "ceiling"]  # a ceiling chooses nothing
 
 
+def _ceiling_methods(table: Table, info: Mapping[str, Any],
+                     points: Sequence[Mapping[str, Any]]) -> list[str]:
+    """How the Bayes ceiling of each of ``points`` was computed (``"exact"``, ``"monte-carlo"``),
+    when every one of them is a ceiling point, else ``[]``."""
+    found = list(getattr(table, "derived", ()) or info.get("derived") or ())
+    records = {tuple(d["params"].get(p) for p in table.params): d for d in found
+               if isinstance(d, Mapping) and isinstance(d.get("params"), Mapping)
+               and d.get("kind") == "ceiling"}
+    methods = [records.get(tuple(pp[p] for p in table.params)) for pp in points]
+    if not methods or any(m is None for m in methods):
+        return []
+    return [str(m.get("method", "")) for m in methods]
+
+
+#: How a Bayes-ceiling series is drawn: above every estimator, in black, never a colour an
+#: estimator could also have.
+_CEILING_STYLE = {"color": "black", "ls": (0, (6, 2)), "lw": 2.0, "marker": "*", "ms": 10}
+
+
 def _chosen(table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str, Any]],
             ys: Sequence[float]) -> list[tuple[Mapping[str, Any], str]]:
     """``(point, chosen attack)`` of each drawn point of a series that is a strongest attack."""
@@ -623,6 +642,11 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if chosen:  # a strongest series: its legend entry names the attack chosen at each x
                     label = f"{label}\n{_chosen_words(chosen, spec.x, len(rows))}"
                     notes.append(_CHOSEN_NOTE)
+                ceiling = _ceiling_methods(table, info, points)
+                if ceiling:  # the Bayes ceiling: black, dashed, named as what it is
+                    label = (f"{label}\nBayes-optimal detection, no adversary above it "
+                             f"({', '.join(dict.fromkeys(ceiling))})")
+                    style, color = {k: v for k, v in _CEILING_STYLE.items() if k != "color"}, "black"
                 (line,) = ax.plot(xs, ys, color=color, label=label, **style)
                 if key or overlay:  # a panel's only curve is named by its axis label
                     handles.setdefault(label, line)

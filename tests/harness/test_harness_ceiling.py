@@ -39,6 +39,11 @@ def test_detection_sweep_ceiling_is_exact_on_the_regular_tree_and_absent_where_i
     fig = res.draw()  # the ceiling is a series of the figure; it chooses nothing
     entries = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any(e.startswith("estimator=ceiling") and "chosen" not in e for e in entries), entries
+    # drawn as what it is: black and dashed, named in the legend with how it was computed
+    ceiling = [e for e in entries if e.startswith("estimator=ceiling")]
+    assert ceiling and "Bayes-optimal detection" in ceiling[0] and "(exact)" in ceiling[0], entries
+    lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == ceiling[0]]
+    assert lines and all(ln.get_color() == "black" and ln.get_linestyle() != "-" for ln in lines)
     assert any(e.startswith("estimator=strongest") and "chosen: ml" in e for e in entries), entries
     import matplotlib.pyplot as plt
 
