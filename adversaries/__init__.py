@@ -59,6 +59,11 @@ from anonspread.adversaries.registry import (
 from anonspread.adversaries.scores import Scores, pick
 from anonspread.adversaries.sensors import earliest_infection_first, pinto
 from anonspread.adversaries.softmargin import SoftMarginResult, soft_margin, soft_margin_estimate
+from anonspread.adversaries.softmargin_spies import (
+    SpySoftMarginResult,
+    soft_margin_spies,
+    soft_margin_spies_estimate,
+)
 from anonspread.adversaries.spies import (
     SPY_ESTIMATORS,
     SpyObservation,
@@ -88,6 +93,7 @@ __all__ = [
     "Snapshot",
     "SoftMarginResult",
     "SpyObservation",
+    "SpySoftMarginResult",
     "StateLimitError",
     "TopRank",
     "Trajectories",
@@ -124,6 +130,8 @@ __all__ = [
     "simulate_and_score",
     "soft_margin",
     "soft_margin_estimate",
+    "soft_margin_spies",
+    "soft_margin_spies_estimate",
     "source_rank",
     "theory",
     "top_and_rank",

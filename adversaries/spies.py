@@ -175,16 +175,17 @@ SPY_ESTIMATORS: Registry[EstimatorSpec] = Registry("spy estimator", parameter="e
 
 def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, graphs: str = "any",
                            observation: str = "spies", likelihood: bool = False,
-                           params: Callable | None = None, extra: Callable | None = None):
+                           random: bool = False, params: Callable | None = None,
+                           extra: Callable | None = None):
     """Function decorator: declare a spy estimator (an :class:`EstimatorSpec` with a spy observation).
 
     Parameters
     ----------
     name : str
         The registry name.
-    protocols, graphs, observation, likelihood, params, extra
+    protocols, graphs, observation, likelihood, random, params, extra
         As for :func:`register_estimator`; ``observation`` is ``"spies"`` or
-        ``"snapshot+spies"``.
+        ``"snapshot+spies"``; ``random=True``: the function takes the keyword ``rng``.
 
     Returns
     -------
@@ -231,7 +232,8 @@ def register_spy_estimator(name: str, *, protocols: tuple[str, ...] | None, grap
     def deco(func: Callable) -> Callable:
         # one registry for every estimator; SPY_ESTIMATORS is the view of the spy ones
         register_estimator(name, protocols=protocols, graphs=graphs, observation=observation,
-                           likelihood=likelihood, params=params, extra=extra)(func)
+                           likelihood=likelihood, random=random, params=params,
+                           extra=extra)(func)
         SPY_ESTIMATORS.add(name, ESTIMATORS[name])
         return func
 
