@@ -10,14 +10,13 @@ kernel ``P̂_a(obs | θ) = (1/n) Σ_i exp(-(φ_i - 1)² / a²)``.
 
 *Observation model.* Each spy sees who first sent it the transaction and when. Times are
 continuous (Exponential message delays), so a run never reproduces them; the similarity
-compares what can repeat: the senders and the order of first receipts,
+compares what can repeat: the order of first receipts and the senders, earliest first,
 
-    φ = ½ · (fraction of spies whose sender matches)
-      + ½ · (1 - F / F_max),
+    φ = Σ_j w_j 1[the run's j-th receipt is by the observed j-th spy, from the same sender],
 
-``F`` the Spearman footrule distance ``Σ_s |r_s - r*_s|`` between the spies' ranks by first
-receipt time in the run and in the observation (ties, i.e. spies that heard nothing, ranked
-last in spy order), ``F_max = ⌊k²/2⌋`` its largest value (the order term is 1 for one spy).
+``w_j = 2^-j / (1 - 2^-k)`` (receipts ordered by time; spies that heard nothing last, in
+spy order). The earliest receipt weighs most (half of ``φ``): under Dandelion it is the one
+that can come from the stem, near the source, while later receipts come from the fluff.
 ``φ = 1`` exactly when every sender and the whole order of receipt match, so as ``a -> 0``
 the estimate tends to the probability of that discrete part of the observation given θ: an
 exact likelihood of the senders and the receipt order, whose arg-max is the MAP source for
@@ -100,19 +99,13 @@ class SpySoftMarginResult:
     mean_similarity: np.ndarray
 
 
-def _ranks(time: np.ndarray) -> np.ndarray:
-    """Rank of each spy by first receipt time (0 first; ``inf`` last; ties in spy order)."""
-    order = np.argsort(time, axis=-1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(time.shape[-1]), axis=-1)
-    return ranks
-
-
 def spy_similarity(sender: np.ndarray, time: np.ndarray, obs_sender: np.ndarray,
                    obs_time: np.ndarray) -> np.ndarray:
     """Similarity of simulated spy observations with an observed one (module docstring).
 
-    ``φ = ½ · (fraction of matching senders) + ½ · (1 - footrule / ⌊k²/2⌋)``.
+    ``φ = Σ_j w_j 1[the run's j-th receipt is by the observation's j-th spy, from the same
+    sender]``, ``w_j = 2^-j / (1 - 2^-k)`` for ``j = 1..k`` (receipts ordered by time,
+    spies that heard nothing last in spy order).
 
     Parameters
     ----------
@@ -132,16 +125,17 @@ def spy_similarity(sender: np.ndarray, time: np.ndarray, obs_sender: np.ndarray,
     >>> import numpy as np
     >>> obs_s, obs_t = np.array([3, 5, 7]), np.array([1.0, 2.0, 3.0])
     >>> spy_similarity(np.array([[3, 5, 7], [3, 5, 8], [3, 5, 7]]),
-    ...                np.array([[0.5, 0.9, 4.0], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]),
+    ...                np.array([[0.5, 0.9, 4.0], [1.0, 2.0, 3.0], [2.5, 2.0, 1.0]]),
     ...                obs_s, obs_t).tolist()
-    [1.0, 0.8333333333333333, 0.5]
+    [1.0, 0.8571428571428571, 0.2857142857142857]
     """
     k = obs_sender.shape[0]
-    match = (sender == obs_sender[None, :]).mean(axis=1)
-    if k < 2:
-        return 0.5 * match + 0.5
-    foot = np.abs(_ranks(time) - _ranks(obs_time)[None, :]).sum(axis=1)
-    return 0.5 * match + 0.5 * (1.0 - foot / float(k * k // 2))
+    want = np.argsort(obs_time, kind="stable")                 # observed order of receipt
+    order = np.argsort(time, axis=1, kind="stable")            # each run's order
+    same_spy = order == want[None, :]
+    same_sender = sender[:, want] == obs_sender[want][None, :]
+    w = 0.5 ** np.arange(1, k + 1)
+    return (same_spy & same_sender) @ (w / w.sum())
 
 
 def _candidates(obs: SpyObservation, k: int | None, first: int) -> np.ndarray:
