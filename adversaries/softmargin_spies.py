@@ -84,6 +84,26 @@ class SpySoftMarginResult:
         Runs per candidate whose senders and receipt order both matched (``φ = 1``).
     mean_similarity : numpy.ndarray of float
         Mean similarity ``φ`` of each candidate's runs with the observation.
+
+    Examples
+    --------
+    Continuous diffusion on the path 0-1-2-3-4 with spies at both ends: the senders are
+    always 1 and 3, so only the order of receipt informs; the exact matches estimate it
+    (spy 0 hears first with probability 7/8 from node 1, 1/2 from 2, 1/8 from 3):
+
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> from anonspread.spread.events import ContinuousDiffusion
+    >>> proto = ContinuousDiffusion(1.0)
+    >>> batch = spread.simulate_stems(nx.path_graph(5), proto, 1, spies=[0, 4], sources=[1],
+    ...                               rng=0)
+    >>> obs = batch.observation(0)
+    >>> bool(obs.time[0] < obs.time[1])
+    True
+    >>> res = adversaries.soft_margin_spies_estimate(obs, proto, rng=2, a=1e-3, simulations=4000,
+    ...                                              max_simulations=4000, candidates=None)
+    >>> res.candidates.tolist(), (res.exact_matches / res.simulations).tolist()
+    ([1, 2, 3], [0.87475, 0.4795, 0.13125])
     """
 
     scores: Scores
@@ -372,6 +392,18 @@ def soft_margin_spies(obs: SpyObservation, protocol: Any, *, rng: Any = None,
     -------
     Scores
         kind ``"log-likelihood"``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = nx.random_regular_graph(4, 30, seed=2)
+    >>> proto = spread.DandelionPlusPlus(0.2)
+    >>> obs = spread.simulate_stems(g, proto, 1, spies=[0, 5, 10], sources=[7],
+    ...                             rng=4).observation(0)
+    >>> scores = adversaries.soft_margin_spies(obs, proto, rng=1, candidates=5)
+    >>> scores.kind, int((scores.array > -float("inf")).sum())
+    ('log-likelihood', 5)
     """
     if not isinstance(obs, SpyObservation):
         raise InvalidTypeError(
