@@ -19,6 +19,7 @@ candidate on its own random stream.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -159,10 +160,69 @@ def _stores(g, threads: int) -> tuple[list, Any]:
     return [first] + [new_finite_store(g.indptr, g.indices) for _ in range(threads - 1)], first
 
 
+def _is_dask_client(executor: Any) -> bool:
+    return type(executor).__module__.split(".")[0] == "distributed" and hasattr(executor, "scatter")
+
+
+def _check_executor(executor: Any, chunks: Any, nc: int) -> int:
+    """Validate ``executor`` and ``chunks``; the number of chunks to use (at most ``nc``)."""
+    if not callable(getattr(executor, "submit", None)):
+        raise InvalidTypeError(
+            "executor must be None, a concurrent.futures.Executor, a dask.distributed.Client or "
+            f"any object with .submit(fn, *args) returning futures; got {executor!r}")
+    if chunks is None:
+        workers = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+        if _is_dask_client(executor):
+            try:
+                workers = sum(executor.nthreads().values())
+            except Exception:
+                workers = None
+        chunks = workers if isinstance(workers, int) and workers >= 1 else 2 * (os.cpu_count() or 1)
+    return min(chunks, nc)
+
+
+class _ChunkedRunner:
+    """Runs :func:`engine.softmargin.accumulate` over chunks of the candidates as tasks of
+    ``executor`` and merges the chunks' sums (each chunk carries its own sums and
+    generators between rounds, so every row is what the serial loop computes)."""
+
+    def __init__(self, executor: Any, n_chunks: int, code: int, graph: Any, params: np.ndarray,
+                 mask: np.ndarray, threads: int, sources: np.ndarray, gens: list,
+                 sums: Any) -> None:
+        self.executor, self.code, self.threads = executor, code, threads
+        self.dask = _is_dask_client(executor)
+        if isinstance(graph, LazyTree):
+            data = graph.store
+        else:
+            data = (graph.indptr, graph.indices)
+        shared = (data, np.asarray(params, np.float64), mask)
+        # dask: ship the graph to the workers once per call, tasks name it by key
+        self.shared = executor.scatter([shared], broadcast=True, hash=False)[0] if self.dask else shared
+        bounds = np.linspace(0, sources.shape[0], n_chunks + 1).round().astype(int)
+        self.rows = [slice(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self.sources = [sources[r] for r in self.rows]
+        self.gens = [gens[r] for r in self.rows]
+        self.sums = [sums.take(r) for r in self.rows]
+
+    def accumulate(self, n_sims: int, T: int, n_obs: int, widths: np.ndarray) -> Any:
+        args = [(self.code, self.shared, self.threads, self.sources[k], self.gens[k], n_sims, T,
+                 n_obs, widths, self.sums[k]) for k in range(len(self.rows))]
+        if self.dask:
+            futures = [self.executor.submit(_sm.accumulate_chunk, *a, pure=False) for a in args]
+            results = self.executor.gather(futures)
+        else:
+            futures = [self.executor.submit(_sm.accumulate_chunk, *a) for a in args]
+            results = [f.result() for f in futures]
+        self.sums = [r[0] for r in results]
+        self.gens = [list(r[1]) for r in results]
+        return _sm.SoftMarginSums.concatenate(self.sums)
+
+
 def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                          simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                          candidates: int | None = 100, tolerance: float = 0.02,
-                         max_simulations: int = 16000, threads: int = 1) -> SoftMarginResult:
+                         max_simulations: int = 16000, threads: int = 1,
+                         executor: Any = None, chunks: int | None = None) -> SoftMarginResult:
     """Soft-margin likelihood of every candidate source, refined until the top is stable.
 
     Antulov-Fantulin et al., PRL 114, 248701 (2015), Eq. (2)-(3) of arXiv:1406.2909: for each
@@ -234,7 +294,21 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         Cap on the runs per candidate.
     threads : int >= 1, default 1
         Threads sharing the candidates (OpenMP; serial when the build has none); never
-        read from the machine.
+        read from the machine. With ``executor``: the threads of each task.
+    executor : None or object with ``.submit(fn, *args)``, default None
+        None: run in this process. Otherwise a ``concurrent.futures.Executor`` (e.g.
+        ``ProcessPoolExecutor``), a ``dask.distributed.Client`` or anything whose
+        ``.submit(fn, *args)`` returns futures with ``.result()``: each round, the
+        candidates' simulations run as ``chunks`` tasks
+        (:func:`engine.softmargin.accumulate_chunk`) and their sums are merged. The result
+        is identical (bitwise) to the in-process one for the same ``rng``, whatever the
+        executor and ``chunks``. A dask ``Client`` receives the graph once per call
+        (``client.scatter``); other executors pickle it into every task.
+    chunks : int >= 1 or None, default None
+        Tasks per round with ``executor`` (at most one per candidate). None: the
+        executor's workers when known (``max_workers`` of a ``concurrent.futures`` pool,
+        the threads of a dask cluster), else ``2 * os.cpu_count()``. Ignored without
+        ``executor``.
 
     Returns
     -------
@@ -272,6 +346,8 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         candidates = check_int(candidates, "candidates", low=1)
     tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
     threads = check_int(threads, "threads", low=1, high=1024)
+    if chunks is not None:
+        chunks = check_int(chunks, "chunks", low=1)
     gen = check_rng(rng)
     g, T = snapshot.graph, snapshot.T
     keep = _prune(snapshot, candidates)
@@ -292,14 +368,24 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     mask[idx] = 1
     sources = idx[keep].astype(np.int32)
     sums = _sm.SoftMarginSums(nc, widths.shape[0])
-    stores, give_back = _stores(g, threads)
+    runner = None
+    if executor is not None:
+        n_chunks = _check_executor(executor, chunks, nc)
+        runner = _ChunkedRunner(executor, n_chunks, protocol.kernel_code, g, params, mask, threads,
+                                sources, gens, sums)
+        stores, give_back = [], None
+    else:
+        stores, give_back = _stores(g, threads)
     prev_map = np.full(widths.shape[0], -1)
     stable = np.zeros(widths.shape[0], bool)
     n_round = simulations
     try:
         while True:
-            _sm.accumulate(protocol.kernel_code, stores, sources, gens, n_round, T, params, mask,
-                           snapshot.n, widths, sums)
+            if runner is None:
+                _sm.accumulate(protocol.kernel_code, stores, sources, gens, n_round, T, params,
+                               mask, snapshot.n, widths, sums)
+            else:
+                sums = runner.accumulate(n_round, T, snapshot.n, widths)
             logp, logq = sums.log_sums()
             errs = np.empty(widths.shape[0])
             for j in range(widths.shape[0]):
@@ -348,7 +434,7 @@ def _soft_margin_params(protocol, graph) -> dict:
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,
-                threads: int = 1) -> Scores:
+                threads: int = 1, executor: Any = None, chunks: int | None = None) -> Scores:
     """Soft-margin estimate of the log-likelihood by simulation (Antulov-Fantulin et al. 2015).
 
     The scores of :func:`soft_margin_estimate` (same parameters; see it for the model, the
@@ -359,7 +445,7 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     ----------
     snapshot : Snapshot
     protocol : Protocol
-    rng, simulations, a, candidates, tolerance, max_simulations, threads
+    rng, simulations, a, candidates, tolerance, max_simulations, threads, executor, chunks
         As :func:`soft_margin_estimate`.
 
     Returns
@@ -377,4 +463,5 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     """
     return soft_margin_estimate(snapshot, protocol, rng=rng, simulations=simulations, a=a,
                                 candidates=candidates, tolerance=tolerance,
-                                max_simulations=max_simulations, threads=threads).scores
+                                max_simulations=max_simulations, threads=threads,
+                                executor=executor, chunks=chunks).scores

@@ -28,9 +28,9 @@ import numpy as np
 # GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
 # that stops it (for every OpenMP region of the process, these included)
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
-from anonspread.engine.store import GraphStore
+from anonspread.engine.store import GraphStore, new_finite_store
 
-__all__ = ["OPENMP", "SoftMarginSums", "accumulate", "copy_store"]
+__all__ = ["OPENMP", "SoftMarginSums", "accumulate", "accumulate_chunk", "copy_store"]
 
 #: Whether this build runs candidates on OpenMP threads (``setup.py`` compiles
 #: ``_softmargin`` with ``-fopenmp`` when the compiler accepts it).
@@ -82,6 +82,27 @@ class SoftMarginSums:
         with np.errstate(divide="ignore"):
             return self.m1 + np.log(self.s1), self.m2 + np.log(self.s2)
 
+    def take(self, rows: slice) -> SoftMarginSums:
+        """The sums of the candidates ``rows`` (copies), with the same ``runs``."""
+        out = SoftMarginSums.__new__(SoftMarginSums)
+        for f in ("m1", "s1", "m2", "s2", "jac", "hits"):
+            setattr(out, f, getattr(self, f)[rows].copy())
+        out.runs = self.runs
+        return out
+
+    @classmethod
+    def concatenate(cls, parts: list) -> SoftMarginSums:
+        """The sums of ``parts`` (each a :class:`SoftMarginSums` of some candidates, all
+        with the same ``runs``) stacked in order: candidates are independent, so the rows
+        are exactly those one call over every candidate gives."""
+        if not parts or len({p.runs for p in parts}) != 1:
+            raise ValueError("parts must be a non-empty list of sums with equal runs")
+        out = cls.__new__(cls)
+        for f in ("m1", "s1", "m2", "s2", "jac", "hits"):
+            setattr(out, f, np.concatenate([getattr(p, f) for p in parts]))
+        out.runs = parts[0].runs
+        return out
+
 
 def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims: int, T: int,
                params, mask: np.ndarray, n_obs: int, widths, sums: SoftMarginSums) -> None:
@@ -129,3 +150,37 @@ def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims:
                            np.ascontiguousarray(params, np.float64), mask, int(n_obs), inv_a2,
                            sums.m1, sums.s1, sums.m2, sums.s2, sums.jac, sums.hits)
     sums.runs += int(n_sims)
+
+
+def accumulate_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray, gens: list,
+                     n_sims: int, T: int, n_obs: int, widths, sums: SoftMarginSums
+                     ) -> tuple[SoftMarginSums, list]:
+    """:func:`accumulate` for a chunk of the candidates, as a task for another process or
+    worker (module level, so it pickles by name).
+
+    Parameters
+    ----------
+    code, sources, gens, n_sims, T, n_obs, widths
+        As :func:`accumulate` (``sources``, ``gens``: the chunk's).
+    shared : tuple
+        ``(graph, params, mask)``, the same for every chunk of a call: ``graph`` is
+        ``(indptr, indices)`` of a finite graph's CSR or the ``GraphStore`` of a lazily
+        grown tree (never written: runs use copies).
+    threads : int
+        Stores, hence OpenMP threads, of this task.
+    sums : SoftMarginSums
+        The chunk's sums so far (updated and returned).
+
+    Returns
+    -------
+    (SoftMarginSums, list of numpy.random.Generator)
+        The chunk's sums and its generators, advanced past this call's runs.
+    """
+    graph, params, mask = shared
+    if isinstance(graph, GraphStore):
+        stores = [copy_store(graph) for _ in range(threads)]
+    else:
+        indptr, indices = graph
+        stores = [new_finite_store(indptr, indices) for _ in range(threads)]
+    accumulate(code, stores, sources, gens, n_sims, T, params, mask, n_obs, widths, sums)
+    return sums, gens
