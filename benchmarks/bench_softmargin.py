@@ -2,6 +2,7 @@
 loop against a plain-Python soft-margin loop over a networkx simulator.
 
 Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-ratio]
+      [--executor]
 
 * sizes: random diffusion (p = 0.5) on a random 4-regular graph of 5,000 nodes, snapshots of
   about 10, 30, 100 and 300 infected nodes (:func:`snapshot_near`); every infected node a
@@ -17,6 +18,13 @@ Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-
   median wall seconds, and the largest difference of the mean Jaccard similarity per
   candidate between the two (a check that they estimate the same thing: it should be
   within a few Monte Carlo standard errors, ~1/sqrt(n)).
+* executor (only with ``--executor``): one large snapshot, random diffusion (p = 0.5) on a
+  random 4-regular graph of 10,000 nodes near 400 infected nodes, ``candidates=200``,
+  exactly 1,000 runs per candidate; wall seconds in process (one thread) against
+  ``executor=ProcessPoolExecutor(2)`` (pool started and warmed up once, outside the timing;
+  default chunks = 2 and chunks = 8) and, when dask is installed, a
+  ``LocalCluster(n_workers=2, threads_per_worker=1)`` of processes; the pickled size of one
+  task's arguments; and a check that every result equals the serial one.
 
 The machine's load average is printed first (the figures are only comparable at low load).
 """
@@ -147,17 +155,71 @@ def ratio(rounds: int) -> None:
         print(f"| {T} | {snap.n} | {n} | {c:.4f} | {p:.3f} | {p / c:.0f}x | {diff:.4f} |", flush=True)
 
 
+def executors(rounds: int) -> None:
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from anonspread.engine import softmargin as engine_sm
+
+    G = nx.random_regular_graph(4, 10_000, seed=3)
+    proto = spread.RandomDiffusion(0.5)
+    snap = snapshot_near(G, proto, 400)
+    kw = dict(rng=1, simulations=1000, max_simulations=1000, candidates=200, a=WIDTHS)
+    print(f"\n## One large snapshot on an executor: 10,000 nodes, T = {snap.T}, {snap.n} infected, "
+          "200 candidates x 1,000 runs")
+    cg = spread.graphs.as_contact_graph(G)
+    mask = np.zeros(10_000, np.uint8)
+    task = (proto.kernel_code, ((cg.indptr, cg.indices), proto.kernel_params(cg, snap.T), mask), 1,
+            np.zeros(100, np.int32), [np.random.default_rng(k) for k in range(100)], 1000, snap.T,
+            snap.n, np.asarray(WIDTHS), engine_sm.SoftMarginSums(100, len(WIDTHS)))
+    print(f"pickled arguments of one task (100 candidates): {len(pickle.dumps(task)) / 1e3:.0f} kB")
+    print("| executor | chunks | wall s | parent CPU s | same result |")
+    print("|---|---|---|---|---|")
+    serial = A.soft_margin_estimate(snap, proto, **kw)
+
+    def same(res) -> bool:
+        return bool(np.array_equal(res.log_likelihood, serial.log_likelihood)
+                    and np.array_equal(res.exact_matches, serial.exact_matches)
+                    and np.array_equal(res.mean_jaccard, serial.mean_jaccard))
+
+    def row(name, chunks, f) -> None:
+        f()  # warm-up
+        wall, cpu = _median(f, rounds)
+        print(f"| {name} | {chunks} | {wall:.3f} | {cpu:.3f} | {same(f())} |", flush=True)
+
+    row("none (in process, 1 thread)", "-", functools.partial(A.soft_margin_estimate, snap, proto, **kw))
+    row("none (in process, threads=2)", "-", functools.partial(A.soft_margin_estimate, snap, proto,
+                                                              threads=2, **kw))
+    with ProcessPoolExecutor(2) as pool:
+        for chunks in (None, 8):
+            row("ProcessPoolExecutor(2)", chunks or 2, functools.partial(
+                A.soft_margin_estimate, snap, proto, executor=pool, chunks=chunks, **kw))
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        print("(dask.distributed not installed: no dask row)")
+        return
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        row("dask LocalCluster(2 processes)", 2, functools.partial(
+            A.soft_margin_estimate, snap, proto, executor=client, **kw))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--skip-sizes", action="store_true")
     ap.add_argument("--skip-ratio", action="store_true")
+    ap.add_argument("--executor", action="store_true",
+                    help="also time one large snapshot in process vs a process pool and dask")
     args = ap.parse_args()
     print("load average:", os.getloadavg())
     if not args.skip_sizes:
         sizes(args.rounds)
     if not args.skip_ratio:
         ratio(args.rounds)
+    if args.executor:
+        executors(args.rounds)
 
 
 if __name__ == "__main__":

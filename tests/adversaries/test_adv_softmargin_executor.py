@@ -74,9 +74,10 @@ def test_thread_pool_and_a_minimal_executor_give_the_serial_result(cases):
                           serial.scores.array)
 
 
-def test_dask_cluster_gives_the_serial_result(cases):
+@pytest.mark.parametrize("processes", [False, True])
+def test_dask_cluster_gives_the_serial_result(cases, processes):
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         for snap, proto, kw, serial in cases:
