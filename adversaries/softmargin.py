@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,22 +162,25 @@ def _stores(g, threads: int) -> tuple[list, Any]:
 
 
 def _is_dask_client(executor: Any) -> bool:
-    return type(executor).__module__.split(".")[0] == "distributed" and hasattr(executor, "scatter")
+    # without dask.distributed imported, nothing is one of its clients (no import here)
+    dist = sys.modules.get("distributed")
+    return dist is not None and isinstance(executor, dist.Client)
 
 
-def _check_executor(executor: Any, chunks: Any, nc: int) -> int:
-    """Validate ``executor`` and ``chunks``; the number of chunks to use (at most ``nc``)."""
-    if not callable(getattr(executor, "submit", None)):
+def _check_executor(executor: Any) -> None:
+    if executor is not None and not callable(getattr(executor, "submit", None)):
         raise InvalidTypeError(
             "executor must be None, a concurrent.futures.Executor, a dask.distributed.Client or "
             f"any object with .submit(fn, *args) returning futures; got {executor!r}")
+
+
+def _n_chunks(executor: Any, chunks: int | None, nc: int) -> int:
+    """``chunks``, or the executor's workers when known, else ``2 * os.cpu_count()``; at
+    most ``nc``."""
     if chunks is None:
         workers = getattr(executor, "_max_workers", None)  # concurrent.futures pools
         if _is_dask_client(executor):
-            try:
-                workers = sum(executor.nthreads().values())
-            except Exception:
-                workers = None
+            workers = sum(executor.nthreads().values())  # threads of every worker
         chunks = workers if isinstance(workers, int) and workers >= 1 else 2 * (os.cpu_count() or 1)
     return min(chunks, nc)
 
@@ -346,6 +350,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         candidates = check_int(candidates, "candidates", low=1)
     tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
     threads = check_int(threads, "threads", low=1, high=1024)
+    _check_executor(executor)
     if chunks is not None:
         chunks = check_int(chunks, "chunks", low=1)
     gen = check_rng(rng)
@@ -370,8 +375,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     sums = _sm.SoftMarginSums(nc, widths.shape[0])
     runner = None
     if executor is not None:
-        n_chunks = _check_executor(executor, chunks, nc)
-        runner = _ChunkedRunner(executor, n_chunks, protocol.kernel_code, g, params, mask, threads,
+        runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code, g, params, mask, threads,
                                 sources, gens, sums)
         stores, give_back = [], None
     else:

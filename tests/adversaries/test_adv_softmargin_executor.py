@@ -123,8 +123,11 @@ def test_bad_executor_or_chunks_is_refused_by_name():
     line = spread.LineProtocol()
     with pytest.raises(InvalidTypeError, match=r"executor must be .*\.submit.*got <object"):
         A.soft_margin_estimate(snap, line, rng=1, executor=object())
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
     with pytest.raises(InvalidTypeError, match="executor must be"):
-        A.soft_margin_estimate(snap, line, rng=1, executor="pool")
+        A.soft_margin_estimate(snap, line, rng=gen, executor="pool")
+    assert gen.bit_generator.state == state  # refused before any draw
     for bad in (0, -2):
         with pytest.raises(InvalidParameterError, match=rf"chunks.*{bad}"):
             A.soft_margin_estimate(snap, line, rng=1, executor=_Inline(), chunks=bad)
