@@ -142,6 +142,34 @@ def _posterior_error(logp: np.ndarray, logq: np.ndarray, runs: int) -> tuple[np.
     return post, err
 
 
+def _width_stability(logp: np.ndarray, logq: np.ndarray, runs: int, prev_map: np.ndarray,
+                    tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """The refinement rule of one round, per kernel width (columns of ``logp``, ``logq``:
+    ``log sum K`` and ``log sum K^2`` per candidate over ``runs`` runs each).
+
+    A width is stable when the previous round's MAP (``prev_map``, -1 before the first
+    round; updated in place to this round's) is within two standard errors of the current
+    MAP's posterior, that posterior's standard error is at most ``tolerance``, and at least
+    :data:`MIN_EFFECTIVE_RUNS` effective runs carry it. Returns ``(stable, error)``: the
+    flags and the MAP posterior's standard error per width (inf where no run counted).
+    """
+    nw = logp.shape[1]
+    stable = np.zeros(nw, bool)
+    errs = np.full(nw, np.inf)
+    for j in range(nw):
+        post, err = _posterior_error(logp[:, j], logq[:, j], runs)
+        if np.isnan(post[0]):
+            continue
+        m = int(np.argmax(post))
+        errs[j] = err[m]
+        p = prev_map[j]
+        same = p >= 0 and post[p] + 2 * math.hypot(err[m], err[p]) >= post[m]
+        ess = math.exp(2 * logp[m, j] - logq[m, j])
+        stable[j] = bool(same and err[m] <= tolerance and ess >= MIN_EFFECTIVE_RUNS)
+        prev_map[j] = m
+    return stable, errs
+
+
 def _prune(snapshot: Snapshot, k: int | None) -> np.ndarray:
     """Local ids of the candidates: all infected nodes, or the ``k`` of smallest
     eccentricity in the infected subgraph (Jordan score; ties by snapshot order)."""
@@ -381,7 +409,6 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     else:
         stores, give_back = _stores(g, threads)
     prev_map = np.full(widths.shape[0], -1)
-    stable = np.zeros(widths.shape[0], bool)
     n_round = simulations
     try:
         while True:
@@ -391,19 +418,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
             else:
                 sums = runner.accumulate(n_round, T, snapshot.n, widths)
             logp, logq = sums.log_sums()
-            errs = np.empty(widths.shape[0])
-            for j in range(widths.shape[0]):
-                post, err = _posterior_error(logp[:, j], logq[:, j], sums.runs)
-                if np.isnan(post[0]):
-                    stable[j], errs[j] = False, np.inf
-                    continue
-                m = int(np.argmax(post))
-                errs[j] = err[m]
-                p = prev_map[j]
-                same = p >= 0 and post[p] + 2 * math.hypot(err[m], err[p]) >= post[m]
-                ess = math.exp(2 * logp[m, j] - logq[m, j])
-                stable[j] = bool(same and err[m] <= tolerance and ess >= MIN_EFFECTIVE_RUNS)
-                prev_map[j] = m
+            stable, errs = _width_stability(logp, logq, sums.runs, prev_map, tolerance)
             if stable[-1] or 2 * sums.runs > max_simulations:
                 break
             n_round = sums.runs  # double the total

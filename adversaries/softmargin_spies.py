@@ -32,12 +32,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.adversaries.scores import Scores
-from anonspread.adversaries.softmargin import (
-    DEFAULT_WIDTHS,
-    MIN_EFFECTIVE_RUNS,
-    _check_widths,
-    _posterior_error,
-)
+from anonspread.adversaries.softmargin import DEFAULT_WIDTHS, _check_widths, _width_stability
 from anonspread.adversaries.spies import _check_obs, register_spy_estimator
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.dandelion import StemProtocol, simulate_stems
@@ -316,8 +311,6 @@ def soft_margin_spies_estimate(obs: SpyObservation, protocol: Any, *, rng: Any =
     phi_sum = np.zeros(nc)
     runs = 0
     prev_map = np.full(nw, -1)
-    stable = np.zeros(nw, bool)
-    errs = np.full(nw, np.inf)
     n_round = simulations
     inv_a2 = 1.0 / (widths * widths)
     while True:
@@ -332,18 +325,7 @@ def soft_margin_spies_estimate(obs: SpyObservation, protocol: Any, *, rng: Any =
                 logp[c, j] = np.logaddexp(logp[c, j], _log_sum(e[:, j]))
                 logq[c, j] = np.logaddexp(logq[c, j], _log_sum(2.0 * e[:, j]))
         runs += n_round
-        for j in range(nw):
-            post, err = _posterior_error(logp[:, j], logq[:, j], runs)
-            if np.isnan(post[0]):
-                stable[j], errs[j] = False, np.inf
-                continue
-            m = int(np.argmax(post))
-            errs[j] = err[m]
-            p = prev_map[j]
-            same = p >= 0 and post[p] + 2 * math.hypot(err[m], err[p]) >= post[m]
-            ess = math.exp(2 * logp[m, j] - logq[m, j])
-            stable[j] = bool(same and err[m] <= tolerance and ess >= MIN_EFFECTIVE_RUNS)
-            prev_map[j] = m
+        stable, errs = _width_stability(logp, logq, runs, prev_map, tolerance)
         if stable[-1] or 2 * runs > max_simulations:
             break
         n_round = runs  # double the total
