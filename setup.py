@@ -6,20 +6,39 @@ numbers come from numpy's bit-generator C API: the distribution functions of
 (and ``npymath``), found beside the headers of the numpy in the build environment.
 ``_rumor_threads`` and ``_softmargin`` are compiled with OpenMP (``-fopenmp``) when the compiler accepts it, and
 serially otherwise (the package then still builds; its scans run on one thread).
+
+The build is parallel and incremental, as scientific Python builds are:
+
+* Cython translates the ``.pyx`` files on every core (``cythonize(nthreads=...)``) and the C
+  compiler runs on every core (``build_ext --parallel``); ``ANONSPREAD_BUILD_JOBS`` sets the
+  number of jobs.
+* A compiled extension is kept in ``build/anonspread-extensions/`` under a key made of
+  everything that decides its bytes: its ``.pyx``, the engine's ``.pxd`` files and headers,
+  Cython's version and directives, the compiler and its flags, the Python ABI and the numpy
+  of the build. An extension with a kept build is neither translated nor compiled: a later
+  build (``pip install -e ".[test]"`` after ``pip install -e .``, ``pip wheel .``, an
+  editable reinstall) with the same key copies the kept file instead of compiling again;
+  any change of source, flags, compiler, Python or numpy compiles afresh.
+* Extensions are compiled without debug information (``-g0``): the package is a third of
+  the size, and tracebacks through Cython code still name the ``.pyx`` lines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 from pathlib import Path
 
+import Cython
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext as _build_ext
 
 _INCLUDE = np.get_include()
 _LIBS = [os.path.join(_INCLUDE, "..", "lib"), os.path.join(_INCLUDE, "..", "..", "random", "lib")]
@@ -73,10 +92,95 @@ def _extensions() -> list[Extension]:
             library_dirs=_LIBS,
             libraries=["npyrandom", "npymath"],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-            extra_compile_args=["-O3", "-fno-math-errno", "-funroll-loops", *flags],
+            extra_compile_args=["-O3", "-g0", "-fno-math-errno", "-funroll-loops", *flags],
             extra_link_args=flags,
         ))
     return exts
 
 
-setup(ext_modules=cythonize(_extensions(), compiler_directives=_DIRECTIVES))
+def _jobs() -> int:
+    """Parallel jobs of the build: ``ANONSPREAD_BUILD_JOBS``, else the usable cores."""
+    env = os.environ.get("ANONSPREAD_BUILD_JOBS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_KEPT = Path(__file__).parent / "build" / "anonspread-extensions"
+
+
+def _key(ext: Extension) -> str:
+    """What decides the bytes of ``ext``'s compiled module, hashed: its ``.pyx``, every
+    ``.pxd``/header of the engine, Cython's version and directives, the compiler and flags
+    (``CC``/``CFLAGS``/``LDFLAGS`` and Python's own), the extension suffix (Python ABI) and
+    numpy's version. Cython's C output is not hashed: it is not byte-stable between runs and
+    names the build environment's temporary folders."""
+    h = hashlib.sha256()
+    engine = Path(__file__).parent / "anonspread" / "engine"
+    for path in [*map(Path, ext.sources), *sorted(engine.glob("*.pxd")), *sorted(engine.glob("*.h"))]:
+        h.update(str(path.name).encode() + b"\0" + path.read_bytes())
+    env = [os.environ.get(v, "") for v in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")]
+    py = [sysconfig.get_config_var(v) for v in ("CC", "CFLAGS", "LDSHARED", "EXT_SUFFIX")]
+    for part in (ext.name, Cython.__version__, sorted(_DIRECTIVES.items()), env, py,
+                 ext.extra_compile_args, ext.extra_link_args, ext.libraries, ext.define_macros,
+                 np.__version__, sys.version):
+        h.update(repr(part).encode() + b"\0")
+    return h.hexdigest()[:24]
+
+
+def _kept(ext: Extension) -> Path:
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return _KEPT / f"{ext.name}-{ext._anonspread_key}{suffix}"
+
+
+class build_ext(_build_ext):
+    """``build_ext`` that compiles in parallel (one job a core) and copies a kept build of an
+    unchanged extension instead of compiling it (see the module's docstring)."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = _jobs()
+
+    def build_extension(self, ext: Extension) -> None:
+        target = Path(self.get_ext_fullpath(ext.name))
+        kept = _kept(ext)
+        if kept.is_file() and not self.force:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept, target)
+            print(f"anonspread: {ext.name} unchanged, reusing {kept.relative_to(_KEPT.parent.parent)}")
+            return
+        super().build_extension(ext)
+        try:
+            _KEPT.mkdir(parents=True, exist_ok=True)
+            for old in _KEPT.glob(f"{ext.name}-*"):
+                old.unlink()
+            tmp = kept.with_name(kept.name + ".tmp")
+            shutil.copyfile(target, tmp)
+            os.replace(tmp, kept)
+        except OSError as err:  # a read-only source tree builds; it only keeps nothing
+            print(f"anonspread: not keeping {ext.name} ({err})", file=sys.stderr)
+
+
+def _prepared() -> list[Extension]:
+    """The extensions, Cython-translated (on every core) only where no kept build matches."""
+    exts = _extensions()
+    for ext in exts:
+        ext._anonspread_key = _key(ext)
+    stale = [ext for ext in exts if not _kept(ext).is_file()]
+    done = {e.name: e for e in cythonize(stale, compiler_directives=_DIRECTIVES, nthreads=_jobs())} if stale else {}
+    out = []
+    for ext in exts:
+        new = done.get(ext.name, ext)
+        new._anonspread_key = ext._anonspread_key
+        out.append(new)
+    return out
+
+
+setup(
+    ext_modules=_prepared(),
+    cmdclass={"build_ext": build_ext},
+)

@@ -60,11 +60,33 @@ def test_every_subpackage_is_listed_and_mapped():
         assert (_source_dir(name, mapping) / "__init__.py").is_file(), name
 
 
+KEPT = ROOT / "build" / "anonspread-extensions"
+
+
+def _wheel(out: pathlib.Path) -> dict[str, int]:
+    """Build a wheel into ``out``; the kept extensions (setup.py's build cache) after it."""
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                           "-w", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {p.name: p.stat().st_mtime_ns for p in KEPT.glob("anonspread.engine._*")}
+
+
 @pytest.mark.slow
 def test_the_wheel_has_one_top_level_package(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
-                           "-w", str(tmp_path)], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    """One wheel, with every extension; a build of unchanged sources compiles nothing.
+
+    The CI's editable install has just compiled the engine from this tree, so the wheel
+    reuses every kept extension (setup.py's build cache: a compiled extension rewrites its
+    kept file); where something changed since, the first wheel compiles it and a second
+    one must compile nothing.
+    """
+    pyx = sorted(p.stem for p in (ROOT / "anonspread" / "engine").glob("_*.pyx"))
+    before = {p.name: p.stat().st_mtime_ns for p in KEPT.glob("anonspread.engine._*")}
+    after = _wheel(tmp_path)
+    if after != before:
+        again = _wheel(tmp_path / "again")
+        assert again == after, "a second build of unchanged sources compiled again"
+    assert sorted(name.split("-")[0].rsplit(".", 1)[1] for name in after) == pyx, sorted(after)
     (wheel,) = tmp_path.glob("anonspread-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names}
