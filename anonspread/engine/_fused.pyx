@@ -334,10 +334,12 @@ def score_chunk(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[:
                         if opt.T == 0 or gdeg[0] == 0:
                             sc[0] = 0.0
                     elif opt.T > 0:
-                        ml_tree(tptr, tind, gdeg, opt.tree_graph, opt.r_node, a_alive, a_dead,
-                                opt.r_edge, a_move, sc, w_tdeg, w_mark, w_order, w_parent,
-                                w_dist, w_down, w_up, w_bdown, w_bup, w_stack, w_acc, w_came,
-                                w_depth)
+                        if ml_tree(tptr, tind, gdeg, opt.tree_graph, opt.r_node, a_alive, a_dead,
+                                   opt.r_edge, a_move, sc, w_tdeg, w_mark, w_order, w_parent,
+                                   w_dist, w_down, w_up, w_bdown, w_bup, w_stack, w_acc, w_came,
+                                   w_depth) == -2:
+                            raise MemoryError(f"the ML's message buffers for a snapshot of {n} "
+                                              "infected nodes could not be allocated")
                 sm = score_summary(sc, 0, TIE_RTOL, topm)
             elif code == JORDAN:
                 if sub_tree:

@@ -12,6 +12,7 @@ import numpy as np
 
 from libc.math cimport INFINITY, fabs, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 from anonspread.engine._bfs cimport bfs
 from anonspread.engine._logsum cimport logaddexp
@@ -776,6 +777,20 @@ cdef void _accumulate(const int64_t[::1] indptr, const int32_t[::1] indices,
             top += 1
 
 
+cdef inline void _fill(double *x, int64_t k) noexcept nogil:
+    cdef int64_t i
+    for i in range(k):
+        x[i] = -INFINITY
+
+
+cdef inline void _lse_into(double *x, const double *y, int64_t k) noexcept nogil:
+    """``x[i] = logaddexp(x[i], y[i])`` for i < k."""
+    cdef int64_t i
+    for i in range(k):
+        if y[i] != -INFINITY:
+            x[i] = logaddexp(x[i], y[i])
+
+
 cdef int64_t ml_tree(const int64_t[::1] indptr, const int32_t[::1] indices,
                      const int64_t[::1] gdeg, bint check_boundary, int64_t r_node,
                      const double[::1] logB_alive, const double[::1] logB_dead, int64_t r_edge,
@@ -785,6 +800,265 @@ cdef int64_t ml_tree(const int64_t[::1] indptr, const int32_t[::1] indices,
                      int64_t[::1] bup, int32_t[::1] stack, double[::1] acc, int32_t[::1] came,
                      int64_t[::1] depth) noexcept nogil:
     """Log-likelihood of adaptive diffusion for every node of an infected tree.
+
+    Sums Eq. (2.17) over every final configuration consistent with the snapshot: a *node*
+    configuration (the infected set is the ball of radius ``r_node`` around the final
+    virtual source c) and an *edge* configuration (every node within ``r_edge`` of the edge
+    {a, b} the token just crossed); ``r_node``/``r_edge`` < 0 disable a kind. See
+    :func:`anonspread.engine.scoring.ml_tree`.
+
+    The sum over configurations is one message passing over the tree (issue 32), not one
+    walk per configuration (:func:`ml_tree_walks`, O(n) each, O(n^2) in all once most
+    nodes are consistent centres): for every directed tree edge q -> p, the vector over
+    distances D of ``log sum_c prod_{interior x} 1/(tdeg(x) - 1)`` over the configurations'
+    roots c on q's side at distance D from p, one vector per kind of table (alive, dead,
+    move). Leaves to root, then root to leaves (prefix and suffix sums over a node's
+    children: no subtraction in log space). Every root is within ``r = max(r_node,
+    r_edge + 1)`` hops of every node, so vectors hold at most ``min(r, height)`` entries:
+    O(sum over nodes of min(r, ecc)) time and memory, at most O(n r) and independent of
+    the number of configurations. A node's score is the log-sum-exp over (kind, D) of
+    ``(vector - log gdeg) + logB[D]``: with a single configuration the same floating-point
+    operations as the walk (and :func:`ml_ball`), bit for bit; with several, the same sum in
+    another order (equal to rounding).
+
+    The scratch arrays (``tdeg`` .. ``depth``) hold n entries at least (``stack``,
+    ``acc`` and ``depth`` are unused); returns the number of configurations found, -1 if
+    the scratch arrays are smaller than the tree, -2 if the message buffers could not be
+    allocated.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, v, c, p, ecc, bd, found = 0
+    cdef int64_t K = 0, sA = -1, sD = -1, sM = -1, cap, rmax = -1, nbmax = 0, s, d, k, j
+    cdef int64_t totD = 0, totU = 0, tmpmax = 0, m, Lt, lv, lc, i, root
+    cdef int64_t nb[3]
+    cdef const double *tab[3]
+    cdef int64_t *offD = NULL
+    cdef int64_t *offU = NULL
+    cdef int64_t *lenD = NULL
+    cdef int64_t *lenU = NULL
+    cdef double *bufD = NULL
+    cdef double *bufU = NULL
+    cdef double *suf = NULL
+    cdef double *pre = NULL
+    cdef double *tot = NULL
+    cdef double *x
+    cdef double *y
+    cdef double lk, lg, term, res
+    cdef int32_t q
+    if tdeg.shape[0] < n:
+        return -1
+    for v in range(n):
+        out[v] = -INFINITY
+        tdeg[v] = indptr[v + 1] - indptr[v]
+        mark[v] = check_boundary and gdeg[v] > tdeg[v]
+        dist[v] = -1
+    bfs(indptr, indices, 0, order, parent, dist)
+    tree_passes(indptr, indices, order, n, parent, mark, down, up, bdown, bup)
+    # came[v]: bit 0 / 1 v is the root of a node configuration with the alive / dead table,
+    # bit 2 the edge {v, parent(v)} is an edge configuration
+    for v in range(n):
+        came[v] = 0
+    if r_node >= 0:
+        for c in range(n):
+            ecc = down[c] if down[c] > up[c] else up[c]
+            bd = bdown[c] if bdown[c] < bup[c] else bup[c]
+            if ecc <= r_node and bd >= r_node:
+                found += 1
+                came[c] |= 2 if tdeg[c] <= 1 else 1
+    if r_edge >= 0:
+        for c in range(n):
+            p = parent[c]
+            if p < 0:
+                continue
+            ecc = down[c] if down[c] > up[c] - 1 else up[c] - 1
+            bd = bdown[c] if bdown[c] < bup[c] - 1 else bup[c] - 1
+            if ecc <= r_edge and bd >= r_edge:
+                found += 1
+                came[c] |= 4
+    if found == 0:
+        return 0
+    for v in range(n):
+        if came[v] & 1 and sA < 0:
+            sA = K
+            tab[K] = &logB_alive[0]
+            nb[K] = logB_alive.shape[0]
+            K += 1
+            rmax = r_node
+        if came[v] & 2 and sD < 0:
+            sD = K
+            tab[K] = &logB_dead[0]
+            nb[K] = logB_dead.shape[0]
+            K += 1
+            rmax = r_node
+        if came[v] & 4 and sM < 0:
+            sM = K
+            tab[K] = &logB_move[0]
+            nb[K] = logB_move.shape[0]
+            K += 1
+            if r_edge + 1 > rmax:
+                rmax = r_edge + 1
+    for s in range(K):
+        if nb[s] - 1 > nbmax:
+            nbmax = nb[s] - 1
+    cap = rmax if rmax < nbmax else nbmax  # the largest distance D that can score
+    if cap < 1:
+        return found
+    root = order[0]
+    offD = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    offU = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    lenD = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    lenU = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    if offD == NULL or offU == NULL or lenD == NULL or lenU == NULL:
+        free(offD)
+        free(offU)
+        free(lenD)
+        free(lenU)
+        return -2
+    # lenD[v]: entries D = 1.. of the message v -> parent(v); lenU[v]: of parent(v) -> v
+    for v in range(n):
+        if v == root:
+            lenD[v] = 0
+            lenU[v] = 0
+        else:
+            lenD[v] = down[v] + 1 if down[v] + 1 < cap else cap
+            lenU[v] = up[v] if up[v] < cap else cap
+        offD[v] = totD
+        offU[v] = totU
+        totD += K * lenD[v]
+        totU += K * lenU[v]
+        m = tdeg[v] - (0 if v == root else 1)
+        Lt = down[v] if down[v] > up[v] else up[v]
+        if Lt > cap:
+            Lt = cap
+        if (m + 1) * Lt > tmpmax:
+            tmpmax = (m + 1) * Lt
+    bufD = <double *> malloc((totD + 1) * sizeof(double))
+    bufU = <double *> malloc((totU + 1) * sizeof(double))
+    suf = <double *> malloc((K * tmpmax + 1) * sizeof(double))
+    pre = <double *> malloc((K * cap + 1) * sizeof(double))
+    tot = <double *> malloc((K * cap + 1) * sizeof(double))
+    if bufD == NULL or bufU == NULL or suf == NULL or pre == NULL or tot == NULL:
+        found = -2
+    else:
+        # leaves -> root: the message v -> parent(v)
+        for k in range(n - 1, 0, -1):
+            v = order[k]
+            lv = lenD[v]
+            x = bufD + offD[v]
+            _fill(x, K * lv)
+            if came[v] & 1:
+                x[sA * lv] = 0.0
+            if came[v] & 2:
+                x[sD * lv] = 0.0
+            if came[v] & 4:
+                x[sM * lv] = 0.0
+            if tdeg[v] - 1 <= 0 or lv < 2:
+                continue
+            for j in range(indptr[v], indptr[v + 1]):
+                q = indices[j]
+                if q == parent[v]:
+                    continue
+                lc = lenD[q] if lenD[q] < lv - 1 else lv - 1
+                for s in range(K):
+                    _lse_into(x + s * lv + 1, bufD + offD[q] + s * lenD[q], lc)
+            lk = log(<double> (tdeg[v] - 1))
+            for s in range(K):
+                for d in range(1, lv):
+                    if x[s * lv + d] != -INFINITY:
+                        x[s * lv + d] = x[s * lv + d] - lk
+        # root -> leaves: every node's total, its score, and the messages p -> children
+        for k in range(n):
+            p = order[k]
+            Lt = down[p] if down[p] > up[p] else up[p]
+            if Lt > cap:
+                Lt = cap
+            m = 0
+            for j in range(indptr[p], indptr[p + 1]):
+                if indices[j] != parent[p]:
+                    m += 1
+            # suffix sums of the children's messages: suf[i] over children i.. (Lt entries)
+            _fill(suf + m * K * Lt, K * Lt)
+            i = m
+            for j in range(indptr[p + 1] - 1, indptr[p] - 1, -1):
+                q = indices[j]
+                if q == parent[p]:
+                    continue
+                i -= 1
+                y = suf + i * K * Lt
+                for s in range(K):
+                    for d in range(Lt):
+                        y[s * Lt + d] = y[K * Lt + s * Lt + d]
+                    _lse_into(y + s * Lt, bufD + offD[q] + s * lenD[q], lenD[q])
+            # total at p: the message from the parent's side, then the children's
+            _fill(tot, K * Lt)
+            for s in range(K):
+                _lse_into(tot + s * Lt, bufU + offU[p] + s * lenU[p], lenU[p])
+                _lse_into(tot + s * Lt, suf + s * Lt, Lt)
+            lg = log(<double> gdeg[p])
+            res = -INFINITY
+            for s in range(K):
+                for d in range(1, Lt + 1):
+                    if d >= nb[s]:
+                        break
+                    if tot[s * Lt + d - 1] == -INFINITY or tab[s][d] == -INFINITY:
+                        continue
+                    term = tot[s * Lt + d - 1] - lg + tab[s][d]
+                    res = logaddexp(res, term)
+            out[p] = res
+            if m == 0:
+                continue
+            lk = log(<double> (tdeg[p] - 1)) if tdeg[p] > 1 else 0.0
+            _fill(pre, K * Lt)
+            for s in range(K):
+                _lse_into(pre + s * Lt, bufU + offU[p] + s * lenU[p], lenU[p])
+            i = 0
+            for j in range(indptr[p], indptr[p + 1]):
+                q = indices[j]
+                if q == parent[p]:
+                    continue
+                lv = lenU[q]
+                x = bufU + offU[q]
+                _fill(x, K * lv)
+                if came[p] & 1:
+                    x[sA * lv] = 0.0
+                if came[p] & 2:
+                    x[sD * lv] = 0.0
+                if came[q] & 4:
+                    x[sM * lv] = 0.0
+                if tdeg[p] > 1:
+                    y = suf + (i + 1) * K * Lt
+                    for s in range(K):
+                        for d in range(1, lv):
+                            term = logaddexp(pre[s * Lt + d - 1], y[s * Lt + d - 1])
+                            if term != -INFINITY:
+                                x[s * lv + d] = term - lk
+                for s in range(K):
+                    _lse_into(pre + s * Lt, bufD + offD[q] + s * lenD[q], lenD[q])
+                i += 1
+    free(offD)
+    free(offU)
+    free(lenD)
+    free(lenU)
+    free(bufD)
+    free(bufU)
+    free(suf)
+    free(pre)
+    free(tot)
+    return found
+
+
+cdef int64_t ml_tree_walks(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     const int64_t[::1] gdeg, bint check_boundary, int64_t r_node,
+                     const double[::1] logB_alive, const double[::1] logB_dead, int64_t r_edge,
+                     const double[::1] logB_move, double[::1] out, int64_t[::1] tdeg,
+                     uint8_t[::1] mark, int32_t[::1] order, int32_t[::1] parent,
+                     int32_t[::1] dist, int64_t[::1] down, int64_t[::1] up, int64_t[::1] bdown,
+                     int64_t[::1] bup, int32_t[::1] stack, double[::1] acc, int32_t[::1] came,
+                     int64_t[::1] depth) noexcept nogil:
+    """:func:`ml_tree` by one walk per configuration (the implementation before issue 32).
+
+    The reference the tests compare :func:`ml_tree` with: O(n) per consistent
+    configuration, so O(n^2) when most nodes are consistent centres (a stalled spread at a
+    large T on a graph with cycles). Same arguments and return value as :func:`ml_tree`.
 
     Sums Eq. (2.17) over every final configuration consistent with the snapshot: a *node*
     configuration (the infected set is the ball of radius ``r_node`` around the final
@@ -929,6 +1203,22 @@ def py_ml_tree(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
         found = ml_tree(indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead,
                         r_edge, logB_move, out, tdeg, mark, order, parent, dist, down, up, bdown,
                         bup, stack, acc, came, depth)
+    return found
+
+
+def py_ml_tree_walks(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     const int64_t[::1] gdeg, bint check_boundary, int64_t r_node,
+                     const double[::1] logB_alive, const double[::1] logB_dead, int64_t r_edge,
+                     const double[::1] logB_move, double[::1] out, int64_t[::1] tdeg,
+                     uint8_t[::1] mark, int32_t[::1] order, int32_t[::1] parent,
+                     int32_t[::1] dist, int64_t[::1] down, int64_t[::1] up, int64_t[::1] bdown,
+                     int64_t[::1] bup, int32_t[::1] stack, double[::1] acc, int32_t[::1] came,
+                     int64_t[::1] depth):
+    cdef int64_t found
+    with nogil:
+        found = ml_tree_walks(indptr, indices, gdeg, check_boundary, r_node, logB_alive,
+                              logB_dead, r_edge, logB_move, out, tdeg, mark, order, parent, dist,
+                              down, up, bdown, bup, stack, acc, came, depth)
     return found
 
 

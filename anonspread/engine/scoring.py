@@ -35,6 +35,7 @@ __all__ = [
     "graph_radius",
     "ml_ball",
     "ml_tree",
+    "ml_tree_walks",
     "ml_workspace",
     "score_summary",
     "tree_eccentricity",
@@ -279,15 +280,37 @@ def ml_tree(indptr, indices, gdeg, check_boundary: bool, r_node: int, logB_alive
     at least n nodes (a Monte Carlo loop passes the same ones to every call).
     Returns the number of configurations found.
     """
+    return _ml_tree(_scoring.py_ml_tree, indptr, indices, gdeg, check_boundary, r_node, logB_alive,
+                    logB_dead, r_edge, logB_move, out, ws)
+
+
+def ml_tree_walks(indptr, indices, gdeg, check_boundary: bool, r_node: int, logB_alive,
+                  logB_dead, r_edge: int, logB_move, out, ws) -> int:
+    """:func:`ml_tree` by one walk of the tree per consistent configuration.
+
+    The implementation before issue 32, kept as the reference the tests compare
+    :func:`ml_tree` with: O(n) per configuration, O(n^2) once most infected nodes are
+    consistent centres (a stalled spread on a graph with cycles at a large T). Same
+    arguments, scores (to rounding; bit for bit with one configuration) and return value.
+    """
+    return _ml_tree(_scoring.py_ml_tree_walks, indptr, indices, gdeg, check_boundary, r_node,
+                    logB_alive, logB_dead, r_edge, logB_move, out, ws)
+
+
+def _ml_tree(kernel, indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead,
+             r_edge, logB_move, out, ws) -> int:
     indptr, indices = _csr(indptr, indices)
     if ws[0].shape[0] < indptr.shape[0] - 1:
         raise ValueError("anonspread internal error: ml_tree workspace smaller than the tree")
     o = _Out(out, np.float64)
-    found = _scoring.py_ml_tree(
+    found = kernel(
         indptr, indices, _in(gdeg, np.int64), bool(check_boundary), int(r_node),
         _in(logB_alive, np.float64), _in(logB_dead, np.float64), int(r_edge),
         _in(logB_move, np.float64), o.buf, *ws,
     )
+    if found == -2:
+        raise MemoryError(f"the ML's message buffers for a tree of {indptr.shape[0] - 1} nodes "
+                          "could not be allocated")
     o.back()
     return found
 
