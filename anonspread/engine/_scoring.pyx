@@ -303,7 +303,7 @@ cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indice
     """
     cdef int64_t n = indptr.shape[0] - 1
     cdef int32_t[::1] order, parent, dist
-    cdef int64_t[::1] lo, hi, deg
+    cdef int64_t[::1] lo, hi, deg, trace0
     cdef uint8_t[::1] todo
     cdef int64_t gains[8]
     cdef int64_t window = 8, left = n, nbfs = 0, emax = 0, before, u, v, k, i, d, a, e, gsum
@@ -326,7 +326,10 @@ cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indice
             gsum += gains[i]
         if nbfs >= window and gsum * (emax + 1) < 64 * window:
             # bounding stalls: the rest by bit-parallel BFS, 64 sources per pass
-            bitparallel_eccentricity(indptr, indices, lo, hi, 0, BIG)
+            with gil:
+                trace0 = np.zeros(0, np.int64)
+            _place_passes(indptr, indices, &lo[0], &hi[0], 0, True, emax, -1, trace0, order,
+                          dist, True, &nbfs)
             for v in range(n):
                 if todo[v]:
                     out[v] = lo[v]
@@ -557,15 +560,135 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
     return passes * 64
 
 
+cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
+                           int64_t *phi, int64_t t, bint exact, int64_t emax, int64_t max_passes,
+                           int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
+                           bint far_first, int64_t *nbfs) except -1 nogil:
+    """Phase 2 of :func:`_jordan_place` (and of :func:`graph_eccentricity` with ``exact``):
+    bit-parallel passes of 64 sources until every node is placed (``exact``: until every
+    ``lo == hi``) or ``max_passes`` passes (< 0: no limit); returns the nodes left unplaced.
+
+    Each pass sets the 64 sources' eccentricities exactly, raises every ``lo[w]`` to
+    ``max_b d(b, w)`` and applies their Takes & Kosters bounds (:func:`_bp_pass`,
+    :func:`_bp_bounds`). With ``far_first`` (issue 32) the sources are, while more unplaced
+    nodes are left than nodes at the current level, the nodes in decreasing order of
+    their distance from a reference node r (the node of largest degree), and every pass
+    ends with the reference-node upper bound of Li, Qiao, Qin et al.'s eccentricity
+    algorithm: once every node z with ``d(r, z) > D`` has been a source,
+    ``ecc(w) <= max(max_{z source} d(z, w), d(w, r) + D) <= max(lo[w], d(w, r) + D)``,
+    which places most nodes of a small-world snapshot after a few passes (the farthest
+    node of almost every node is far from r); the few left, and every pass without
+    ``far_first``, take the unplaced nodes of smallest lower bound (64 exact
+    eccentricities a pass). Exact: every bound used is valid.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, left = n, npass = 0, ehi, i, v, cap, below, atcap
+    cdef int64_t cnt, lv, r = 0, L = 0, pos = 0, rem, dn, bnd, k
+    cdef uint64_t[::1] bits
+    cdef int64_t[::1] w64, nlo, dr, byfar, levend, levfill
+    cdef int64_t srcs[64]
+    cdef int64_t ecc[64]
+    cdef int64_t off[64]
+    cdef int32_t[::1] parent
+    with gil:
+        bits = np.zeros(3 * n, np.uint64)
+        w64 = np.empty(2 * n, np.int64)
+        nlo = np.zeros(emax + 2, np.int64)
+        dr = np.zeros(n if far_first else 1, np.int64)
+        byfar = np.zeros(n if far_first else 1, np.int64)
+        parent = np.zeros(n if far_first else 1, np.int32)
+        levend = np.zeros(1, np.int64)
+    if far_first:
+        for v in range(n):
+            if indptr[v + 1] - indptr[v] > indptr[r + 1] - indptr[r]:
+                r = v
+        k = bfs(indptr, indices, r, order, parent, dist)
+        for v in range(n):
+            dr[v] = dist[v]
+            if dist[v] > L:
+                L = dist[v]
+        for i in range(k):
+            dist[order[i]] = -1
+        with gil:
+            levend = np.zeros(L + 2, np.int64)
+            levfill = np.zeros(L + 2, np.int64)
+        # byfar: the nodes by decreasing d(r, .), in index order within a level;
+        # levend[l]: the end of level l in byfar
+        for v in range(n):
+            levend[dr[v]] += 1
+        cap = 0
+        for i in range(L, -1, -1):
+            levfill[i] = cap
+            cap += levend[i]
+            levend[i] = cap
+        for v in range(n):
+            byfar[levfill[dr[v]]] = v
+            levfill[dr[v]] += 1
+    while True:
+        ehi = BIG if exact else anonspread_min64(phi, n, BIG)
+        for i in range(emax + 2):
+            nlo[i] = 0
+        left = 0
+        for v in range(n):
+            if _open(plo, phi, t, ehi, v):
+                nlo[min(plo[v], emax + 1)] += 1
+                left += 1
+        if npass > 0 and npass - 1 < trace.shape[0]:
+            trace[npass - 1] = left
+        if left == 0 or npass == max_passes:
+            break
+        rem = levend[dr[byfar[pos]]] - pos if far_first and pos < n else 0
+        if far_first and pos < n and left > rem:
+            # the next 64 nodes farthest from r
+            cnt = min(64, n - pos)
+            for i in range(cnt):
+                srcs[i] = byfar[pos + i]
+            pos += cnt
+        else:
+            # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
+            cap = 0
+            below = 0
+            while cap <= emax and below + nlo[cap] < 64:
+                below += nlo[cap]
+                cap += 1
+            atcap = 64 - below  # how many nodes with lower bound ``cap`` to take
+            cnt = 0
+            for v in range(n):
+                if cnt == 64:
+                    break
+                if _open(plo, phi, t, ehi, v):
+                    lv = min(plo[v], emax + 1)
+                    if lv < cap:
+                        srcs[cnt] = v
+                        cnt += 1
+                    elif lv == cap and atcap > 0:
+                        srcs[cnt] = v
+                        cnt += 1
+                        atcap -= 1
+        _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
+                 &w64[n], plo, ecc)
+        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
+        if far_first:
+            # every z with d(r, z) > dn has been a source
+            dn = dr[byfar[pos]] if pos < n else -BIG
+            for v in range(n):
+                bnd = plo[v] if plo[v] > dr[v] + dn else dr[v] + dn
+                if bnd < phi[v]:
+                    phi[v] = bnd
+        nbfs[0] += 64
+        npass += 1
+    return left
+
+
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
-                       int64_t[::1] trace, int64_t *res) except -1 nogil:
+                       int64_t[::1] trace, int64_t *res, bint far_first=True) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
     limit); ``trace[i]`` (while i < len(trace)) receives the number of nodes still unplaced
     after the first i + 1 passes. ``res`` receives ``(ecc(s), BFS equivalents, unplaced
-    nodes)``.
+    nodes)``. ``far_first``: the sources of phase 2 as :func:`_place_passes` chooses them
+    (False: always the unplaced nodes of smallest lower bound, the rule before issue 32).
     """
     cdef int64_t n = indptr.shape[0] - 1
     cdef int32_t[::1] order, parent, dist
@@ -636,49 +759,8 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         nbfs += 1
         step += 1
     if left > 0:
-        with gil:
-            bits = np.zeros(3 * n, np.uint64)
-            w64 = np.empty(2 * n, np.int64)
-            nlo = np.zeros(emax + 2, np.int64)
-        npass = 0
-        while True:
-            ehi = anonspread_min64(phi, n, BIG)
-            # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
-            for i in range(emax + 2):
-                nlo[i] = 0
-            left = 0
-            for v in range(n):
-                if _open(plo, phi, t, ehi, v):
-                    nlo[min(plo[v], emax + 1)] += 1
-                    left += 1
-            if npass > 0 and npass - 1 < trace.shape[0]:
-                trace[npass - 1] = left
-            if left == 0 or npass == max_passes:
-                break
-            cap = 0
-            below = 0
-            while cap <= emax and below + nlo[cap] < 64:
-                below += nlo[cap]
-                cap += 1
-            atcap = 64 - below  # how many nodes with lower bound ``cap`` to take
-            cnt = 0
-            for v in range(n):
-                if cnt == 64:
-                    break
-                if _open(plo, phi, t, ehi, v):
-                    lv = min(plo[v], emax + 1)
-                    if lv < cap:
-                        srcs[cnt] = v
-                        cnt += 1
-                    elif lv == cap and atcap > 0:
-                        srcs[cnt] = v
-                        cnt += 1
-                        atcap -= 1
-            _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
-                     &w64[n], plo, ecc)
-            _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
-            nbfs += 64
-            npass += 1
+        left = _place_passes(indptr, indices, plo, phi, t, False, emax, max_passes, trace, order,
+                             dist, far_first, &nbfs)
     res[0] = t
     res[1] = nbfs
     res[2] = left
@@ -1152,9 +1234,10 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
 
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
-                    int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace):
+                    int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace,
+                    bint far_first=True):
     cdef int64_t res[3]
-    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res)
+    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, far_first)
     return res[0], res[1], res[2]
 
 

@@ -119,9 +119,10 @@ def graph_eccentricity(indptr, indices, out) -> None:
     from u gives, for every w, ``max(d(u,w), ecc(u) - d(u,w)) <= ecc(w) <= ecc(u) +
     d(u,w)``; BFS sources alternate between the unresolved node with the largest upper and
     the smallest lower bound until every bound is tight, or until the last 8 BFS settled
-    fewer nodes than a bit-parallel pass would per BFS, when
-    :func:`bitparallel_eccentricity` finishes (64 sources per pass). Exact; at worst one
-    BFS per node (O(n m)), 64 to a pass.
+    fewer nodes than a bit-parallel pass would per BFS, when bit-parallel passes (64
+    sources each) finish, sources chosen as in :func:`graph_jordan_top`'s phase 2 (the
+    nodes farthest from the node of largest degree first, with the reference-node upper
+    bound; issue 32). Exact; at worst one BFS per node (O(n m)), 64 to a pass.
     """
     o = _Out(out, np.int64)
     _scoring.py_graph_eccentricity(*_csr(indptr, indices), o.buf)
@@ -172,12 +173,20 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     and the one with the smallest lower bound. The next kind is the one whose last BFS
     placed most nodes; a kind unused for 6 BFS is tried again. Phase 2, once the last 8
     BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent (64 sources over
-    about ``max ecc + 1`` levels): bit-parallel passes from the 64 unplaced nodes of
-    smallest lower bound (central nodes first: their exact values bound their
-    neighbourhoods from above), each followed by the bounds of its 64 sources from two
-    BFS with late-starting sources, until every node is placed. At worst one BFS per node
-    (a graph whose eccentricities are nearly all equal, e.g. a whole random regular
-    graph), 64 to a pass.
+    about ``max ecc + 1`` levels): bit-parallel passes of 64 sources, each followed by
+    the bounds of its 64 sources from two BFS with late-starting sources, until every
+    node is placed. The sources (issue 32): while more nodes are unplaced than are left
+    at the current level, the nodes in decreasing order of their distance from a
+    reference node r (the node of largest degree), each pass ending with the upper bound
+    ``ecc(w) <= max(lo[w], d(w, r) + D)``, D the largest ``d(r, z)`` of a node z not yet
+    a source (every farther node's BFS has raised ``lo[w]`` to at least its distance to
+    w: Li, Qiao, Qin et al.'s reference-node bound); then the unplaced nodes of smallest
+    lower bound (central nodes first: their exact values bound their neighbourhoods from
+    above). On random-diffusion snapshots of a power-law graph this placed 6.7x10^4 nodes
+    with 729 BFS equivalents instead of 8,537 (benchmarks/README.md, issue 32). At worst
+    one BFS per node (a graph whose eccentricities are nearly all equal, e.g. a whole
+    random regular graph), 64 to a pass: certifying every node's eccentricity class has
+    no known near-linear algorithm in the worst case.
     """
     o = _Out(top, np.uint8)
     r = _scoring.py_graph_jordan_top(*_csr(indptr, indices), int(s), o.buf)
@@ -185,14 +194,17 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     return r
 
 
-def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace) -> tuple[int, int, int]:
+def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
+                  far_first: bool = True) -> tuple[int, int, int]:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on
     entry), stopping after ``max_passes`` bit-parallel passes (< 0: no limit); ``trace[i]``
     receives the number of nodes unplaced after pass i + 1. Returns ``(ecc(s), BFS
-    equivalents, unplaced nodes)`` (benchmarks/bench_cyclic.py)."""
+    equivalents, unplaced nodes)`` (benchmarks/bench_cyclic.py). ``far_first=False``: the
+    phase-2 sources of before issue 32 (the unplaced nodes of smallest lower bound only,
+    without the reference-node bound; the tests compare both)."""
     outs = [_Out(a, np.int64) for a in (lo, hi, trace)]
     r = _scoring.py_jordan_place(*_csr(indptr, indices), int(s), *(o.buf for o in outs[:2]),
-                                 int(max_passes), outs[2].buf)
+                                 int(max_passes), outs[2].buf, bool(far_first))
     for o in outs:
         o.back()
     return r
