@@ -148,6 +148,14 @@ def ml_adaptive_diffusion(snapshot: Snapshot, d0: float | None) -> Scores:
     Under the default rule a node may gain children after the token passed it, and
     the count is an approximation.
 
+    Cost (issue 32): the sum over configurations is one message passing over the tree
+    (:func:`anonspread.engine.scoring.ml_tree`), O(sum over nodes of min(r, ecc(v))) <=
+    O(n r) time and memory with r = (T + 1) // 2 + 1 at most, whatever the number of
+    consistent configurations: linear in n at a fixed T, at most linear in T at a fixed
+    snapshot (constant once r exceeds the tree's eccentricities), plus the O(T^2) part-B
+    tables once per (d0, T). Before, one walk per configuration made a stalled spread's
+    cost grow exponentially in T up to O(n^2).
+
     Parameters
     ----------
     snapshot : Snapshot
@@ -263,7 +271,12 @@ def jordan_center(snapshot: Snapshot) -> Scores:
     message passes (heights towards the leaves, then the best height through the
     parent, O(n)); on graphs with cycles by exact eccentricity bounding (Takes &
     Kosters: BFS from well-chosen nodes until the lower and upper bounds of every
-    node meet; at worst one BFS per node, O(n m)).
+    node meet, then bit-parallel passes of 64 BFS from the nodes farthest from the node
+    of largest degree with the reference-node upper bound, issue 32; at worst one BFS
+    per node, O(n m / 64) for the passes: no near-linear bound is known in the worst
+    case). :func:`top_and_rank` certifies only the maximisers and the source's class
+    (measured near-linear on random-diffusion snapshots of a power-law graph:
+    benchmarks/bench_estimator_growth.py).
 
     Parameters
     ----------
@@ -302,7 +315,11 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
     [28]. Computed in log space by message passing (subtree sizes upwards, then
     ``log R(c) = log R(p) + log T_c - log(n - T_c)`` downwards), so 10^6 nodes are
     exact and finite. On graphs with cycles, as is standard [28], each candidate v
-    is scored on the BFS tree of the infected subgraph rooted at v (O(n m)).
+    is scored on the BFS tree of the infected subgraph rooted at v (O(n m): one BFS
+    per candidate). :func:`top_and_rank` evaluates only the candidates its cut-vertex
+    bound does not exclude, but on dense random-diffusion snapshots of a power-law
+    graph the bound excludes few (8,326 of 10^4 evaluated; issue 32 measured growth
+    exponent above 2 in benchmarks/README.md): not near-linear there.
 
     Parameters
     ----------
