@@ -23,11 +23,15 @@ TIE_RTOL = 1e-9
 #: "Unbounded" for distances and eccentricity bounds.
 BIG = 1 << 30
 
+#: :func:`ml_tree` walks the tree once per configuration when at most this many are consistent.
+WALK_MAX_CONFIGS = _scoring.WALK_MAX_CONFIGS_PY
+
 assert TIE_RTOL == _scoring.TIE_RTOL_PY and BIG == _scoring.BIG_PY
 
 __all__ = [
     "BIG",
     "TIE_RTOL",
+    "WALK_MAX_CONFIGS",
     "bfs",
     "bitparallel_eccentricity",
     "graph_eccentricity",
