@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.harness.coverage import warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
@@ -420,6 +421,7 @@ def run(
         if exp.derive is not None:
             table = exp.derive(table, derived, level)
         _warn_saturated(exp, table)
+        warn_coverage(exp.name, table, exp.paired)
         finished_at = time.time()
         written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
                                           seed=seed, trials=n_trials,
