@@ -11,7 +11,7 @@ detection panel shows what a uniform guess among the infected nodes achieves (1/
 and points where a material share of trials covered their whole component (a ``saturated``
 estimate of at least :data:`SATURATED_SHARE`, 5%) are ringed, and points where most of it was
 covered on average (mean ``component_fraction`` of at least
-:data:`~anonspread.harness.coverage.HIGH_COVERAGE`, 50%) are boxed in orange. Log axes (asked for, or
+:data:`~anonspread.harness.coverage.HIGH_COVERAGE`, 50%) are drawn inside a black hexagon. Log axes (asked for, or
 chosen when a panel's values span two decades or more) never drop a point: when a value is
 0 (an estimate of 0, a grid value 0, an interval reaching 0) the axis is logarithmic above
 its smallest positive value and linear from 0 up to it, so a 0 is drawn at 0, and the
@@ -389,14 +389,14 @@ def _covered(table: Table) -> set[tuple]:
 
 
 def _mark_covered(ax: Any, xs: Sequence[Any], ys: Sequence[float]) -> None:
-    ax.scatter(xs, ys, s=190, marker="s", facecolors="none", edgecolors="darkorange",
-               linewidths=1.2, zorder=5)
+    ax.scatter(xs, ys, s=260, marker="h", facecolors="none", edgecolors="black",
+               linewidths=1.0, zorder=5)
 
 
 def _covered_handle() -> Any:
     from matplotlib.lines import Line2D
 
-    return Line2D([], [], marker="s", ms=11, mfc="none", mec="darkorange", mew=1.2, ls="none")
+    return Line2D([], [], marker="h", ms=13, mfc="none", mec="black", mew=1.0, ls="none")
 
 
 def _saturated_handle() -> Any:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from anonspread.harness.coverage import warn_coverage
+from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
@@ -755,6 +755,8 @@ def _stage_outputs(
         "skipped": list(table.skipped),
         "derived": list(table.derived),
         "saturated": saturated_points(table),
+        "high_coverage": covered_points(table),
+        "unreached": unreached_points(table),
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,
                      "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],

@@ -462,11 +462,11 @@ DETECTION_AXES = {
     "graph": Param("str", kind="graph"),
     "protocol": Param("str", kind="protocol"),
     "estimator": Param("str", kind="estimator"),
-    "T": Param("int", low=0, doc="steps of the spread (with stop=..., the cap)"),
+    "T": Param("int", low=0, doc="steps of the spread"),
     "stop": Param("str", "none", validate=canonical_stop,
                   doc="stopping rule by reach: none, infected:K (K >= 1 infected nodes) or "
                   "coverage:F (0 < F <= 1 of the source's component); the snapshot is the "
-                  "first step that attains it, T the cap"),
+                  "first step that attains it, and T is then the cap"),
 }
 
 
