@@ -108,7 +108,8 @@ def warn_coverage(name: str, table: Any, paired: str | None = None) -> None:
     if found:
         warnings.warn(
             f"{name}: at {_describe(found, table, paired, 'mean coverage')} spreads infected "
-            f"most (>= {HIGH_COVERAGE:.0%} on average) of their source's connected component; "
+            f"most (>= {HIGH_COVERAGE:.0%} on average) of the part of the graph connected to "
+            "their source; "
             "there detection mixes hiding with having reached nearly everyone (column "
             f"'{COVERAGE}'; compare at equal reach with stop=infected:K or stop=coverage:F)",
             RuntimeWarning,

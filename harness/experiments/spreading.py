@@ -463,10 +463,9 @@ DETECTION_AXES = {
     "protocol": Param("str", kind="protocol"),
     "estimator": Param("str", kind="estimator"),
     "T": Param("int", low=0, doc="steps of the spread"),
+    # the doc is the figure's axis label: short (the rule is in spread.reach and the docs)
     "stop": Param("str", "none", validate=canonical_stop,
-                  doc="stopping rule by reach: none, infected:K (K >= 1 infected nodes) or "
-                  "coverage:F (0 < F <= 1 of the source's component); the snapshot is the "
-                  "first step that attains it, and T is then the cap"),
+                  doc="stop at reach (infected:K or coverage:F; T is the cap)"),
 }
 
 
