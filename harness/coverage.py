@@ -56,7 +56,7 @@ def covered_points(table: Any, threshold: float = HIGH_COVERAGE) -> list[dict[st
     Examples
     --------
     >>> from anonspread.harness.results import Table
-    >>> t = Table(params=("T",), rows=[
+    >>> t = Table(params=("T",), param_types={"T": "int"}, rows=[
     ...     {"T": 2, "metric": "component_fraction", "mean": 0.2},
     ...     {"T": 4, "metric": "component_fraction", "mean": 0.5}])
     >>> covered_points(t)
@@ -77,6 +77,15 @@ def unreached_points(table: Any) -> list[dict[str, Any]]:
     -------
     list of dict
         ``{"params": point, "value": share of trials that attained it}`` each.
+
+    Examples
+    --------
+    >>> from anonspread.harness.results import Table
+    >>> t = Table(params=("stop",), param_types={"stop": "str"}, rows=[
+    ...     {"stop": "infected:10", "metric": "reached", "mean": 1.0},
+    ...     {"stop": "infected:900", "metric": "reached", "mean": 0.25}])
+    >>> unreached_points(t)
+    [{'params': {'stop': 'infected:900'}, 'value': 0.25}]
     """
     return _points(table, REACHED, lambda v: v == v and v < 1.0)
 
@@ -103,6 +112,17 @@ def warn_coverage(name: str, table: Any, paired: str | None = None) -> None:
         Aggregated results.
     paired : str, optional
         The paired axis (its points share their spreads: named once).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from anonspread.harness.results import Table
+    >>> t = Table(params=("T",), param_types={"T": "int"}, rows=[{"T": 8, "metric": "component_fraction", "mean": 0.9}])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_coverage("demo", t)
+    >>> str(caught[0].message)[:60]
+    'demo: at 1 point(s) (the one point (mean coverage 90%)) spre'
     """
     found = covered_points(table)
     if found:

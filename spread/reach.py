@@ -231,9 +231,29 @@ def steps_and_reached(sizes: np.ndarray, targets: np.ndarray | None,
                       T: int) -> tuple[np.ndarray, np.ndarray]:
     """Each trial's snapshot step and whether it reached its target, from its sizes.
 
-    ``sizes`` (trials x T + 1) as a stopped batch leaves them (the snapshot's count kept
-    after its step): the step is the first ``t`` with ``sizes[t] >= target``, else ``T``.
-    Without targets every trial is at ``T`` and counted as reached.
+    Parameters
+    ----------
+    sizes : numpy.ndarray of int64, shape (trials, T + 1)
+        As a stopped batch leaves them (the snapshot's count kept after its step).
+    targets : numpy.ndarray of int64 or None
+        Each trial's target (:func:`reach_targets`); None: no rule.
+    T : int
+        The cap.
+
+    Returns
+    -------
+    steps : numpy.ndarray of int64
+        The first ``t`` with ``sizes[t] >= target``, else ``T``.
+    reached : numpy.ndarray of bool
+        Whether the target was attained (all True without targets).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sizes = np.array([[1, 3, 9, 9, 9], [1, 2, 4, 6, 8]])
+    >>> steps, reached = steps_and_reached(sizes, np.array([5, 9]), 4)
+    >>> steps.tolist(), reached.tolist()
+    ([2, 4], [True, False])
     """
     trials = sizes.shape[0]
     if targets is None:
@@ -251,6 +271,28 @@ def size_check_steps(reach: Reach | None, g: Any, protocol: Any, T: int) -> int:
     step, so the guard assumes the first step at which the protocol's expected reach
     (:func:`spread.limits.expected_reach`) passes ``k``, plus one step of overshoot (at
     most ``T``).
+
+    Parameters
+    ----------
+    reach : Reach or None
+        The rule.
+    g : ContactGraph or LazyTree
+        The graph.
+    protocol : Protocol
+        The protocol.
+    T : int
+        The cap.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> tree = spread.graphs.regular_tree(3)
+    >>> size_check_steps(parse_reach("infected:1000"), tree, spread.Flooding(), 10_000)
+    10
     """
     if reach is None or reach.kind != "infected" or not getattr(g, "is_infinite", False):
         return T
