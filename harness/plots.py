@@ -379,8 +379,8 @@ def _ring(ax: Any, xs: Sequence[Any], ys: Sequence[float]) -> None:
     ax.scatter(xs, ys, s=120, facecolors="none", edgecolors="red", linewidths=1.3, zorder=5)
 
 
-_COVERED_LABEL = (f"most of the component covered: mean coverage >= {HIGH_COVERAGE:.0%} "
-                  "(column component_fraction)")
+# short: the legend sits below narrow one-column figures too
+_COVERED_LABEL = f"most of the component covered (mean >= {HIGH_COVERAGE:.0%})"
 
 
 def _covered(table: Table) -> set[tuple]:

@@ -104,7 +104,7 @@ def test_high_coverage_is_warned_and_marked_in_the_figure(tmp_path):
     fig = res.draw()
     FigureCanvasAgg(fig).draw()
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert any(t.startswith("most of the component covered: mean coverage >= 50%") for t in texts)
+    assert any(t == "most of the component covered (mean >= 50%)" for t in texts)
     hexes = [c for ax in fig.axes for c in ax.collections
              if len(c.get_offsets()) and c.get_offsets()[:, 0].tolist() == [3.0]
              and len(c.get_edgecolor()) and c.get_edgecolor()[0][:3].tolist() == [0, 0, 0]]
