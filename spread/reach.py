@@ -31,8 +31,9 @@ stopping draws nothing.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -296,9 +297,7 @@ def size_check_steps(reach: Reach | None, g: Any, protocol: Any, T: int) -> int:
     """
     if reach is None or reach.kind != "infected" or not getattr(g, "is_infinite", False):
         return T
-    from anonspread.spread.limits import expected_reach
-
-    from anonspread.spread.limits import _mean_degree
+    from anonspread.spread.limits import _mean_degree, expected_reach
 
     degree = _mean_degree(g)
     for t in range(T + 1):

@@ -15,7 +15,12 @@ import pytest
 
 from anonspread import harness
 from anonspread.errors import InvalidParameterError
-from anonspread.harness.coverage import HIGH_COVERAGE, covered_points, unreached_points, warn_coverage
+from anonspread.harness.coverage import (
+    HIGH_COVERAGE,
+    covered_points,
+    unreached_points,
+    warn_coverage,
+)
 from anonspread.harness.executors import DaskExecutor, InProcessExecutor, ProcessPoolExecutor
 from anonspread.harness.experiment import with_overrides
 from anonspread.harness.results import Table
