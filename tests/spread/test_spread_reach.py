@@ -148,3 +148,20 @@ def test_bad_kinds_and_coverage_on_an_infinite_tree():
         spread.simulate_many(spread.graphs.regular_tree(3), spread.Flooding(), 3, 2, stop="coverage:0.5")
     assert parse_reach(None) is None and parse_reach("none") is None
     assert str(parse_reach(" Coverage:0.50 ")) == "coverage:0.5"
+
+
+def test_engine_entry_points_check_the_stop_arrays():
+    from anonspread.engine.spreading import run_batch, run_protocol
+
+    store = GRAPH.take_store()
+    try:
+        vs, sizes = np.empty(4, np.int32), np.empty(4, np.int64)
+        with pytest.raises(ValueError, match="stop must be >= 0"):
+            run_protocol(0, store, 0, 3, [], np.random.default_rng(0), vs, sizes, -1)
+        src = np.zeros(3, np.int32)
+        with pytest.raises(ValueError, match="an entry per trial"):
+            run_batch(0, store, False, src, np.zeros(3, np.uint64), 3, [], np.random.default_rng(0),
+                      np.empty((3, 4), np.int64), np.empty(3, np.int32), np.empty(3, np.int32),
+                      stops=np.array([5, 5]))
+    finally:
+        GRAPH.give_store(store)
