@@ -142,7 +142,7 @@ def parse_reach(stop: Any) -> Reach | None:
     if not sep or kind not in REACH_KINDS:
         raise InvalidParameterError(
             f"stop must be 'infected:K' (K >= 1 infected nodes) or 'coverage:F' (0 < F <= 1 of "
-            f"the source's connected component), or None; got {stop!r} (kinds: "
+            f"the source's connected component), or none (no stop); got {stop!r} (kinds: "
             f"{', '.join(sorted(REACH_KINDS))})"
         )
     return Reach(kind, REACH_KINDS[kind](value.strip()))
