@@ -245,26 +245,14 @@ def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | No
 
 
 def _component_sizes(g: Any) -> np.ndarray | None:
-    """Size of each node's connected component, by node index (None on infinite trees)."""
+    """Size of each node's connected component, by node index (None on infinite trees);
+    computed once per graph (:func:`spread.reach.component_sizes`, which the coverage stop
+    uses too)."""
     if g.is_infinite:
         return None
-    cached = _COMPONENT_SIZES.get(id(g))
-    if cached is not None and cached[0] is g:
-        return cached[1]
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
+    from anonspread.spread.reach import component_sizes
 
-    n = g.number_of_nodes()
-    adj = csr_matrix((np.ones(g.indices.shape[0], np.int8), g.indices, g.indptr), shape=(n, n))
-    _, labels = connected_components(adj, directed=False)
-    sizes = np.bincount(labels)[labels]
-    if len(_COMPONENT_SIZES) >= 4:
-        _COMPONENT_SIZES.pop(next(iter(_COMPONENT_SIZES)))
-    _COMPONENT_SIZES[id(g)] = (g, sizes)
-    return sizes
-
-
-_COMPONENT_SIZES: dict[int, tuple[Any, np.ndarray]] = {}
+    return component_sizes(g)
 
 
 def reach_metrics(g: Any, sources: Any, n_infected: np.ndarray) -> dict[str, np.ndarray]:
