@@ -26,6 +26,10 @@ The rule, as the compiled kernels apply it (``anonspread.engine.spreading.run_pr
 
 The same ``rng`` gives the same trials as a run without a stop up to each trial's stop:
 stopping draws nothing.
+
+The adversaries score a stopped snapshot with its step as a fixed ``T``; they do not use
+the further fact that the count was below the target one step earlier (a likelihood at a
+fixed ``T``, not that of the stopped process).
 """
 
 from __future__ import annotations
