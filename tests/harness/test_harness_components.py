@@ -228,7 +228,7 @@ def test_user_components_work_like_built_ins(user_module, tmp_path, capsys):
     assert rc == 0, capsys.readouterr().err
     stem = next(out.glob("sweep-detection-*.csv")).with_suffix("")
     csv = stem.with_suffix(".csv").read_text().splitlines()
-    assert csv[0].startswith("graph,protocol,estimator,T,fresh_graph,graph.side,graph.seed,metric")
+    assert csv[0].startswith("graph,protocol,estimator,T,fresh_graph,stop,graph.side,graph.seed,metric")
     assert len(csv) == 1 + 2 * 2 * 2 * 6
     side = json.loads(stem.with_suffix(".json").read_text())
     summaries = {(g["parameters"]["side"], g["seed"]): g["summary"] for g in side["components"]["graphs"]}
