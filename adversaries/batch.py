@@ -34,6 +34,7 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
 from anonspread.spread.protocols import Protocol
+from anonspread.spread.reach import parse_reach, reach_targets, size_check_steps
 from anonspread.spread.simulate import batch_setup
 from anonspread.validation import check_int, check_rng
 
@@ -147,19 +148,28 @@ class BatchScores:
     Parameters
     ----------
     T : int
-        The number of time steps of every spread.
+        The number of time steps of every spread (with a stopping rule by reach, the cap).
     trials : int
         The number of spreads.
     sources : numpy.ndarray
         Source of each trial (labels; node 0 on infinite trees).
     n_infected : numpy.ndarray of int64
-        The number of infected nodes at ``T`` in each trial.
+        The number of infected nodes of each trial's snapshot (at ``T``, or at its stop).
     estimators : dict of str to EstimatorTrials
         The per-trial outcomes of each estimator, by name.
     protocol : Protocol, optional
         The protocol that spread.
     graph : networkx.Graph, ContactGraph or LazyTree, optional
         The contact graph.
+    stop : Reach or None
+        The stopping rule by reach (:mod:`spread.reach`), else None.
+    steps : numpy.ndarray of int64 or None
+        With a stopping rule: each trial's snapshot step, the ``T`` its estimators used
+        (the first step at which it reached its target, else the cap ``T``).
+    reached : numpy.ndarray of bool or None
+        With a stopping rule: whether each trial reached its target by the cap.
+    targets : numpy.ndarray of int64 or None
+        With a stopping rule: each trial's target infected count.
 
     Examples
     --------
@@ -181,6 +191,10 @@ class BatchScores:
     estimators: dict = field(default_factory=dict)
     protocol: Any = field(default=None, repr=False)
     graph: Any = field(default=None, repr=False)
+    stop: Any = field(default=None, repr=False)
+    steps: np.ndarray | None = field(default=None, repr=False)
+    reached: np.ndarray | None = field(default=None, repr=False)
+    targets: np.ndarray | None = field(default=None, repr=False)
 
     def __getitem__(self, name: str) -> EstimatorTrials:
         return self.estimators[name]
@@ -198,6 +212,7 @@ def simulate_and_score(
     known_centre: bool = True,
     regular_symmetry: bool = True,
     chunk_nodes: int = CHUNK_NODES,
+    stop: Any = None,
 ) -> BatchScores:
     """Run ``trials`` spreads and score every estimator on each, in one compiled loop.
 
@@ -239,6 +254,14 @@ def simulate_and_score(
         phase (default :data:`anonspread.engine.fused.CHUNK_NODES`, 2^16, sized for the
         caches). Every result is the same for any value; a trial larger than the buffer
         still fits (the buffers grow).
+    stop : None, str or Reach
+        A stopping rule by reach (:mod:`spread.reach`), ``"infected:K"`` or
+        ``"coverage:F"``: each trial stops in the compiled loop after the first step with
+        its target count (``T`` is the cap), and every estimator scores its snapshot with
+        that trial's step as ``T`` (``BatchScores.steps``; the ML's tables, the known-centre
+        shortcut and LISN's rate are those of that step). Trials are scored in groups of
+        equal step, one compiled call per group and chunk. ``BatchScores.reached`` says
+        which trials reached the target by the cap.
 
     Returns
     -------
@@ -251,6 +274,10 @@ def simulate_and_score(
     ...                        estimators=("ml",), rng=0)
     >>> float(b["ml"].detection_probability[0])  # 1 / (N_T - 1), N_T = 10
     0.1111111111111111
+    >>> b = simulate_and_score(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 40,
+    ...                        200, estimators=("ml",), rng=0, stop="infected:40")
+    >>> sorted(set(b.steps.tolist())), bool(b.reached.all()), int(b.n_infected.min())
+    ([7, 8], True, 46)
     """
     from anonspread.adversaries.registry import applicable_estimators, get_estimator
 
@@ -268,8 +295,10 @@ def simulate_and_score(
     for flag, value in (("known_centre", known_centre), ("regular_symmetry", regular_symmetry)):
         if not isinstance(value, bool):
             raise InvalidTypeError(f"{flag} must be True or False; got {value!r}")
+    reach = parse_reach(stop)
     g = as_contact_graph(graph)
-    check_run_size(g, protocol, T, trials, per_trial_steps=True)
+    check_run_size(g, protocol, size_check_steps(reach, g, protocol, T), trials,
+                   per_trial_steps=True)
     if estimators is None:
         names = tuple(
             applicable_estimators(protocol, g, reveal_edges=True, batch=True, default_only=True)
@@ -291,22 +320,32 @@ def simulate_and_score(
     params = protocol.kernel_params(g, T)
     lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
     try:
+        targets = reach_targets(reach, g, sources)
+    except BaseException:
+        if not lazy:
+            g.give_store(store)
+        raise
+    try:
         tie_gen = gen.spawn(1)[0]
     except (AttributeError, TypeError):  # a Generator without a SeedSequence
         tie_gen = np.random.default_rng(np.random.SeedSequence(entropy=int(seeds.sum() % 2**63) + 1))
     tie_u = tie_gen.random((codes.shape[0], trials))
-    if "ml" in names or "ml-tree" in names:
-        # Protocol 2's ML is adaptive diffusion's with alpha = 0 (its design degree is inf)
-        d0 = protocol.design_degree(g)
-        r_node, alive, dead, r_edge, move = ad_tables(float(d0), T)
-    else:
-        r_node, alive, dead, r_edge, move = -1, np.zeros(1), np.zeros(1), -1, np.zeros(1)
+    need_ml = "ml" in names or "ml-tree" in names
+    # Protocol 2's ML is adaptive diffusion's with alpha = 0 (its design degree is inf)
+    d0 = float(protocol.design_degree(g)) if need_ml else math.nan
+
+    def ml_tables(t: int) -> tuple:
+        if need_ml:
+            return ad_tables(d0, t)
+        return -1, np.zeros(1), np.zeros(1), -1, np.zeros(1)
+
+    r_node, alive, dead, r_edge, move = ml_tables(T) if reach is None else ml_tables(0)
     lisn_rate = np.nan
     if "lisn" in names:
         lisn_rate = get_estimator("lisn").params(protocol, g)["rate"]
         lisn_rate = np.nan if lisn_rate is None else float(lisn_rate)
     centre_known = known_centre and _centre_known(g, protocol, params, T)
-    if centre_known and regular_symmetry and g.regular_degree() is not None and not codes.any():
+    if reach is None and centre_known and regular_symmetry and g.regular_degree() is not None and not codes.any():
         n_out, outcomes = _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, alive, tie_u)
         return BatchScores(
             T=T,
@@ -344,14 +383,21 @@ def simulate_and_score(
     b_order = np.empty(first, np.int32)
     b_par = np.empty(first, np.int64)
     b_gdeg = np.empty(first, np.int64)
+    steps = np.full(trials, T, np.int64)
+    outputs = (detected, pdet, hops, tree_hops, rank)
     i = 0
     while i < trials:
         end, b_order, b_par, b_gdeg = simulate_chunk(
             code, store, lazy, sources, seeds, i, T, params, gen, chunk_nodes, noff, n_out, b_vs,
-            b_order, b_par, b_gdeg,
+            b_order, b_par, b_gdeg, targets, steps,
         )  # fmt: skip
-        score_chunk(i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes, tie_u,
-                    seen, detected, pdet, hops, tree_hops, rank, **options)
+        if reach is None:
+            score_chunk(i, end, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, codes,
+                        tie_u, seen, *outputs, **options)
+        else:
+            _score_by_step(i, end, steps, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind,
+                           codes, tie_u, seen, outputs, options, ml_tables,
+                           lambda t: known_centre and _centre_known(g, protocol, params, t))
         i = end
     if not lazy:
         g.give_store(store)  # its run state is clean again
@@ -370,4 +416,55 @@ def simulate_and_score(
         },
         protocol=protocol,
         graph=g,
+        stop=reach,
+        steps=steps if reach is not None else None,
+        reached=(n_out >= targets) if reach is not None else None,
+        targets=targets,
     )
+
+
+def _score_by_step(i: int, end: int, steps: np.ndarray, noff: np.ndarray, n_out: np.ndarray,
+                   b_vs: np.ndarray, b_order: np.ndarray, b_par: np.ndarray, b_gdeg: np.ndarray,
+                   gptr: np.ndarray, gind: np.ndarray, codes: np.ndarray, tie_u: np.ndarray,
+                   seen: np.ndarray, outputs: tuple, options: dict, ml_tables: Any,
+                   centre_known: Any) -> None:
+    """Score trials ``[i, end)`` of a chunk stopped by reach, each with its own step as T.
+
+    :func:`score_chunk` takes one T per call, so the chunk's trials are laid out again in
+    order of their step (stable, so ties keep the trial order), their snapshots gathered
+    into buffers in that order (vectorised: one gather of the chunk's nodes), and each
+    group of equal step is scored by one call; the outputs are written back by trial. The
+    positions stay inside ``[i, end)``, so the BFS stamps of ``seen`` (position x
+    estimator) never repeat across chunks.
+    """
+    m = end - i
+    perm = np.argsort(steps[i:end], kind="stable")
+    trial = i + perm
+    lengths = n_out[trial]
+    new_off = np.zeros(m + 1, np.int64)
+    np.cumsum(lengths, out=new_off[1:])
+    gather = np.repeat(noff[trial] - new_off[:-1], lengths) + np.arange(new_off[-1], dtype=np.int64)
+    size = i + m + 1
+    p_noff = np.zeros(size, np.int64)
+    p_noff[i:] = new_off
+    p_n = np.zeros(size - 1, np.int64)
+    p_n[i:] = lengths
+    p_vs = np.full(size - 1, -1, np.int64)
+    p_vs[i:] = b_vs[trial]
+    p_tie = np.zeros((tie_u.shape[0], size - 1))
+    p_tie[:, i:] = tie_u[:, trial]
+    p_out = [np.zeros((o.shape[0], size - 1), o.dtype) for o in outputs]
+    p_order = np.ascontiguousarray(b_order[gather])
+    p_par = np.ascontiguousarray(b_par[gather])
+    p_gdeg = np.ascontiguousarray(b_gdeg[gather])
+    sorted_steps = steps[trial]
+    cuts = np.flatnonzero(np.diff(sorted_steps)) + 1
+    for a, b in zip(np.r_[0, cuts], np.r_[cuts, m]):
+        t = int(sorted_steps[a])
+        r_node, alive, dead, r_edge, move = ml_tables(t)
+        opts = {**options, "T": t, "centre_known": bool(centre_known(t)), "r_node": int(r_node),
+                "alive": alive, "dead": dead, "r_edge": int(r_edge), "move": move}
+        score_chunk(i + int(a), i + int(b), p_noff, p_n, p_vs, p_order, p_par, p_gdeg, gptr,
+                    gind, codes, p_tie, seen, *p_out, **opts)
+    for o, po in zip(outputs, p_out):
+        o[:, trial] = po[:, i:]

@@ -355,7 +355,7 @@ def compose(
     >>> exp = harness.compose("detection", product={
     ...     "graph": "regular-3", "protocol": "adaptive-diffusion", "estimator": "ml", "T": [2, 4]})
     >>> exp.name, len(harness.expand(exp.grid))
-    ('sweep-detection-a09d0c67', 2)
+    ('sweep-detection-a7de1593', 2)
     """
     tpl = get_template(template) if isinstance(template, str) else template
     product = {k: _as_list(k, v) for k, v in (product or {}).items()}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
@@ -68,6 +68,10 @@ class Param:
         Accept ``inf`` (e.g. ``d0 = inf``); NaN is never accepted.
     doc : str
         One line for ``anonspread sweep --list`` and the docs.
+    validate : callable, optional
+        Checks a value the type accepts and returns it in canonical form (e.g. the
+        ``stop`` axis: :func:`spread.reach.parse_reach`); an
+        :class:`~anonspread.errors.InvalidParameterError` it raises names the axis.
 
     Examples
     --------
@@ -87,6 +91,7 @@ class Param:
     kind: str | None = None
     allow_inf: bool = False
     doc: str = ""
+    validate: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.type not in (*_TYPES, "any"):
@@ -234,6 +239,11 @@ class Param:
         if self.kind is not None:
             try:
                 lookup(self.kind, value)
+            except InvalidParameterError as exc:
+                raise type(exc)(f"axis {name!r}: {exc}") from None
+        if self.validate is not None:
+            try:
+                value = self.validate(value)
             except InvalidParameterError as exc:
                 raise type(exc)(f"axis {name!r}: {exc}") from None
         return value

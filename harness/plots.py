@@ -9,7 +9,9 @@ with n and m, protocol, estimator, utility, trials per point, from the run's JSO
 labels are the metrics' and parameters' words, one legend sits outside the panels, a
 detection panel shows what a uniform guess among the infected nodes achieves (1/E[N_T]),
 and points where a material share of trials covered their whole component (a ``saturated``
-estimate of at least :data:`SATURATED_SHARE`, 5%) are ringed. Log axes (asked for, or
+estimate of at least :data:`SATURATED_SHARE`, 5%) are ringed, and points where most of it was
+covered on average (mean ``component_fraction`` of at least
+:data:`~anonspread.harness.coverage.HIGH_COVERAGE`, 50%) are drawn inside a black hexagon. Log axes (asked for, or
 chosen when a panel's values span two decades or more) never drop a point: when a value is
 0 (an estimate of 0, a grid value 0, an interval reaching 0) the axis is logarithmic above
 its smallest positive value and linear from 0 up to it, so a 0 is drawn at 0, and the
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from anonspread.errors import InvalidParameterError
+from anonspread.harness.coverage import HIGH_COVERAGE, covered_points
 from anonspread.harness.experiment import PlotSpec, Reference
 from anonspread.harness.results import Table, atomic_write
 
@@ -376,6 +379,26 @@ def _ring(ax: Any, xs: Sequence[Any], ys: Sequence[float]) -> None:
     ax.scatter(xs, ys, s=120, facecolors="none", edgecolors="red", linewidths=1.3, zorder=5)
 
 
+# short: the legend sits below narrow one-column figures too
+_COVERED_LABEL = f"most of the component covered (mean >= {HIGH_COVERAGE:.0%})"
+
+
+def _covered(table: Table) -> set[tuple]:
+    """The points of mean coverage >= :data:`~harness.coverage.HIGH_COVERAGE`."""
+    return {tuple(f["params"][p] for p in table.params) for f in covered_points(table)}
+
+
+def _mark_covered(ax: Any, xs: Sequence[Any], ys: Sequence[float]) -> None:
+    ax.scatter(xs, ys, s=260, marker="h", facecolors="none", edgecolors="black",
+               linewidths=1.0, zorder=5)
+
+
+def _covered_handle() -> Any:
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], marker="h", ms=13, mfc="none", mec="black", mew=1.0, ls="none")
+
+
 def _saturated_handle() -> Any:
     from matplotlib.lines import Line2D
 
@@ -590,6 +613,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     refs = _references(table, spec)
     means = _means(table)
     saturated = _saturated(table)
+    covered = _covered(table)
     handles: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     notes: list[str] = []
@@ -678,6 +702,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
+                most = [k for k, pp in enumerate(points) if tuple(pp[p] for p in table.params) in covered]
+                if most:
+                    _mark_covered(ax, [xs[k] for k in most], [ys[k] for k in most])
+                    extra.setdefault(_COVERED_LABEL, _covered_handle())
         ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
         notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
@@ -751,6 +779,7 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
     refs = _references(table, spec)
     means = _means(table)
     saturated = _saturated(table)
+    covered = _covered(table)
     notes: list[str] = []
     chosen_in: dict[str, dict[tuple, tuple[Mapping[str, Any], str]]] = {}
     n_chosen: dict[str, set[tuple]] = {}
@@ -808,6 +837,10 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 if flagged:
                     _ring(ax, [xs[k] for k in flagged], [ys[k] for k in flagged])
                     extra.setdefault(_SATURATED_LABEL, _saturated_handle())
+                most = [k for k, pp in enumerate(point) if tuple(pp[p] for p in table.params) in covered]
+                if most:
+                    _mark_covered(ax, [xs[k] for k in most], [ys[k] for k in most])
+                    extra.setdefault(_COVERED_LABEL, _covered_handle())
                 chosen = _chosen(table, info, point, ys)
                 if chosen:  # once per point, whichever metric rows it is drawn in
                     for pp, name in chosen:

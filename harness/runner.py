@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
@@ -420,6 +421,7 @@ def run(
         if exp.derive is not None:
             table = exp.derive(table, derived, level)
         _warn_saturated(exp, table)
+        warn_coverage(exp.name, table, exp.paired)
         finished_at = time.time()
         written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
                                           seed=seed, trials=n_trials,
@@ -753,6 +755,8 @@ def _stage_outputs(
         "skipped": list(table.skipped),
         "derived": list(table.derived),
         "saturated": saturated_points(table),
+        "high_coverage": covered_points(table),
+        "unreached": unreached_points(table),
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,
                      "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],

@@ -42,6 +42,11 @@ class Spread:
         infinite trees).
     sizes : numpy.ndarray of int64
         Number of infected nodes after each step ``t = 0..T``.
+    stop : Reach or None
+        The stopping rule by reach the run used (:mod:`spread.reach`), else None.
+    reached : bool or None
+        With a stopping rule: whether the run reached its target (``T`` is then the first
+        step at which it did; else ``T`` is the cap); None without one.
 
     Examples
     --------
@@ -70,6 +75,8 @@ class Spread:
     protocol: Any
     index: np.ndarray = field(repr=False)
     sizes: np.ndarray = field(repr=False)
+    stop: Any = field(default=None, repr=False)
+    reached: bool | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return int(self.infected.shape[0])
@@ -134,7 +141,8 @@ class SpreadBatch:
     sources : numpy.ndarray
         Source of each trial (labels).
     sizes : numpy.ndarray of int64, shape (trials, T + 1)
-        Infected count after each step.
+        Infected count after each step (with a stopping rule, a stopped trial's count is
+        kept after its step).
     vs_hops : numpy.ndarray of int32
         Hops from the source to the final virtual source along the infection tree
         (the graph distance on trees); -1 for protocols without a virtual source.
@@ -145,6 +153,16 @@ class SpreadBatch:
         The protocol that ran.
     graph : ContactGraph or LazyTree
         The contact graph.
+    stop : Reach or None
+        The stopping rule by reach (:mod:`spread.reach`), else None (then ``T`` is the
+        step of every snapshot).
+    steps : numpy.ndarray of int64 or None
+        With a stopping rule: each trial's snapshot step (the first step at which it
+        reached its target, else the cap ``T``).
+    reached : numpy.ndarray of bool or None
+        With a stopping rule: whether each trial reached its target by ``T``.
+    targets : numpy.ndarray of int64 or None
+        With a stopping rule: each trial's target infected count.
 
     Examples
     --------
@@ -172,10 +190,14 @@ class SpreadBatch:
     virtual_source: np.ndarray
     protocol: Any = field(repr=False)
     graph: Any = field(repr=False)
+    stop: Any = field(default=None, repr=False)
+    steps: np.ndarray | None = field(default=None, repr=False)
+    reached: np.ndarray | None = field(default=None, repr=False)
+    targets: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_infected(self) -> np.ndarray:
-        """Infected count at T of each trial."""
+        """Infected count of each trial's snapshot (at T, or at its stop)."""
         return self.sizes[:, self.T]
 
     def __repr__(self) -> str:

@@ -11,6 +11,7 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
 from anonspread.spread.protocols import Protocol
+from anonspread.spread.reach import parse_reach, reach_targets, size_check_steps, steps_and_reached
 from anonspread.spread.result import Spread, SpreadBatch
 from anonspread.validation import check_int, check_rng
 
@@ -47,7 +48,8 @@ def _source_index(g, source: Any, rng: np.random.Generator) -> int:
 
 
 def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarray,
-                parent_position: np.ndarray, vs_index: np.ndarray | None, sizes: np.ndarray) -> Spread:
+                parent_position: np.ndarray, vs_index: np.ndarray | None, sizes: np.ndarray, *,
+                stop: Any = None, reached: bool | None = None) -> Spread:
     """The :class:`Spread` of a run given by internal node indices (shared by the engines).
 
     Parameters
@@ -68,6 +70,10 @@ def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarra
         The virtual source after each step (ignored for protocols without one).
     sizes : numpy.ndarray of int
         The number of infected nodes after each step.
+    stop : Reach or None
+        The stopping rule by reach, if any.
+    reached : bool or None
+        Whether the run reached it (``T`` is then the step it did).
 
     Returns
     -------
@@ -92,10 +98,13 @@ def make_spread(g, protocol: Protocol, T: int, idx: np.ndarray, times: np.ndarra
         protocol=protocol,
         index=idx,
         sizes=sizes,
+        stop=stop,
+        reached=reached,
     )
 
 
-def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng: Any = None) -> Spread:
+def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng: Any = None,
+             stop: Any = None) -> Spread:
     """Run ``protocol`` for ``T`` steps on ``graph`` from ``source`` and return the trace.
 
     Parameters
@@ -112,6 +121,13 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
         The true source; ``None`` draws a uniform node (node 0 on infinite trees).
     rng : None, int or numpy.random.Generator
         The same seed gives the same :class:`Spread`.
+    stop : None, str or Reach
+        A stopping rule by reach (:mod:`spread.reach`): ``"infected:K"`` or
+        ``"coverage:F"`` (a fraction of the source's connected component). The run ends
+        after the first step with at least that many infected nodes (the whole step is
+        kept: the count can exceed K), and ``Spread.T`` is that step; ``T`` is then the
+        cap, and a run that has not reached the target by ``T`` ends there with
+        ``Spread.reached`` False.
 
     Returns
     -------
@@ -124,13 +140,20 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 6, rng=2)
     >>> s.n_infected  # the ball of radius 3 around the virtual source
     22
+    >>> s = spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 50, rng=2,
+    ...                     stop="infected:20")
+    >>> s.T, s.n_infected, s.sizes.tolist(), s.reached
+    (6, 22, [1, 2, 4, 10, 10, 14, 22], True)
     """
     protocol = _check_compiled(protocol)
     T = check_int(T, "T", low=0)
     gen = check_rng(rng)
+    reach = parse_reach(stop)
     g = as_contact_graph(graph)
-    check_run_size(g, protocol, T)
+    check_run_size(g, protocol, size_check_steps(reach, g, protocol, T))
     src = _source_index(g, source, gen)
+    targets = reach_targets(reach, g, np.array([src]))
+    target = 0 if targets is None else int(targets[0])
     params = protocol.kernel_params(g, T)
     vs_out = np.empty(T + 1, np.int32)
     sizes = np.empty(T + 1, np.int64)
@@ -139,7 +162,7 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     lazy = isinstance(g, LazyTree)
     store = g.store if lazy else g.take_store()
     try:
-        n = run_protocol(protocol.kernel_code, store, src, T, params, gen, vs_out, sizes)
+        n = run_protocol(protocol.kernel_code, store, src, T, params, gen, vs_out, sizes, target)
     except BaseException:
         if lazy:  # keep the realisation, clear whatever run state the failed run left
             store.clear_run_state()
@@ -155,7 +178,12 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     sorter = np.argsort(idx, kind="stable")
     found = sorter[np.searchsorted(idx, np.maximum(parents, 0), sorter=sorter)]
     parent_position = np.where(parents >= 0, found, -1).astype(np.int64)
-    return make_spread(g, protocol, T, idx, times, parent_position, vs_out, sizes)
+    if reach is None:
+        return make_spread(g, protocol, T, idx, times, parent_position, vs_out, sizes)
+    steps, reached = steps_and_reached(sizes[None, :], targets, T)
+    t = int(steps[0])
+    return make_spread(g, protocol, t, idx, times, parent_position, vs_out[: t + 1],
+                       sizes[: t + 1].copy(), stop=reach, reached=bool(reached[0]))
 
 
 def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np.random.Generator):
@@ -218,6 +246,7 @@ def simulate_many(
     *,
     source: Any = None,
     rng: Any = None,
+    stop: Any = None,
 ) -> SpreadBatch:
     """Run ``trials`` independent runs in one compiled loop and return their summaries.
 
@@ -235,6 +264,10 @@ def simulate_many(
         The number of independent runs.
     source, rng
         As in :func:`simulate`.
+    stop : None, str or Reach
+        A stopping rule by reach, as in :func:`simulate` (``T`` is the cap): each trial
+        stops in the compiled loop after the first step with its target count; its step
+        is ``SpreadBatch.steps``, whether it got there ``SpreadBatch.reached``.
 
     Returns
     -------
@@ -247,22 +280,35 @@ def simulate_many(
     >>> b = spread.simulate_many(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 4, 100, rng=0)
     >>> set(b.n_infected.tolist())
     {10}
+    >>> b = spread.simulate_many(spread.graphs.regular_tree(3), spread.RandomDiffusion(0.5), 30,
+    ...                          5, rng=0, stop="infected:50")
+    >>> b.steps.tolist(), b.n_infected.tolist(), bool(b.reached.all())
+    ([10, 8, 7, 8, 6], [70, 65, 60, 59, 51], True)
     """
     protocol = _check_compiled(protocol)
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=1)
     gen = check_rng(rng)
+    reach = parse_reach(stop)
     g = as_contact_graph(graph)
-    check_run_size(g, protocol, T, trials, per_trial_steps=True)
+    check_run_size(g, protocol, size_check_steps(reach, g, protocol, T), trials,
+                   per_trial_steps=True)
     params = protocol.summary_params(g, T)  # a batch keeps only sizes and virtual sources
     lazy, sources, seeds, store = batch_setup(g, protocol, T, trials, source, gen)
+    try:
+        targets = reach_targets(reach, g, sources)
+    except BaseException:
+        if not lazy:
+            g.give_store(store)
+        raise
     sizes = np.empty((trials, T + 1), np.int64)
     vs_hops = np.empty(trials, np.int32)
     vs_node = np.empty(trials, np.int32)
     run_batch(protocol.kernel_code, store, lazy, sources, seeds, T, params, gen, sizes, vs_hops,
-              vs_node)
+              vs_node, targets)
     if not lazy:
         g.give_store(store)
+    steps, reached = steps_and_reached(sizes, targets, T) if reach is not None else (None, None)
     return SpreadBatch(
         T=T,
         trials=trials,
@@ -272,4 +318,8 @@ def simulate_many(
         virtual_source=vs_node,
         protocol=protocol,
         graph=g,
+        stop=reach,
+        steps=steps,
+        reached=reached,
+        targets=targets,
     )

@@ -36,9 +36,12 @@ cdef void work_free(work_t* w) noexcept nogil
 cdef int64_t run_protocol(int code, store_t* s, work_t* w, int64_t source, int64_t T,
                           const double* params, bitgen_t* bg, int32_t* vs_out,
                           int64_t* sizes_out) except -1 nogil
+cdef int64_t run_protocol_until(int code, store_t* s, work_t* w, int64_t source, int64_t T,
+                                const double* params, bitgen_t* bg, int32_t* vs_out,
+                                int64_t* sizes_out, int64_t stop) except -1 nogil
 cdef int64_t run_summary(int code, store_t* s, work_t* w, int64_t source, int64_t T,
                          const double* params, bitgen_t* bg, int32_t* vs_out,
-                         int64_t* sizes_out) except -1 nogil
+                         int64_t* sizes_out, int64_t stop=*) except -1 nogil
 cdef int64_t vs_hops(const int32_t* ns, int64_t vs) noexcept nogil
 cdef int64_t snapshot(const store_t* s, int64_t n, int64_t* loc, int64_t off, int32_t* b_order,
                       int64_t* b_par, int64_t* b_gdeg, int64_t vs) noexcept nogil

@@ -97,6 +97,24 @@ cdef inline int64_t _start(store_t* s, int64_t source, int64_t T, int32_t* vs_ou
     return _infect(s.ns, s.order, source, 0, -1, 0)
 
 
+cdef inline bint _reached(int64_t n_inf, int64_t stop, int64_t t, int64_t T, int32_t* vs_out,
+                          int64_t* sizes_out) noexcept nogil:
+    """The stopping rule by reach: ``stop > 0`` infected nodes after step ``t`` end the run.
+
+    The snapshot is the state after the first step whose count reaches ``stop`` (every
+    node that step infected is kept, so the count can exceed ``stop``); ``vs_out`` and
+    ``sizes_out`` keep that state for ``t + 1 .. T`` (nothing spreads after the stop), so
+    ``vs_out[T]`` and ``sizes_out[T]`` describe the snapshot.
+    """
+    cdef int64_t u
+    if stop <= 0 or n_inf < stop:
+        return False
+    for u in range(t + 1, T + 1):
+        vs_out[u] = vs_out[t]
+        sizes_out[u] = sizes_out[t]
+    return True
+
+
 cdef int64_t vs_hops(const int32_t* ns, int64_t vs) noexcept nogil:
     """Hop count from the source to ``vs`` along infection-tree parents (-1 for none)."""
     cdef int64_t h = 0, x = vs
@@ -132,14 +150,19 @@ cdef int64_t _flood_step(store_t* s, int64_t lo, int64_t hi, int64_t t,
 
 
 cdef int64_t run_flooding(store_t* s, int64_t source, int64_t T, const double* params,
-                          bitgen_t* bg, int32_t* vs_out, int64_t* sizes_out) except -1 nogil:
+                          bitgen_t* bg, int32_t* vs_out, int64_t* sizes_out,
+                          int64_t stop) except -1 nogil:
     cdef int64_t n_inf = _start(s, source, T, vs_out, sizes_out), lo = 0, hi, t
+    if _reached(n_inf, stop, 0, T, vs_out, sizes_out):
+        return n_inf
     for t in range(1, T + 1):
         hi = n_inf
         reserve(s, hi - lo)
         n_inf = _flood_step(s, lo, hi, t, n_inf)
         lo = hi
         sizes_out[t] = n_inf
+        if _reached(n_inf, stop, t, T, vs_out, sizes_out):
+            break
     return n_inf
 
 
@@ -189,7 +212,8 @@ cdef int64_t _diffuse_step(store_t* s, int64_t* first, int64_t n_prev, int64_t t
 
 
 cdef int64_t _diffuse(store_t* s, int64_t source, int64_t T, double p, bint distance_rate,
-                      bitgen_t* bg, int32_t* vs_out, int64_t* sizes_out) except -1 nogil:
+                      bitgen_t* bg, int32_t* vs_out, int64_t* sizes_out,
+                      int64_t stop) except -1 nogil:
     """Random diffusion (``distance_rate`` False) or Protocol 1 (True).
 
     Each boundary node v, acting at step t, infects each of its uninfected neighbours
@@ -198,11 +222,15 @@ cdef int64_t _diffuse(store_t* s, int64_t source, int64_t T, double p, bint dist
     Nodes before ``first`` in infection order are all saturated (FLAG = 1) and skipped.
     """
     cdef int64_t n_inf = _start(s, source, T, vs_out, sizes_out), first = 0, n_prev, t
+    if _reached(n_inf, stop, 0, T, vs_out, sizes_out):
+        return n_inf
     for t in range(1, T + 1):
         n_prev = n_inf
         reserve(s, n_prev - first)
         n_inf = _diffuse_step(s, &first, n_prev, t, p, distance_rate, bg, n_inf)
         sizes_out[t] = n_inf
+        if _reached(n_inf, stop, t, T, vs_out, sizes_out):
+            break
     return n_inf
 
 
@@ -250,12 +278,12 @@ cdef int64_t _tree_step(store_t* s, int64_t n_prev, int64_t t, bitgen_t* bg, int
 
 
 cdef int64_t run_tree_protocol(store_t* s, work_t* wk, int64_t source, int64_t T,
-                               bitgen_t* bg, int32_t* vs_out,
-                               int64_t* sizes_out) except -1 nogil:
+                               bitgen_t* bg, int32_t* vs_out, int64_t* sizes_out,
+                               int64_t stop) except -1 nogil:
     """The printed pseudo-code of Protocol 2 (thesis §2.2.2), read literally; s1 lives in
     FLAG and s2 in AUX. Not Protocol 2 itself (see ``spread.protocols.TreeProtocolPseudocode``)."""
     cdef int64_t n_inf = _start(s, source, T, vs_out, sizes_out), t, u, n_prev
-    if T == 0:
+    if T == 0 or _reached(n_inf, stop, 0, T, vs_out, sizes_out):
         return n_inf
     expand(s, source)
     if s.deg[source] == 0:
@@ -267,12 +295,16 @@ cdef int64_t run_tree_protocol(store_t* s, work_t* wk, int64_t source, int64_t T
     s.ns[u * NCOL + FLAG] = 1
     s.ns[u * NCOL + AUX] = 1
     sizes_out[1] = n_inf
+    if _reached(n_inf, stop, 1, T, vs_out, sizes_out):
+        return n_inf
     _work_grow(wk, 0, max(s.maxdeg, 1))
     for t in range(2, T + 1):
         n_prev = n_inf
         reserve(s, n_prev)
         n_inf = _tree_step(s, n_prev, t, bg, wk.buf, n_inf)
         sizes_out[t] = n_inf
+        if _reached(n_inf, stop, t, T, vs_out, sizes_out):
+            break
     return n_inf
 
 
@@ -442,7 +474,7 @@ cdef int64_t _stuck_pass_move(const int32_t* ns, int64_t vs, int64_t came, bitge
 
 cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source, int64_t T,
                                           const double* params, bitgen_t* bg, int32_t* vs_out,
-                                          int64_t* sizes_out) except -1 nogil:
+                                          int64_t* sizes_out, int64_t stop=0) except -1 nogil:
     """Protocol 3 (thesis §2.3, §2.4.2) by relaying infection messages.
 
     ``params = [cap, maxdeg, flags, d0]``; the virtual source keeps the token at
@@ -467,7 +499,7 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
     cdef int64_t c, kind, nxt, back, dt, q
     cdef bint keep
     vs_out[0] = <int32_t> source
-    if T == 0:
+    if T == 0 or _reached(n_inf, stop, 0, T, vs_out, sizes_out):
         return n_inf
     expand(s, source)
     if s.deg[source] == 0:
@@ -483,11 +515,15 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
     h = 1
     vs_out[1] = <int32_t> vs
     sizes_out[1] = n_inf
+    if _reached(n_inf, stop, 1, T, vs_out, sizes_out):
+        return n_inf
     _work_grow(wk, 0, max(maxdeg, max(s.maxdeg, 1)))
     if T >= 2:
         n_inf = _relay(s, wk, vs, from_vs, 2, cap, graph_relay, leaves_only, bg, n_inf)
         vs_out[2] = <int32_t> vs
         sizes_out[2] = n_inf
+        if _reached(n_inf, stop, 2, T, vs_out, sizes_out):
+            return n_inf
     t = 3
     while t <= T:
         keep = uniform(bg) < alpha_value(d0, t - 1, h)
@@ -501,6 +537,8 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
                                        bg, n_inf)
                         vs_out[t + dt] = <int32_t> back
                         sizes_out[t + dt] = n_inf
+                        if _reached(n_inf, stop, t + dt, T, vs_out, sizes_out):
+                            return n_inf
                 from_vs = vs
                 vs = back
                 t += 2
@@ -531,6 +569,8 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
             n_inf = _relay(s, wk, vs, -1, t, cap, graph_relay, leaves_only, bg, n_inf)
             vs_out[t] = <int32_t> vs
             sizes_out[t] = n_inf
+            if _reached(n_inf, stop, t, T, vs_out, sizes_out):
+                return n_inf
             if t + 1 <= T:
                 vs_out[t + 1] = <int32_t> vs
                 sizes_out[t + 1] = n_inf
@@ -538,11 +578,15 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
             n_inf = _relay(s, wk, vs, from_vs, t, cap, graph_relay, leaves_only, bg, n_inf)
             vs_out[t] = <int32_t> vs
             sizes_out[t] = n_inf
+            if _reached(n_inf, stop, t, T, vs_out, sizes_out):
+                return n_inf
             if t + 1 <= T:
                 n_inf = _relay(s, wk, vs, from_vs, t + 1, cap, graph_relay, leaves_only, bg,
                                n_inf)
                 vs_out[t + 1] = <int32_t> vs
                 sizes_out[t + 1] = n_inf
+                if _reached(n_inf, stop, t + 1, T, vs_out, sizes_out):
+                    return n_inf
         t += 2
     return n_inf
 
@@ -914,39 +958,60 @@ cdef int64_t run_protocol(int code, store_t* s, work_t* w, int64_t source, int64
                           const double* params, bitgen_t* bg, int32_t* vs_out,
                           int64_t* sizes_out) except -1 nogil:
     """Run the kernel of protocol ``code`` (``Protocol.kernel_code``) once."""
+    return run_protocol_until(code, s, w, source, T, params, bg, vs_out, sizes_out, 0)
+
+
+cdef int64_t run_protocol_until(int code, store_t* s, work_t* w, int64_t source, int64_t T,
+                                const double* params, bitgen_t* bg, int32_t* vs_out,
+                                int64_t* sizes_out, int64_t stop) except -1 nogil:
+    """:func:`run_protocol` that also ends after the first step with ``stop`` or more
+    infected nodes (``stop <= 0``: run all ``T`` steps; see ``_reached``)."""
     if code == ADAPTIVE_DIFFUSION:
         # the closed-form tree path on infinite trees without a cap, else the relay path
         # (both consume the stream identically and give the same infected set, times,
-        # parents and virtual sources on trees)
-        if _ad_closed_form(s, params):
+        # parents and virtual sources on trees); a run stopped by reach relays, step by step
+        if stop <= 0 and _ad_closed_form(s, params):
             return run_adaptive_diffusion_tree(s, source, T, params, bg, vs_out, sizes_out)
-        return run_adaptive_diffusion_relay(s, w, source, T, params, bg, vs_out, sizes_out)
+        return run_adaptive_diffusion_relay(s, w, source, T, params, bg, vs_out, sizes_out,
+                                            stop)
     if code == RANDOM_DIFFUSION:
-        return _diffuse(s, source, T, params[0], False, bg, vs_out, sizes_out)
+        return _diffuse(s, source, T, params[0], False, bg, vs_out, sizes_out, stop)
     if code == FLOODING:
-        return run_flooding(s, source, T, params, bg, vs_out, sizes_out)
+        return run_flooding(s, source, T, params, bg, vs_out, sizes_out, stop)
     if code == LINE_PROTOCOL:
-        return _diffuse(s, source, T, 0.0, True, bg, vs_out, sizes_out)
+        return _diffuse(s, source, T, 0.0, True, bg, vs_out, sizes_out, stop)
     if code == TREE_PROTOCOL:
-        return run_tree_protocol(s, w, source, T, bg, vs_out, sizes_out)
+        return run_tree_protocol(s, w, source, T, bg, vs_out, sizes_out, stop)
     with gil:
         raise ValueError(f"unknown kernel code {code}")
 
 
+cdef inline int64_t _stop_step(const int64_t* sizes_out, int64_t T, int64_t stop) noexcept nogil:
+    """The step of a run's snapshot: the first ``t`` with ``sizes_out[t] >= stop``, else
+    ``T`` (no stop, or the reach not attained by ``T``)."""
+    cdef int64_t t
+    if stop <= 0:
+        return T
+    for t in range(T + 1):
+        if sizes_out[t] >= stop:
+            return t
+    return T
+
+
 cdef int64_t run_summary(int code, store_t* s, work_t* w, int64_t source, int64_t T,
                          const double* params, bitgen_t* bg, int32_t* vs_out,
-                         int64_t* sizes_out) except -1 nogil:
+                         int64_t* sizes_out, int64_t stop=0) except -1 nogil:
     """:func:`run_protocol` for a caller that keeps only ``sizes_out`` and ``vs_out`` (with
     ``Protocol.summary_params``): for adaptive diffusion on a tree with room in the store,
     the ball is counted (``_ad_tree_summary``) instead of created; ``order`` then does not
     list the infected nodes."""
     cdef int64_t dm
-    if (code == ADAPTIVE_DIFFUSION and _ad_closed_form(s, params)
+    if (stop <= 0 and code == ADAPTIVE_DIFFUSION and _ad_closed_form(s, params)
             and (<int64_t> params[2] & AD_SUMMARY_ONLY) != 0):
         dm = _max_value(s)
         if s.tpar[source] < 0 and _ad_summary_room(s, T, dm):
             return _ad_tree_summary(s, source, T, params[3], bg, vs_out, sizes_out, dm)
-    return run_protocol(code, s, w, source, T, params, bg, vs_out, sizes_out)
+    return run_protocol_until(code, s, w, source, T, params, bg, vs_out, sizes_out, stop)
 
 
 def _check_code(int code):
@@ -962,11 +1027,14 @@ def _params_ok(int code, const double[::1] params):
 
 
 def run_one(int code, GraphStore store, int64_t source, int64_t T, const double[::1] params,
-            object rng, int32_t[::1] vs_out, int64_t[::1] sizes_out, int mode=0):
+            object rng, int32_t[::1] vs_out, int64_t[::1] sizes_out, int mode=0,
+            int64_t stop=0):
     """One run of protocol ``code`` on ``store`` from ``source``; returns the number of
     infected nodes (``store.order[:n]``). ``mode`` 0: :func:`run_protocol`; 1:
     :func:`run_summary`; 2 and 3: adaptive diffusion's closed-form tree path or its relay
-    path, whatever the store and parameters (for the tests that compare them)."""
+    path, whatever the store and parameters (for the tests that compare them). ``stop > 0``
+    ends the run after the first step with ``stop`` or more infected nodes (modes 0, 1, 3;
+    see ``_reached``)."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef work_t w
     cdef int64_t n
@@ -979,6 +1047,8 @@ def run_one(int code, GraphStore store, int64_t source, int64_t T, const double[
         raise ValueError(f"mode {mode} runs adaptive diffusion only; got kernel code {code}")
     if mode == 2 and not s.lazy:
         raise ValueError("the closed-form tree path (mode 2) needs a lazily grown tree")
+    if mode == 2 and stop > 0:
+        raise ValueError("the closed-form tree path (mode 2) cannot stop by reach")
     if not 0 <= source < s.n_nodes:
         raise ValueError(f"source must be a node of the store (0..{s.n_nodes - 1}); got {source}")
     if T < 0 or vs_out.shape[0] < T + 1 or sizes_out.shape[0] < T + 1:
@@ -990,17 +1060,17 @@ def run_one(int code, GraphStore store, int64_t source, int64_t T, const double[
         # another thread's run on the same object must not see half-written
         with rng.bit_generator.lock:
             if mode == 0:
-                n = run_protocol(code, s, &w, source, T, &params[0], bg, &vs_out[0],
-                                 &sizes_out[0])
+                n = run_protocol_until(code, s, &w, source, T, &params[0], bg, &vs_out[0],
+                                       &sizes_out[0], stop)
             elif mode == 1:
                 n = run_summary(code, s, &w, source, T, &params[0], bg, &vs_out[0],
-                                &sizes_out[0])
+                                &sizes_out[0], stop)
             elif mode == 2:
                 n = run_adaptive_diffusion_tree(s, source, T, &params[0], bg, &vs_out[0],
                                                 &sizes_out[0])
             else:
                 n = run_adaptive_diffusion_relay(s, &w, source, T, &params[0], bg, &vs_out[0],
-                                                 &sizes_out[0])
+                                                 &sizes_out[0], stop)
     finally:
         work_free(&w)
     return n
@@ -1015,9 +1085,11 @@ def vs_hops_of(GraphStore store, int64_t vs):
 
 def run_batch(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
               const uint64_t[::1] seeds, int64_t T, const double[::1] params, object rng,
-              int64_t[:, ::1] sizes, int32_t[::1] vs_hops_out, int32_t[::1] vs_node):
+              int64_t[:, ::1] sizes, int32_t[::1] vs_hops_out, int32_t[::1] vs_node,
+              const int64_t[::1] stops=None):
     """``sources.shape[0]`` independent trials of protocol ``code`` back to back (see
-    :func:`anonspread.engine.spreading.run_batch`)."""
+    :func:`anonspread.engine.spreading.run_batch`); ``stops[i] > 0`` stops trial ``i`` by
+    reach."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef work_t w
     cdef store_t* s = &store.s
@@ -1031,6 +1103,9 @@ def run_batch(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
             or vs_hops_out.shape[0] < trials or vs_node.shape[0] < trials):
         raise ValueError("seeds, sizes (trials x T + 1), vs_hops and vs_node need an entry "
                          "per trial")
+    if stops is not None and stops.shape[0] < trials:
+        raise ValueError(f"stops needs an entry per trial ({trials}); got {stops.shape[0]}")
+    cdef bint has_stops = stops is not None
     for i in range(trials):
         if not 0 <= sources[i] < (1 if lazy else s.n_nodes):
             raise ValueError(f"sources[{i}] = {sources[i]} is not a node of the store")
@@ -1047,7 +1122,7 @@ def run_batch(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
                 else:
                     reset_run_state(s, n_inf)
                 n_inf = run_summary(code, s, &w, sources[i], T, &params[0], bg, &vs_out[0],
-                                    &sizes[i, 0])
+                                    &sizes[i, 0], stops[i] if has_stops else 0)
                 vs_node[i] = vs_out[T]
                 vs_hops_out[i] = <int32_t> vs_hops(s.ns, vs_out[T])
             if not lazy:
@@ -1090,10 +1165,12 @@ def _grow(a, int64_t need):
 def simulate_chunk(int code, GraphStore store, bint lazy, const int32_t[::1] sources,
                    const uint64_t[::1] seeds, int64_t i0, int64_t T, const double[::1] params,
                    object rng, int64_t cap, int64_t[::1] noff, int64_t[::1] n_out,
-                   int64_t[::1] b_vs, b_order, b_par, b_gdeg):
+                   int64_t[::1] b_vs, b_order, b_par, b_gdeg, const int64_t[::1] stops=None,
+                   int64_t[::1] t_out=None):
     """Run trials ``i0, i0 + 1, ...`` until about ``cap`` infected nodes are buffered (see
     :func:`anonspread.engine.spreading.simulate_chunk`); returns ``(end, b_order, b_par,
-    b_gdeg)``."""
+    b_gdeg)``. ``stops[i] > 0`` stops trial ``i`` by reach; ``t_out[i]`` receives the step
+    of its snapshot."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef work_t w
     cdef store_t* s = &store.s
@@ -1115,6 +1192,11 @@ def simulate_chunk(int code, GraphStore store, bint lazy, const int32_t[::1] sou
     if (seeds.shape[0] < trials or noff.shape[0] < trials + 1 or n_out.shape[0] < trials
             or b_vs.shape[0] < trials):
         raise ValueError("seeds, n_out, b_vs need an entry per trial and noff trials + 1")
+    if (stops is not None and stops.shape[0] < trials) or (t_out is not None
+                                                           and t_out.shape[0] < trials):
+        raise ValueError(f"stops and t_out need an entry per trial ({trials})")
+    cdef bint has_stops = stops is not None, has_t = t_out is not None
+    cdef int64_t stop_i = 0
     for name, a, dtype in (("b_order", b_order, np.int32), ("b_par", b_par, np.int64),
                            ("b_gdeg", b_gdeg, np.int64)):
         if (not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != 1
@@ -1151,9 +1233,12 @@ def simulate_chunk(int code, GraphStore store, bint lazy, const int32_t[::1] sou
                     reset_lazy(s, seeds[i])
                 else:
                     reset_run_state(s, n_inf)
-                n_inf = run_protocol(code, s, &w, sources[i], T, &params[0], bg, &vs_out[0],
-                                     &sizes[0])
+                stop_i = stops[i] if has_stops else 0
+                n_inf = run_protocol_until(code, s, &w, sources[i], T, &params[0], bg,
+                                           &vs_out[0], &sizes[0], stop_i)
                 n_out[i] = n_inf
+                if has_t:
+                    t_out[i] = _stop_step(&sizes[0], T, stop_i)
                 end = noff[i] + n_inf
                 if end > bcap:
                     with gil:

@@ -71,12 +71,35 @@ def _params(params) -> np.ndarray:
     return np.ascontiguousarray(params, np.float64)
 
 
+def _stops(stops, trials: int):
+    """``stops`` as the int64 array the kernels read (None: no stop), one entry per trial."""
+    if stops is None:
+        return None
+    a = np.ascontiguousarray(stops, np.int64)
+    if a.ndim != 1 or a.shape[0] < trials:
+        raise ValueError(f"stops must be a 1-d array with an entry per trial ({trials}); got "
+                         f"shape {a.shape}")
+    return a
+
+
+def _check_stop(stop) -> int:
+    stop = int(stop)
+    if stop < 0:
+        raise ValueError(f"stop must be >= 0 (0: no stop); got {stop}")
+    return stop
+
+
 def run_protocol(code: int, store: GraphStore, source: int, T: int, params, rng,
-                 vs_out: np.ndarray, sizes_out: np.ndarray) -> int:
+                 vs_out: np.ndarray, sizes_out: np.ndarray, stop: int = 0) -> int:
     """One run of protocol ``code`` from node ``source``; returns the number of infected
-    nodes. ``vs_out`` (int32) and ``sizes_out`` (int64) need ``T + 1`` entries."""
+    nodes. ``vs_out`` (int32) and ``sizes_out`` (int64) need ``T + 1`` entries.
+
+    ``stop > 0`` is the stopping rule by reach: the run ends after the first step ``t``
+    with ``stop`` or more infected nodes (every node infected during that step is kept,
+    so the count may exceed ``stop``), and ``vs_out``, ``sizes_out`` keep that state for
+    ``t + 1 .. T``; a run that never reaches ``stop`` runs all ``T`` steps."""
     return _spreading.run_one(int(code), store, int(source), int(T), _params(params), rng,
-                              vs_out, sizes_out, 0)
+                              vs_out, sizes_out, 0, _check_stop(stop))
 
 
 def run_summary(code: int, store: GraphStore, source: int, T: int, params, rng,
@@ -120,7 +143,7 @@ def vs_hops(store: GraphStore, vs: int) -> int:
 
 def run_batch(code: int, store: GraphStore, lazy: bool, sources: np.ndarray, seeds: np.ndarray,
               T: int, params, rng, sizes: np.ndarray, vs_hops: np.ndarray,
-              vs_node: np.ndarray) -> None:
+              vs_node: np.ndarray, stops=None) -> None:
     """Run ``sources.shape[0]`` independent trials of protocol ``code`` back to back.
 
     Finite graphs reuse one store (only the infected nodes' state is cleared between
@@ -128,16 +151,18 @@ def run_batch(code: int, store: GraphStore, lazy: bool, sources: np.ndarray, see
     (uint64) for each trial. Writes ``sizes[i, t]`` (int64: infected after step t),
     ``vs_hops[i]`` (int32: hops from the source to the final virtual source along the
     infection tree, -1 if none) and ``vs_node[i]`` (int32). Adaptive diffusion counts the
-    ball instead of creating it where it can (:func:`run_summary`).
+    ball instead of creating it where it can (:func:`run_summary`). ``stops`` (int64, one
+    per trial, or None) stops trial ``i`` by reach when ``stops[i] > 0`` (as in
+    :func:`run_protocol`: ``sizes[i]`` then keeps the snapshot's count after its step).
     """
     _spreading.run_batch(int(code), store, bool(lazy), sources, seeds, int(T), _params(params),
-                         rng, sizes, vs_hops, vs_node)
+                         rng, sizes, vs_hops, vs_node, _stops(stops, sources.shape[0]))
 
 
 def simulate_chunk(code: int, store: GraphStore, lazy: bool, sources: np.ndarray,
                    seeds: np.ndarray, i0: int, T: int, params, rng, cap: int, noff: np.ndarray,
                    n_out: np.ndarray, b_vs: np.ndarray, b_order: np.ndarray, b_par: np.ndarray,
-                   b_gdeg: np.ndarray):
+                   b_gdeg: np.ndarray, stops=None, t_out: np.ndarray | None = None):
     """The fused loop's simulation phase: run trials ``i0, i0 + 1, ...`` until about
     ``cap`` infected nodes are buffered; returns ``(end, b_order, b_par, b_gdeg)``.
 
@@ -148,7 +173,11 @@ def simulate_chunk(code: int, store: GraphStore, lazy: bool, sources: np.ndarray
     infected nodes and ``b_vs[i]`` the local id of its final virtual source (-1 if none).
     At least one trial runs; a trial larger than the buffers grows them (the returned
     arrays replace the given ones). The store's run state is clean again on return.
+    ``stops`` (int64, one per trial, or None) stops trial ``i`` by reach when
+    ``stops[i] > 0`` (as in :func:`run_protocol`); ``t_out`` (int64, or None) receives the
+    step of each trial's snapshot (the first step with ``stops[i]`` infected, else ``T``).
     """
     return _spreading.simulate_chunk(int(code), store, bool(lazy), sources, seeds, int(i0),
                                      int(T), _params(params), rng, int(cap), noff, n_out, b_vs,
-                                     b_order, b_par, b_gdeg)
+                                     b_order, b_par, b_gdeg, _stops(stops, sources.shape[0]),
+                                     t_out)

@@ -165,6 +165,9 @@ def ceiling_setting(point: Mapping[str, Any], components: Any = None) -> Any:
 
     if point.get("fresh_graph"):
         return "fresh_graph=true draws a graph per trial batch; the ceiling is that of one graph"
+    if point.get("stop", "none") != "none":
+        return (f"stop={point['stop']} gives each trial its own T; the Bayes ceiling is computed "
+                "at one fixed T (run the ceiling without stop, at the T the reach takes)")
     try:
         g = make_graph(point, np.random.default_rng(0), components=components)
         return g, make_protocol(point, g, components=components), int(point["T"])
@@ -242,26 +245,14 @@ def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | No
 
 
 def _component_sizes(g: Any) -> np.ndarray | None:
-    """Size of each node's connected component, by node index (None on infinite trees)."""
+    """Size of each node's connected component, by node index (None on infinite trees);
+    computed once per graph (:func:`spread.reach.component_sizes`, which the coverage stop
+    uses too)."""
     if g.is_infinite:
         return None
-    cached = _COMPONENT_SIZES.get(id(g))
-    if cached is not None and cached[0] is g:
-        return cached[1]
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
+    from anonspread.spread.reach import component_sizes
 
-    n = g.number_of_nodes()
-    adj = csr_matrix((np.ones(g.indices.shape[0], np.int8), g.indices, g.indptr), shape=(n, n))
-    _, labels = connected_components(adj, directed=False)
-    sizes = np.bincount(labels)[labels]
-    if len(_COMPONENT_SIZES) >= 4:
-        _COMPONENT_SIZES.pop(next(iter(_COMPONENT_SIZES)))
-    _COMPONENT_SIZES[id(g)] = (g, sizes)
-    return sizes
-
-
-_COMPONENT_SIZES: dict[int, tuple[Any, np.ndarray]] = {}
+    return component_sizes(g)
 
 
 def reach_metrics(g: Any, sources: Any, n_infected: np.ndarray) -> dict[str, np.ndarray]:
@@ -319,22 +310,25 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
             )
         ests.append(est)
     T = params["T"]
+    stop = params.get("stop")
     if all(isinstance(e, str) and _is_batch(e) for e in ests):
         from anonspread.adversaries import simulate_and_score
 
         unique = tuple(dict.fromkeys(ests))
-        b = simulate_and_score(g, proto, T, n, estimators=unique, rng=rng)
+        b = simulate_and_score(g, proto, T, n, estimators=unique, rng=rng, stop=stop)
         size = b.n_infected.astype(np.float64)
         reach = reach_metrics(g, b.sources, b.n_infected)
+        reach.update(stop_metrics(T, n, b.steps, b.reached))
         by_name = {e: {"detection": b[e].detected.astype(np.float64), "hops": b[e].hops.astype(np.float64),
-                       "n_infected": size, "rank": b[e].rank, **reach} for e in unique}
+                       "n_infected": size, "rank": b[e].rank, **{k: v.copy() for k, v in reach.items()}}
+                   for e in unique}
         out = [by_name[e] for e in ests]
     else:
         # each distinct estimator once
         keys = [e if isinstance(e, str) else i for i, e in enumerate(ests)]
         unique = list(dict.fromkeys(keys))
         funcs = [_as_function(ests[keys.index(k)], proto, g, rng) for k in unique]
-        runs = dict(zip(unique, _python_trials(g, proto, T, n, funcs, rng)))
+        runs = dict(zip(unique, _python_trials(g, proto, T, n, funcs, rng, stop=stop)))
         out = [runs[k] for k in keys]
     return dict(zip(names_t, out)) if paired else out[0]
 
@@ -360,16 +354,22 @@ def _as_function(est: Any, protocol: Any, g: Any, rng: np.random.Generator) -> A
     return functools.partial(spec.func, **kwargs)
 
 
-def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator) -> list[dict]:
-    """Trial by trial: each spread simulated once and scored by every ``snapshot -> scores``."""
+def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator, *,
+                   stop: Any = None) -> list[dict]:
+    """Trial by trial: each spread simulated once (stopped by reach with ``stop``) and
+    scored by every ``snapshot -> scores`` (the snapshot's ``T`` is the trial's step)."""
     from anonspread import adversaries, spread
 
     keys = ("detection", "hops", "n_infected", "rank")
     out = [{k: np.empty(n) for k in keys} for _ in funcs]
     sources = []
+    steps = np.empty(n, np.int64)
+    reached = np.ones(n, bool)
     for i in range(n):
-        s = spread.simulate(g, proto, T, rng=rng)
+        s = spread.simulate(g, proto, T, rng=rng, stop=stop)
         sources.append(s.source)
+        steps[i] = s.T
+        reached[i] = s.reached is not False
         snap = adversaries.observe(s, reveal_edges=True)
         for f, o in zip(funcs, out):
             ev = adversaries.evaluate(g, f(snap), s.source, rng=rng)
@@ -378,7 +378,17 @@ def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.rand
             o["n_infected"][i] = len(s.infected)
             o["rank"][i] = ev.rank
     reach = reach_metrics(_contact(g), sources, out[0]["n_infected"]) if funcs else {}
+    reach.update(stop_metrics(T, n, steps, reached))
     return [{**o, **{k: v.copy() for k, v in reach.items()}} for o in out]
+
+
+def stop_metrics(T: int, n: int, steps: np.ndarray | None, reached: np.ndarray | None) -> dict:
+    """``T_snapshot`` (each trial's snapshot step: ``T``, or with a stopping rule by reach
+    the step at which it was attained, the cap ``T`` if never) and ``reached`` (1 when the
+    trial attained the reach; 1 without a rule) per trial."""
+    if steps is None:
+        return {"T_snapshot": np.full(n, float(T)), "reached": np.ones(n)}
+    return {"T_snapshot": steps.astype(np.float64), "reached": np.asarray(reached, np.float64)}
 
 
 def _contact(g: Any) -> Any:
@@ -418,14 +428,32 @@ DETECTION_METRICS = (
            description="N_T over the size of the source's connected component (0 on infinite trees)"),
     Metric("saturated", "proportion", "P(spread covered its component)",
            description="fraction of trials whose spread infected the source's whole connected component"),
+    Metric("T_snapshot", "mean", "E[T at the snapshot]", low=0.0,
+           description="mean step of the snapshot: T, or with stop=... the step at which the "
+           "reach was attained (the cap T where it was not)"),
+    Metric("reached", "proportion", "P(reach attained by T)",
+           description="fraction of trials that attained the stop=... reach by the cap T "
+           "(1 without a stopping rule)"),
 )
 
-#: Declared axes of the detection experiments (component names and T).
+def canonical_stop(value: str) -> str:
+    """The ``stop`` axis value checked (:func:`spread.reach.parse_reach`), as ``"none"``,
+    ``"infected:K"`` or ``"coverage:F"``."""
+    from anonspread.spread.reach import parse_reach
+
+    reach = parse_reach(value)
+    return "none" if reach is None else str(reach)
+
+
+#: Declared axes of the detection experiments (component names, T and the stop rule).
 DETECTION_AXES = {
     "graph": Param("str", kind="graph"),
     "protocol": Param("str", kind="protocol"),
     "estimator": Param("str", kind="estimator"),
     "T": Param("int", low=0, doc="steps of the spread"),
+    # the doc is the figure's axis label: short (the rule is in spread.reach and the docs)
+    "stop": Param("str", "none", validate=canonical_stop,
+                  doc="stop at reach (infected:K or coverage:F; T is the cap)"),
 }
 
 
@@ -458,10 +486,11 @@ register_template(SweepTemplate(
     "probability (exact or Monte Carlo; absent points say why).",
     components={"graph": "graph", "protocol": "protocol", "estimator": "estimator"},
     defaults={"graph": "regular-3", "protocol": "adaptive-diffusion",
-              "estimator": ("ml", "jordan", "rumor", STRONGEST), "T": 6, "fresh_graph": False},
+              "estimator": ("ml", "jordan", "rumor", STRONGEST), "T": 6, "fresh_graph": False,
+              "stop": "none"},
     paired="estimator",
     skip=detection_skip,
-    types={"T": DETECTION_AXES["T"],
+    types={"T": DETECTION_AXES["T"], "stop": DETECTION_AXES["stop"],
            "fresh_graph": Param("bool", False, doc="a fresh random graph per trial batch")},
     metrics=(*DETECTION_METRICS, *_SELECTION_METRICS),
     trials=detection_sweep_trials,
@@ -985,7 +1014,7 @@ register_experiment(Experiment(
     around the source, whose centre both centralities find); grey crosses: 1/E[N_T],
     what a uniform guess among the infected nodes achieves.
     Measured numbers: docs/FIGURES.md.""",
-    grid=Grid(zip={
+    grid=Grid(product={"stop": ["none"]}, zip={
         "graph": [z[0] for z in _ZIP],
         "protocol": [z[1] for z in _ZIP],
         "protocol.infectors": ["leaves" if z[0] != "regular-3" and z[1] == "adaptive-diffusion"

@@ -228,8 +228,8 @@ def test_user_components_work_like_built_ins(user_module, tmp_path, capsys):
     assert rc == 0, capsys.readouterr().err
     stem = next(out.glob("sweep-detection-*.csv")).with_suffix("")
     csv = stem.with_suffix(".csv").read_text().splitlines()
-    assert csv[0].startswith("graph,protocol,estimator,T,fresh_graph,graph.side,graph.seed,metric")
-    assert len(csv) == 1 + 2 * 2 * 2 * 6
+    assert csv[0].startswith("graph,protocol,estimator,T,fresh_graph,stop,graph.side,graph.seed,metric")
+    assert len(csv) == 1 + 2 * 2 * 2 * 8
     side = json.loads(stem.with_suffix(".json").read_text())
     summaries = {(g["parameters"]["side"], g["seed"]): g["summary"] for g in side["components"]["graphs"]}
     assert summaries[(5, 0)]["n"] == 25 and summaries[(7, 1)]["m"] == 2 * 7 * 6 + 6
