@@ -52,7 +52,8 @@ _DIRECTIVES = {
 }
 
 #: Extensions that run OpenMP ``prange`` loops (and get ``-fopenmp`` when it works).
-_OPENMP_EXTENSIONS = {"anonspread.engine._rumor_threads", "anonspread.engine._softmargin"}
+_OPENMP_EXTENSIONS = {"anonspread.engine._rumor_threads", "anonspread.engine._softmargin",
+                      "anonspread.engine._bp"}
 
 
 def _openmp_flags() -> list[str]:

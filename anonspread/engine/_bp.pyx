@@ -1,0 +1,561 @@
+# cython: language_level=3
+"""Belief propagation over infection times for discrete-time SI spreading (random diffusion,
+flooding), in the log domain (see :mod:`anonspread.engine.bp` for the model and the maths).
+
+Graph: the infected subgraph as CSR over local ids ``0..n-1`` (``indptr`` int64,
+``indices`` int32), ``rev[e]`` the CSR position of the reverse of directed edge ``e``,
+``extra[i]`` the number of uninfected contacts of ``i``. Times ``t = 0..T`` (``L = T + 1``).
+
+A message ``i -> j`` is two log vectors over ``t_i``: ``d`` (``i`` infected at ``t_i`` by a
+contact other than ``j``, or ``i`` the source at ``t_i = 0``) and ``a`` (no contact other than
+``j`` reached ``i`` before ``t_i``; ``i`` needs ``j``'s transmission at exactly ``t_i``):
+``M(t_i, t_j) = S(t_i + 1 - t_j) d(t_i) + P(t_i - t_j) a(t_i)`` with ``S(x) = q^max(x-1, 0)``
+and ``P(x) = p q^(x-1)`` for ``x >= 1`` (else 0), ``q = 1 - p``. Every term is nonnegative,
+so no log-domain subtraction is ever needed.
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport INFINITY, exp, fabs, log, log1p
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #define ANONSPREAD_BP_OPENMP 1
+    #else
+    #define ANONSPREAD_BP_OPENMP 0
+    #endif
+    """
+    int ANONSPREAD_BP_OPENMP
+
+OPENMP = bool(ANONSPREAD_BP_OPENMP)
+
+cdef double NINF = -INFINITY
+
+
+cdef inline double lae(double a, double b) noexcept nogil:
+    if a == NINF:
+        return b
+    if b == NINF:
+        return a
+    if a > b:
+        return a + log1p(exp(b - a))
+    return b + log1p(exp(a - b))
+
+
+cdef inline double ladd(double a, double b) noexcept nogil:
+    # log(x * y); -inf absorbs (no +inf ever occurs)
+    if a == NINF or b == NINF:
+        return NINF
+    return a + b
+
+
+cdef inline double lphi(int64_t e, int64_t T, int64_t t, double lq) noexcept nogil:
+    # log q^(e (T - t)): each uninfected contact escaped every step after t
+    if e == 0 or t == T:
+        return 0.0
+    if lq == NINF:
+        return NINF
+    return <double> (e * (T - t)) * lq
+
+
+cdef struct Work:
+    int64_t L
+    int64_t maxdeg
+    double *lB      # maxdeg x L: contraction B of each incoming message
+    double *lD      # maxdeg x L: contraction D
+    double *pa      # (maxdeg + 1) x L: prefix products (alpha, beta, delta)
+    double *pb
+    double *pd
+    double *sa      # suffix products
+    double *sb
+    double *sd
+    double *F       # L scratch
+    double *G
+    double *H
+    double *newm    # 2L scratch: the new message
+
+
+cdef int work_alloc(Work *w, int64_t L, int64_t maxdeg) noexcept nogil:
+    cdef int64_t m = maxdeg if maxdeg > 0 else 1
+    w.L = L
+    w.maxdeg = m
+    w.lB = <double *> malloc((2 * m * L + 6 * (m + 1) * L + 5 * L) * sizeof(double))
+    if w.lB == NULL:
+        return -1
+    w.lD = w.lB + m * L
+    w.pa = w.lD + m * L
+    w.pb = w.pa + (m + 1) * L
+    w.pd = w.pb + (m + 1) * L
+    w.sa = w.pd + (m + 1) * L
+    w.sb = w.sa + (m + 1) * L
+    w.sd = w.sb + (m + 1) * L
+    w.F = w.sd + (m + 1) * L
+    w.G = w.F + L
+    w.H = w.G + L
+    w.newm = w.H + L
+    return 0
+
+
+cdef void work_free(Work *w) noexcept nogil:
+    free(w.lB)
+    w.lB = NULL
+
+
+cdef void contract(const double *msg, int64_t L, double lp, double lq, double *lB, double *lD,
+                   Work *w) noexcept nogil:
+    """The message ``k -> i`` summed over ``t_k`` against ``i``'s factor:
+    ``B(t) = sum_u M(u, t) S(t + 1 - u)`` (k has not reached i by t) and
+    ``D(t) = sum_u M(u, t) P(t - u)`` (k reaches i exactly at t), for every t."""
+    cdef const double *d = msg
+    cdef const double *a = msg + L
+    cdef double *F = w.F
+    cdef double *G = w.G
+    cdef double *H = w.H
+    cdef int64_t t
+    # F(t) = sum_{u <= t} d(u) q^(t - u); G(t) = sum_{u > t} d(u) q^(u - t);
+    # H(t) = sum_{u > t} a(u) q^(u - t - 1)
+    F[0] = d[0]
+    for t in range(1, L):
+        F[t] = lae(ladd(lq, F[t - 1]), d[t])
+    G[L - 1] = NINF
+    H[L - 1] = NINF
+    for t in range(L - 2, -1, -1):
+        G[t] = ladd(lq, lae(G[t + 1], d[t + 1]))
+        H[t] = lae(a[t + 1], ladd(lq, H[t + 1]))
+    for t in range(L):
+        lB[t] = lae(lae(F[t], G[t]), ladd(lp, H[t]))
+    lD[0] = NINF
+    for t in range(1, L):
+        lD[t] = ladd(lp, F[t - 1])
+
+
+cdef void node_products(int64_t i, const int64_t *indptr, const int64_t *rev, const double *msgs,
+                        int64_t L, double lp, double lq, Work *w) noexcept nogil:
+    """Contractions of every message into ``i`` and their prefix/suffix products."""
+    cdef int64_t start = indptr[i]
+    cdef int64_t deg = indptr[i + 1] - start
+    cdef int64_t m, t
+    cdef double *lB
+    cdef double *lD
+    cdef double la
+    for m in range(deg):
+        contract(msgs + rev[start + m] * 2 * L, L, lp, lq, w.lB + m * L, w.lD + m * L, w)
+    for t in range(L):
+        w.pa[t] = 0.0
+        w.pb[t] = 0.0
+        w.pd[t] = NINF
+        w.sa[deg * L + t] = 0.0
+        w.sb[deg * L + t] = 0.0
+        w.sd[deg * L + t] = NINF
+    for m in range(deg):
+        lB = w.lB + m * L
+        lD = w.lD + m * L
+        for t in range(L):
+            la = lae(lB[t], lD[t])
+            w.pa[(m + 1) * L + t] = ladd(w.pa[m * L + t], la)
+            w.pb[(m + 1) * L + t] = ladd(w.pb[m * L + t], lB[t])
+            w.pd[(m + 1) * L + t] = lae(ladd(w.pd[m * L + t], lB[t]), ladd(w.pa[m * L + t], lD[t]))
+    for m in range(deg - 1, -1, -1):
+        lB = w.lB + m * L
+        lD = w.lD + m * L
+        for t in range(L):
+            la = lae(lB[t], lD[t])
+            w.sa[m * L + t] = ladd(w.sa[(m + 1) * L + t], la)
+            w.sb[m * L + t] = ladd(w.sb[(m + 1) * L + t], lB[t])
+            w.sd[m * L + t] = lae(ladd(w.sd[(m + 1) * L + t], lB[t]), ladd(w.sa[(m + 1) * L + t], lD[t]))
+
+
+cdef double sweep(const int64_t *indptr, const int64_t *rev, const int64_t *extra, int64_t n,
+                  int64_t T, double lp, double lq, const double *lcns, const double *lcsrc,
+                  double damping, double *msgs, Work *w) noexcept nogil:
+    """One sequential pass over the nodes (in id order), each sending all its messages.
+    Returns the largest change of a message entry (messages normalised to max 1)."""
+    cdef int64_t L = T + 1
+    cdef int64_t i, m, t, start, deg
+    cdef double change = 0.0, mx, v, old, lph, al, be, de
+    cdef double l1 = log(1.0 - damping) if damping < 1.0 else NINF
+    cdef double l2 = log(damping) if damping > 0.0 else NINF
+    cdef double *out
+    cdef double *nm = w.newm
+    for i in range(n):
+        start = indptr[i]
+        deg = indptr[i + 1] - start
+        if deg == 0:
+            continue
+        node_products(i, indptr, rev, msgs, L, lp, lq, w)
+        for m in range(deg):
+            out = msgs + (start + m) * 2 * L
+            mx = NINF
+            for t in range(L):
+                lph = lphi(extra[i], T, t, lq)
+                al = ladd(w.pa[m * L + t], w.sa[(m + 1) * L + t])
+                be = ladd(w.pb[m * L + t], w.sb[(m + 1) * L + t])
+                de = lae(ladd(w.pd[m * L + t], w.sa[(m + 1) * L + t]),
+                         ladd(w.pb[m * L + t], w.sd[(m + 1) * L + t]))
+                if t == 0:
+                    nm[0] = ladd(lcsrc[i], ladd(lph, be))
+                    nm[L] = NINF
+                else:
+                    nm[t] = ladd(lcns[i], ladd(lph, de))
+                    nm[L + t] = ladd(lcns[i], ladd(lph, al))
+                if nm[t] > mx:
+                    mx = nm[t]
+                if nm[L + t] > mx:
+                    mx = nm[L + t]
+            for t in range(2 * L):
+                v = nm[t] - mx if (mx != NINF and nm[t] != NINF) else NINF
+                if damping > 0.0:
+                    v = lae(ladd(l1, v), ladd(l2, out[t]))
+                nm[t] = v
+            if damping > 0.0:
+                mx = NINF
+                for t in range(2 * L):
+                    if nm[t] > mx:
+                        mx = nm[t]
+                for t in range(2 * L):
+                    nm[t] = nm[t] - mx if (mx != NINF and nm[t] != NINF) else NINF
+            for t in range(2 * L):
+                old = exp(out[t]) if out[t] != NINF else 0.0
+                v = exp(nm[t]) if nm[t] != NINF else 0.0
+                if fabs(v - old) > change:
+                    change = fabs(v - old)
+                out[t] = nm[t]
+    return change
+
+
+cdef double beliefs(const int64_t *indptr, const int32_t *indices, const int64_t *rev,
+                    const int64_t *extra, int64_t n, int64_t T, double lp, double lq,
+                    const double *lcns, const double *lcsrc, const double *msgs, Work *w,
+                    double *lsrc, double *marg) noexcept nogil:
+    """Bethe log partition function ``sum_i log Z_i - sum_(ij) log Z_ij``; the log source
+    marginal of every node in ``lsrc`` and, if ``marg`` is not NULL, every node's time
+    marginal ``P(t_i = t)`` (n x L)."""
+    cdef int64_t L = T + 1
+    cdef int64_t i, m, t, start, deg
+    cdef double lz, lzij, total = 0.0, s0, v
+    cdef bint dead = False
+    cdef const double *out
+    for i in range(n):
+        start = indptr[i]
+        deg = indptr[i + 1] - start
+        node_products(i, indptr, rev, msgs, L, lp, lq, w)
+        s0 = ladd(lcsrc[i], ladd(lphi(extra[i], T, 0, lq), w.pb[deg * L]))
+        lz = s0
+        for t in range(1, L):
+            lz = lae(lz, ladd(lcns[i], ladd(lphi(extra[i], T, t, lq), w.pd[deg * L + t])))
+        if lz == NINF:
+            dead = True
+            lsrc[i] = NINF
+        else:
+            lsrc[i] = s0 - lz if s0 != NINF else NINF
+            total += lz
+        if marg != NULL:
+            for t in range(L):
+                if lz == NINF:
+                    marg[i * L + t] = 0.0
+                    continue
+                if t == 0:
+                    v = s0
+                else:
+                    v = ladd(lcns[i], ladd(lphi(extra[i], T, t, lq), w.pd[deg * L + t]))
+                marg[i * L + t] = exp(v - lz) if v != NINF else 0.0
+        for m in range(deg):
+            if indices[start + m] <= i:
+                continue
+            out = msgs + (start + m) * 2 * L
+            lzij = NINF
+            for t in range(L):
+                lzij = lae(lzij, ladd(out[t], w.lB[m * L + t]))
+                lzij = lae(lzij, ladd(out[L + t], w.lD[m * L + t]))
+            if lzij == NINF:
+                dead = True
+            else:
+                total -= lzij
+    if dead:
+        return NINF
+    return total
+
+
+cdef void init_msgs(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
+    cdef int64_t e, t
+    for e in range(nnz):
+        for t in range(2 * L):
+            msgs[e * 2 * L + t] = 0.0
+        msgs[e * 2 * L + L] = NINF
+
+
+cdef int64_t run(const int64_t *indptr, const int64_t *rev, const int64_t *extra, int64_t n,
+                 int64_t T, double lp, double lq, const double *lcns, const double *lcsrc,
+                 double damping, double tol, int64_t max_iter, double *msgs, Work *w,
+                 double *change) noexcept nogil:
+    """Sweeps until the largest change is below ``tol`` or ``max_iter`` sweeps; returns the
+    number of sweeps, the last change in ``change``."""
+    cdef int64_t it = 0
+    cdef double c = 0.0
+    while it < max_iter:
+        c = sweep(indptr, rev, extra, n, T, lp, lq, lcns, lcsrc, damping, msgs, w)
+        it += 1
+        if c < tol:
+            break
+    change[0] = c
+    return it
+
+
+def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
+           const int64_t[::1] extra, int64_t T, double p, const double[::1] lcns,
+           const double[::1] lcsrc, double damping, double tol, int64_t max_iter,
+           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg):
+    """One BP run with per-node log weights of being a non-source (``lcns``) and the source
+    (``lcsrc``), from the messages in ``msgs`` (updated in place). Returns
+    ``(bethe_log_z, sweeps, last_change)``; fills ``lsrc`` and ``marg``."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t L = T + 1
+    cdef int64_t maxdeg = 0, i, it = 0
+    cdef double change = 0.0, logz
+    cdef double lp = log(p) if p > 0.0 else NINF
+    cdef double lq = log1p(-p) if p < 1.0 else NINF
+    cdef Work w
+    for i in range(n):
+        if indptr[i + 1] - indptr[i] > maxdeg:
+            maxdeg = indptr[i + 1] - indptr[i]
+    if work_alloc(&w, L, maxdeg) != 0:
+        raise MemoryError("bp: cannot allocate the work arrays")
+    with nogil:
+        if indptr[n] > 0:
+            it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, &lcns[0], &lcsrc[0], damping,
+                     tol, max_iter, &msgs[0], &w, &change)
+        logz = beliefs(&indptr[0], &indices[0], &rev[0] if indptr[n] > 0 else NULL, &extra[0], n,
+                       T, lp, lq, &lcns[0], &lcsrc[0], &msgs[0] if indptr[n] > 0 else NULL, &w,
+                       &lsrc[0], &marg[0, 0])
+    work_free(&w)
+    return logz, it, change
+
+
+cdef int64_t ecc_within(const int64_t *indptr, const int32_t *indices, int64_t n, int64_t s,
+                        int64_t T, int64_t *dist, int64_t *queue) noexcept nogil:
+    """1 if every node is within T hops of s (a source must reach them all), else 0."""
+    cdef int64_t i, head = 0, tail = 1, x, e, y, seen = 1
+    for i in range(n):
+        dist[i] = -1
+    dist[s] = 0
+    queue[0] = s
+    while head < tail:
+        x = queue[head]
+        head += 1
+        if dist[x] >= T:
+            continue
+        for e in range(indptr[x], indptr[x + 1]):
+            y = indices[e]
+            if dist[y] < 0:
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+                seen += 1
+    return 1 if seen == n else 0
+
+
+def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
+               const int64_t[::1] extra, int64_t T, double p, const int64_t[::1] cands,
+               double damping, double tol, int64_t max_iter, int threads,
+               double[::1] logz, int64_t[::1] iters, double[::1] changes):
+    """Per candidate source ``s`` in ``cands``: BP with ``s`` the source at time 0 and every
+    other node a non-source; ``logz[c]`` the Bethe log-likelihood (``-inf`` when ``s`` is
+    more than T hops from some node), ``iters[c]`` sweeps, ``changes[c]`` the last change.
+    Candidates are shared among ``threads`` OpenMP threads (each with its own messages)."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t nnz = indptr[n]
+    cdef int64_t L = T + 1
+    cdef int64_t nc = cands.shape[0]
+    cdef int64_t maxdeg = 0, i, c, s, j, tid
+    cdef double lp = log(p) if p > 0.0 else NINF
+    cdef double lq = log1p(-p) if p < 1.0 else NINF
+    cdef int nthr = threads if threads >= 1 else 1
+    cdef int64_t per = nnz * 2 * L + 3 * n + 1
+    cdef Work *ws = <Work *> malloc(nthr * sizeof(Work))
+    cdef double *buf = <double *> malloc(nthr * per * sizeof(double))
+    cdef int64_t *ibuf = <int64_t *> malloc(nthr * (2 * n + 1) * sizeof(int64_t))
+    cdef double *msgs
+    cdef double *lcns
+    cdef double *lcsrc
+    cdef double *lsrc
+    cdef int64_t *dist
+    cdef int64_t *queue
+    cdef double ch
+    cdef int64_t it
+    cdef int nok = 0
+    for i in range(n):
+        if indptr[i + 1] - indptr[i] > maxdeg:
+            maxdeg = indptr[i + 1] - indptr[i]
+    if ws != NULL:
+        for tid in range(nthr):
+            if work_alloc(&ws[tid], L, maxdeg) != 0:
+                break
+            nok += 1
+    if ws == NULL or buf == NULL or ibuf == NULL or nok < nthr:
+        if ws != NULL:
+            for tid in range(nok):
+                work_free(&ws[tid])
+        free(ws)
+        free(buf)
+        free(ibuf)
+        raise MemoryError(f"bp: cannot allocate the messages of {nthr} thread(s) "
+                          f"({nthr * per * 8} bytes)")
+    with nogil:
+        for c in prange(nc, num_threads=nthr, schedule="dynamic"):
+            tid = threadid()
+            msgs = buf + tid * per
+            lcns = msgs + nnz * 2 * L
+            lcsrc = lcns + n
+            lsrc = lcsrc + n
+            dist = ibuf + tid * (2 * n + 1)
+            queue = dist + n
+            s = cands[c]
+            ch = 0.0
+            it = 0
+            if not ecc_within(&indptr[0], &indices[0], n, s, T, dist, queue):
+                logz[c] = NINF
+            else:
+                for j in range(n):
+                    lcns[j] = 0.0
+                    lcsrc[j] = NINF
+                lcns[s] = NINF
+                lcsrc[s] = 0.0
+                init_msgs(msgs, nnz, L)
+                if nnz > 0:
+                    it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, lcns, lcsrc, damping,
+                             tol, max_iter, msgs, &ws[tid], &ch)
+                logz[c] = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL,
+                                  &extra[0], n, T, lp, lq, lcns, lcsrc, msgs, &ws[tid], lsrc, NULL)
+            iters[c] = it
+            changes[c] = ch
+    for tid in range(nthr):
+        work_free(&ws[tid])
+    free(ws)
+    free(buf)
+    free(ibuf)
+
+
+def tree_loglik(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
+                const int64_t[::1] extra, int64_t T, double p, double[::1] out):
+    """Exact ``log P(snapshot | s)`` of every node s of a tree-shaped infected subgraph: the
+    no-source messages (every node of a subtree infected through its root edge) in two
+    passes (leaves to root, root to leaves), then ``log phi_s(0) + sum_k log B_k->s(0)``."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t L = T + 1
+    cdef int64_t nnz = indptr[n]
+    cdef double lp = log(p) if p > 0.0 else NINF
+    cdef double lq = log1p(-p) if p < 1.0 else NINF
+    cdef int64_t[::1] order = _bfs_order(indptr, indices)
+    cdef int64_t[::1] parent_pos = _parent_positions(indptr, indices, order)
+    # lb[e]: contraction B(t) at j of the message i -> j, for CSR position e of j in i's list
+    cdef double[::1] lb = _full(nnz * L + 1)
+    cdef double[::1] a = _full(L)
+    cdef double[::1] pre = _full(L * (n + 1))
+    cdef double[::1] suf = _full(L * (n + 1))
+    cdef int64_t x, i, e, m, t, deg, start, pe, k, r
+    cdef double H
+    if n == 0:
+        return
+    with nogil:
+        # leaves to root: the message of each non-root node to its parent
+        for x in range(n - 1, 0, -1):
+            i = order[x]
+            pe = parent_pos[i]
+            for t in range(1, L):
+                a[t] = lphi(extra[i], T, t, lq)
+            a[0] = NINF
+            for e in range(indptr[i], indptr[i + 1]):
+                if e == pe:
+                    continue
+                # the child's message into i sits at the position of i in the child's list
+                r = rev[e]
+                for t in range(1, L):
+                    a[t] = ladd(a[t], lb[r * L + t])
+            _b_of(&a[0], L, lp, lq, &lb[pe * L])
+        # root to leaves
+        for x in range(n):
+            i = order[x]
+            start = indptr[i]
+            deg = indptr[i + 1] - start
+            for t in range(L):
+                pre[t] = 0.0
+                suf[deg * L + t] = 0.0
+            for m in range(deg):
+                r = rev[start + m]
+                for t in range(L):
+                    pre[(m + 1) * L + t] = ladd(pre[m * L + t], lb[r * L + t])
+            for m in range(deg - 1, -1, -1):
+                r = rev[start + m]
+                for t in range(L):
+                    suf[m * L + t] = ladd(suf[(m + 1) * L + t], lb[r * L + t])
+            out[i] = ladd(lphi(extra[i], T, 0, lq), pre[deg * L])
+            pe = parent_pos[i]
+            for m in range(deg):
+                e = start + m
+                k = indices[e]
+                if e == pe:
+                    continue
+                a[0] = NINF
+                for t in range(1, L):
+                    a[t] = ladd(lphi(extra[i], T, t, lq), ladd(pre[m * L + t], suf[(m + 1) * L + t]))
+                _b_of(&a[0], L, lp, lq, &lb[e * L])
+
+
+cdef double[::1] _full(int64_t size):
+    import numpy as np
+    return np.full(size, -np.inf)
+
+
+cdef void _b_of(const double *a, int64_t L, double lp, double lq, double *lb) noexcept nogil:
+    # B(t) = p sum_{u > t} a(u) q^(u - t - 1) of a no-source message (d = 0)
+    cdef double H = NINF
+    cdef int64_t t
+    lb[L - 1] = NINF
+    for t in range(L - 2, -1, -1):
+        H = lae(a[t + 1], ladd(lq, H))
+        lb[t] = ladd(lp, H)
+
+
+cdef int64_t[::1] _bfs_order(const int64_t[::1] indptr, const int32_t[::1] indices):
+    import numpy as np
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t[::1] order = np.empty(n, np.int64)
+    cdef int64_t[::1] seen = np.zeros(n, np.int64)
+    cdef int64_t head = 0, tail = 1, x, e, y
+    if n == 0:
+        return order
+    order[0] = 0
+    seen[0] = 1
+    while head < tail:
+        x = order[head]
+        head += 1
+        for e in range(indptr[x], indptr[x + 1]):
+            y = indices[e]
+            if not seen[y]:
+                seen[y] = 1
+                order[tail] = y
+                tail += 1
+    return order
+
+
+cdef int64_t[::1] _parent_positions(const int64_t[::1] indptr, const int32_t[::1] indices,
+                                    const int64_t[::1] order):
+    # CSR position of each node's parent in its own list (-1 for the root)
+    import numpy as np
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t[::1] pos = np.full(n, -1, np.int64)
+    cdef int64_t[::1] depth = np.full(n, -1, np.int64)
+    cdef int64_t x, i, e
+    if n == 0:
+        return pos
+    depth[order[0]] = 0
+    for x in range(n):
+        i = order[x]
+        for e in range(indptr[i], indptr[i + 1]):
+            if depth[indices[e]] < 0:
+                depth[indices[e]] = depth[i] + 1
+            elif depth[indices[e]] == depth[i] - 1:
+                pos[i] = e
+    return pos
