@@ -14,6 +14,7 @@ protocol name) are registered the same way, by :mod:`adversaries.exact`.
 
 from anonspread.adversaries import theory
 from anonspread.adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
+from anonspread.adversaries.bp import BPConvergenceWarning, BPResult, bp, bp_posterior
 from anonspread.adversaries.ceiling import Ceiling, bayes_ceiling, ceiling_refusal
 from anonspread.adversaries.estimators import (
     TopRank,
@@ -81,6 +82,8 @@ __all__ = [
     "OBSERVATIONS",
     "SPY_ESTIMATORS",
     "TRAJECTORIES",
+    "BPConvergenceWarning",
+    "BPResult",
     "BatchScores",
     "Ceiling",
     "EstimatorSpec",
@@ -99,6 +102,8 @@ __all__ = [
     "Trajectories",
     "applicable_estimators",
     "bayes_ceiling",
+    "bp",
+    "bp_posterior",
     "ceiling_refusal",
     "check_applicable",
     "detection_probability",

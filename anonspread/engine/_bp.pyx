@@ -559,3 +559,27 @@ cdef int64_t[::1] _parent_positions(const int64_t[::1] indptr, const int32_t[::1
             elif depth[indices[e]] == depth[i] - 1:
                 pos[i] = e
     return pos
+
+
+def flood_loglik(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] extra,
+                 int64_t T, double[::1] out):
+    """Flooding (p = 1) is deterministic: ``log P(snapshot | s)`` is 0 when every node is
+    within ``T`` hops of ``s`` and every node with uninfected contacts is exactly ``T`` hops
+    away (an earlier one would have infected them), else ``-inf``. One BFS per node."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t[::1] dist
+    cdef int64_t[::1] queue
+    cdef int64_t s, i
+    cdef bint ok
+    import numpy as np
+    dist = np.empty(n, np.int64)
+    queue = np.empty(n, np.int64)
+    with nogil:
+        for s in range(n):
+            ok = ecc_within(&indptr[0], &indices[0], n, s, T, &dist[0], &queue[0]) == 1
+            if ok:
+                for i in range(n):
+                    if extra[i] > 0 and dist[i] < T:
+                        ok = False
+                        break
+            out[s] = 0.0 if ok else NINF

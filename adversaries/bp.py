@@ -1,0 +1,348 @@
+"""Belief propagation: the single-source posterior of a random-diffusion or flooding snapshot.
+
+Random diffusion with probability ``p`` (flooding is ``p = 1``) is discrete-time SI
+spreading: every edge ``k -> i`` carries a delay ``s_ki ~ Geometric(p)`` on ``{1, 2, ...}``,
+``t_source = 0`` and ``t_i = min_k (t_k + s_ki)`` (a node infected at step ``t`` transmits
+from step ``t + 1``); the snapshot says ``t_i <= T`` for the infected nodes and
+``t_u > T`` for the others (:mod:`anonspread.engine.bp`). Belief propagation over the
+infection times (Altarelli, Braunstein, Dall'Asta, Lage-Castellanos, Zecchina, PRL 112,
+118701, 2014) computes ``P(snapshot | s)``:
+
+* **tree** (the infected subgraph is a tree): exactly, for every source at once, by the
+  messages of the no-source sub-trees in two passes, ``O(sum_i deg_i * (T + 1))``;
+* **flooding** (``p = 1``, any graph): exactly (deterministic: 1 or 0, a BFS per node);
+* **bethe** (cycles, ``p < 1``): for each candidate source (nodes within ``T`` hops of every
+  infected node; the others are impossible), BP with that source clamped, damped, swept
+  until the largest message change is below ``tol`` (``converged``) or ``max_iter``
+  sweeps, and its Bethe free energy ``log Z = sum_i log Z_i - sum_(ij) log Z_ij``:
+  ``O(candidates * sweeps * sum_i deg_i * (T + 1))``.
+
+Why one run per candidate on graphs with cycles: the alternative, messages carrying the
+order-0 and order-1 terms of a vanishing source prior (no source / one source behind the
+edge), is exact on trees but collapses on cycles: BP's computation tree on a cycle is
+infinite, an infinite sub-tree with no source cannot be infected within ``T`` steps, so the
+order-0 messages die after ``T`` sweeps and every posterior with them. Clamping the source
+keeps a source in every copy of the candidate in the computation tree.
+
+The posterior over sources is ``P(s | snapshot) ∝ P(snapshot | s)`` (uniform prior over the
+infected nodes), or, with ``T`` unknown, ``∝ sum_T prior(T) P(snapshot | s, T)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from anonspread.adversaries.observation import Snapshot
+from anonspread.adversaries.registry import register_estimator
+from anonspread.adversaries.scores import Scores
+from anonspread.engine import bp as _bp
+from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
+from anonspread.validation import check_int, check_real
+
+__all__ = ["BP_PROTOCOLS", "BPConvergenceWarning", "BPResult", "bp", "bp_posterior"]
+
+#: The protocols whose snapshots BP's model describes exactly (discrete-time SI).
+BP_PROTOCOLS = ("flooding", "random-diffusion")
+#: Default ceiling on ``candidates * 2|E| * (T + 1)`` (one sweep of every candidate's BP)
+#: for the Bethe method; larger snapshots are refused up front.
+MAX_WORK = 2_000_000_000
+
+
+class BPConvergenceWarning(UserWarning):
+    """Some candidate's BP did not converge within ``max_iter`` sweeps (its ``log Z`` is
+    that of the last sweep): :attr:`BPResult.converged` is False."""
+
+
+@dataclass(frozen=True)
+class BPResult:
+    """What :func:`bp_posterior` computed.
+
+    Parameters
+    ----------
+    scores : Scores
+        ``log P(s | snapshot)`` of every infected node (uniform prior; a log-likelihood up
+        to the constant ``log P(snapshot)``), kind ``"log-likelihood"``; ``-inf`` for
+        impossible sources.
+    posterior : numpy.ndarray
+        ``P(s | snapshot)``, in snapshot order (sums to 1).
+    log_likelihood : numpy.ndarray
+        ``log P(snapshot | s)`` (with ``T`` unknown: ``log sum_T prior(T) P(snapshot | s, T)``).
+    method : {"tree", "flooding", "bethe"}
+        How it was computed (see the module docstring).
+    exact : bool
+        ``method`` is ``"tree"`` or ``"flooding"`` (the posterior is the exact one).
+    converged : bool
+        Every BP run's largest message change fell below ``tol`` (always True when exact).
+    iterations : int
+        Most sweeps of any run (0 when no sweeps were needed).
+    max_change : float
+        Largest last-sweep message change over the runs (0.0 when exact).
+    unconverged : int
+        Candidate runs that stopped at ``max_iter`` (summed over the ``T`` values).
+    candidates : int
+        Candidate sources run (within ``T`` hops of every infected node), summed over ``T``.
+    T : numpy.ndarray of int
+        The times considered.
+    T_posterior : numpy.ndarray
+        ``P(T | snapshot)`` over :attr:`T`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> snap = adversaries.Snapshot(nx.path_graph(9), [2, 3, 4, 5], T=2)
+    >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5))
+    >>> res.method, res.exact, res.posterior.round(4).tolist()
+    ('tree', True, [0.0, 0.5, 0.5, 0.0])
+    """
+
+    scores: Scores
+    posterior: np.ndarray
+    log_likelihood: np.ndarray
+    method: str
+    exact: bool
+    converged: bool
+    iterations: int
+    max_change: float
+    unconverged: int
+    candidates: int
+    T: np.ndarray
+    T_posterior: np.ndarray
+
+    @property
+    def predicted_detection(self) -> float:
+        """``max_s P(s | snapshot)``: the probability that the MAP source is the true one,
+        as the model sees this snapshot (its mean over snapshots drawn from the model is the
+        Bayes detection probability when the posterior is exact)."""
+        return float(self.posterior.max())
+
+
+def _check_protocol(protocol: Any) -> float:
+    if isinstance(protocol, RandomDiffusion):
+        return float(protocol.p)
+    if isinstance(protocol, Flooding):
+        return 1.0
+    if isinstance(protocol, Protocol):
+        raise InvalidParameterError(
+            f"protocol must be one BP models ({', '.join(BP_PROTOCOLS)}: discrete-time SI "
+            f"spreading); got {protocol!r}")
+    raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
+
+
+def _check_T_prior(T_prior: Any, snapshot: Snapshot) -> tuple[np.ndarray, np.ndarray]:
+    if T_prior is None:
+        return np.array([snapshot.T], np.int64), np.zeros(1)
+    if isinstance(T_prior, Mapping):
+        items = list(T_prior.items())
+    elif isinstance(T_prior, (Sequence, np.ndarray)) and not isinstance(T_prior, (str, bytes)):
+        items = [(t, 1.0) for t in T_prior]
+    else:
+        raise InvalidTypeError("T_prior must be None, a mapping {T: prior weight} or a sequence "
+                               f"of T values (uniform prior); got {T_prior!r}")
+    if not items:
+        raise InvalidParameterError("T_prior must name at least one T; got an empty one")
+    ts = np.array([check_int(t, "T in T_prior", low=0) for t, _ in items], np.int64)
+    if np.unique(ts).shape[0] != ts.shape[0]:
+        raise InvalidParameterError(f"T_prior must name each T once; got {ts.tolist()}")
+    w = np.array([check_real(x, "T_prior weight", low=0.0) for _, x in items], np.float64)
+    if not w.sum() > 0:
+        raise InvalidParameterError(f"T_prior must have a positive total weight; got {w.tolist()}")
+    with np.errstate(divide="ignore"):
+        return ts, np.log(w / w.sum())
+
+
+def _logsumexp(a: np.ndarray, axis: int | None = None) -> np.ndarray:
+    m = np.max(a, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    return out if axis is not None else out.reshape(())
+
+
+def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
+                 damping: float = 0.3, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
+                 max_work: int = MAX_WORK) -> BPResult:
+    """The posterior over sources of a random-diffusion or flooding snapshot, by BP.
+
+    With the uniform prior over the infected nodes, ``P(s | S) = P(S | s) / sum_v P(S | v)``
+    where ``P(S | s)`` sums over every infection-time history from ``s`` that leaves
+    exactly ``S`` infected at ``T`` (see the module docstring for the model and the three
+    methods). Exact when the infected subgraph is a tree or ``p = 1``; on graphs with
+    cycles the Bethe approximation of each candidate's likelihood, with its convergence
+    reported (a run that did not converge sets ``converged=False`` and warns with
+    :class:`BPConvergenceWarning`).
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The infected set at time ``snapshot.T`` (its uninfected contacts matter: each
+        escaped every infected neighbour's attempts).
+    protocol : RandomDiffusion or Flooding
+    T_prior : None, mapping {T: weight} or sequence of T
+        None: ``T = snapshot.T`` is known. Otherwise ``T`` is unknown with this prior
+        (a sequence: uniform over it) and the posterior over sources is marginalised over
+        it (``snapshot.T`` is then ignored).
+    damping : float in [0, 1)
+        Weight of the old message in each BP update (Bethe method).
+    tol : float > 0
+        Convergence threshold on the largest change of a message entry (messages scaled
+        to maximum 1) in one sweep.
+    max_iter : int >= 1
+        Most sweeps per candidate.
+    threads : int >= 1
+        OpenMP threads sharing the candidates (same result for any number).
+    max_work : int >= 1
+        Refuse the Bethe method when ``candidates * 2|E| * (T + 1)`` (elements of one sweep
+        over every candidate's messages) exceeds it.
+
+    Returns
+    -------
+    BPResult
+
+    Raises
+    ------
+    InvalidParameterError
+        A protocol BP does not model, bad options, a snapshot too large for ``max_work``.
+    GraphError
+        A snapshot impossible under ``protocol`` from every source (at every ``T``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = nx.cycle_graph(5)
+    >>> g.add_edges_from([(0, 5), (5, 6)])
+    >>> snap = adversaries.Snapshot(g, [0, 1, 2, 3, 4, 5], T=2)
+    >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5))
+    >>> res.method, res.converged, res.posterior.round(3).tolist()
+    ('bethe', True, [0.333, 0.333, 0.0, 0.0, 0.333, 0.0])
+    """
+    if not isinstance(snapshot, Snapshot):
+        raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}")
+    p = _check_protocol(protocol)
+    ts, logprior = _check_T_prior(T_prior, snapshot)
+    damping = check_real(damping, "damping", low=0.0, high=1.0)
+    if damping >= 1.0:
+        raise InvalidParameterError(f"damping must be in [0, 1); got {damping!r}")
+    tol = check_real(tol, "tol", low=0.0, low_open=True)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    threads = check_int(threads, "threads", low=1)
+    max_work = check_int(max_work, "max_work", low=1)
+    indptr, indices = snapshot.subgraph()
+    indptr = np.ascontiguousarray(indptr, np.int64)
+    indices = np.ascontiguousarray(indices, np.int32)
+    extra = snapshot.contact_degrees() - np.diff(indptr)
+    n = snapshot.n
+    tree = snapshot.subgraph_is_tree()
+    method = "flooding" if p == 1.0 else ("tree" if tree else "bethe")
+    if method == "bethe":
+        work = n * indices.shape[0] * (int(ts.max()) + 1)
+        if work > max_work:
+            raise InvalidParameterError(
+                f"max_work must be at least candidates x 2|E| x (T + 1) = {n} x "
+                f"{indices.shape[0]} x {int(ts.max()) + 1} = {work} for BP on this snapshot "
+                f"(its infected subgraph has cycles: one BP run per candidate); got {max_work}")
+    logl = np.full((ts.shape[0], n), -np.inf)
+    sweeps = 0
+    change = 0.0
+    unconverged = 0
+    ran = 0
+    for r, T in enumerate(ts.tolist()):
+        if method == "flooding":
+            logl[r] = _bp.flood_log_likelihood(indptr, indices, extra, T)
+        elif method == "tree":
+            logl[r] = _bp.tree_log_likelihood(indptr, indices, extra, T, p)
+        else:
+            cands = np.arange(n, dtype=np.int64)
+            lz, it, ch = _bp.clamped_log_likelihood(indptr, indices, extra, T, p, cands,
+                                                    damping=damping, tol=tol, max_iter=max_iter,
+                                                    threads=threads)
+            live = np.isfinite(lz) | (it > 0)
+            ran += int(live.sum())
+            logl[r] = lz
+            if it.shape[0]:
+                sweeps = max(sweeps, int(it.max()))
+                change = max(change, float(ch[live].max()) if live.any() else 0.0)
+            unconverged += int(((ch >= tol) & live).sum())
+    if method != "bethe":
+        ran = int(np.isfinite(logl).sum())
+    joint = logl + logprior[:, None]
+    marg = _logsumexp(joint, axis=0).ravel()
+    total = float(_logsumexp(marg))
+    if not np.isfinite(total):
+        raise GraphError(
+            f"snapshot must be possible under {protocol!r} from some source (at T in "
+            f"{ts.tolist()}); BP gives it probability 0 from every infected node")
+    logpost = marg - total
+    post = np.exp(logpost)
+    post /= post.sum()
+    tpost = np.exp(_logsumexp(joint, axis=1).ravel() - total)
+    converged = unconverged == 0
+    if not converged:
+        warnings.warn(BPConvergenceWarning(
+            f"bp: {unconverged} of {ran} candidate BP runs did not converge in max_iter={max_iter} "
+            f"sweeps (largest last change {change:.3g} >= tol={tol:g}); the posterior is that "
+            "of the last sweep"), stacklevel=2)
+    if ts.shape[0] == 1:
+        logl_out = logl[0]
+    else:
+        logl_out = marg
+    return BPResult(
+        scores=Scores(snapshot.nodes, logpost, "log-likelihood"),
+        posterior=post,
+        log_likelihood=logl_out,
+        method=method,
+        exact=method != "bethe",
+        converged=converged,
+        iterations=sweeps,
+        max_change=change,
+        unconverged=unconverged,
+        candidates=ran,
+        T=ts,
+        T_posterior=tpost,
+    )
+
+
+def _bp_params(protocol: Protocol, graph: Any) -> dict:
+    return {"protocol": protocol}
+
+
+@register_estimator("bp", protocols=BP_PROTOCOLS, likelihood=True, params=_bp_params)
+def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, damping: float = 0.3,
+       tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
+       max_work: int = MAX_WORK) -> Scores:
+    """Belief-propagation source posterior for random diffusion and flooding (Altarelli et al. 2014).
+
+    The scores of :func:`bp_posterior` (same parameters): ``log P(s | snapshot)``, exact
+    when the infected subgraph is a tree or ``p = 1``, the Bethe approximation otherwise
+    (a run that did not converge warns with :class:`BPConvergenceWarning`; call
+    :func:`bp_posterior` for the flags).
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+    protocol : RandomDiffusion or Flooding
+    T_prior, damping, tol, max_iter, threads, max_work
+        As :func:`bp_posterior`.
+
+    Returns
+    -------
+    Scores
+        kind ``"log-likelihood"`` (log posterior: the log-likelihood minus a constant).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> snap = adversaries.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
+    >>> adversaries.pick(bp(snap, spread.RandomDiffusion(0.5)))
+    4
+    """
+    return bp_posterior(snapshot, protocol, T_prior=T_prior, damping=damping, tol=tol,
+                        max_iter=max_iter, threads=threads, max_work=max_work).scores
