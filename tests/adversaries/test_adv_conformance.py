@@ -28,12 +28,12 @@ def test_snapshot_estimators_are_all_listed_here():
     # spy estimators have their own conformance test (tests/adversaries/test_adv_spies.py)
     A.get_estimator("ml")
     snap = sorted(n for n, s in A.ESTIMATORS.items() if s.observation == "snapshot")
-    assert snap == ["exact", "jordan", "learned", "lisn", "ml", "ml-tree", "netsleuth", "rumor",
+    assert snap == ["bp", "exact", "jordan", "learned", "lisn", "ml", "ml-tree", "netsleuth", "rumor",
                     "soft-margin"]
 
 
 @pytest.mark.parametrize("name", ["ml", "ml-tree", "jordan", "rumor", "exact", "netsleuth", "lisn",
-                                  "learned", "soft-margin"])
+                                  "learned", "soft-margin", "bp"])
 def test_every_registered_estimator_conforms(name):
     spec = A.get_estimator(name)
     ran = 0
