@@ -14,7 +14,14 @@ protocol name) are registered the same way, by :mod:`adversaries.exact`.
 
 from anonspread.adversaries import theory
 from anonspread.adversaries.batch import BatchScores, EstimatorTrials, simulate_and_score
-from anonspread.adversaries.bp import BPConvergenceWarning, BPResult, bp, bp_posterior
+from anonspread.adversaries.bp import (
+    BPConvergenceWarning,
+    BPDetection,
+    BPResult,
+    bp,
+    bp_detection,
+    bp_posterior,
+)
 from anonspread.adversaries.ceiling import Ceiling, bayes_ceiling, ceiling_refusal
 from anonspread.adversaries.estimators import (
     TopRank,
@@ -83,6 +90,7 @@ __all__ = [
     "SPY_ESTIMATORS",
     "TRAJECTORIES",
     "BPConvergenceWarning",
+    "BPDetection",
     "BPResult",
     "BatchScores",
     "Ceiling",
@@ -103,6 +111,7 @@ __all__ = [
     "applicable_estimators",
     "bayes_ceiling",
     "bp",
+    "bp_detection",
     "bp_posterior",
     "ceiling_refusal",
     "check_applicable",

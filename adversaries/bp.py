@@ -45,7 +45,8 @@ from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeErro
 from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
 from anonspread.validation import check_int, check_real
 
-__all__ = ["BP_PROTOCOLS", "BPConvergenceWarning", "BPResult", "bp", "bp_posterior"]
+__all__ = ["BP_PROTOCOLS", "BPConvergenceWarning", "BPDetection", "BPResult", "bp",
+           "bp_detection", "bp_posterior"]
 
 #: The protocols whose snapshots BP's model describes exactly (discrete-time SI).
 BP_PROTOCOLS = ("flooding", "random-diffusion")
@@ -346,3 +347,99 @@ def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, damping: 
     """
     return bp_posterior(snapshot, protocol, T_prior=T_prior, damping=damping, tol=tol,
                         max_iter=max_iter, threads=threads, max_work=max_work).scores
+
+
+@dataclass(frozen=True)
+class BPDetection:
+    """BP's realised detection and its own predicted detection on the same spreads.
+
+    Parameters
+    ----------
+    realised : float
+        Mean over the trials of ``1{true source in the MAP set} / |MAP set|`` (ties broken
+        uniformly, in expectation).
+    realised_se : float
+        Its standard error.
+    predicted : float
+        Mean over the trials of ``max_s P(s | snapshot)``: **BP's predicted detection**, an
+        estimate of the Bayes ceiling that is unbiased when BP's posterior is exact (trees,
+        flooding) and otherwise only as good as the Bethe posterior; never "the ceiling".
+    predicted_se : float
+        Its standard error.
+    trials : int
+    exact : int
+        Trials whose posterior was exact (tree-shaped infected subgraph or ``p = 1``).
+    unconverged : int
+        Trials with a BP run that did not converge (those results are included).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> d = adversaries.bp_detection(nx.balanced_tree(2, 3), spread.RandomDiffusion(0.5), 3,
+    ...                              200, rng=1)
+    >>> d.trials, d.exact, round(d.predicted, 3), round(d.realised, 3)
+    (200, 200, 0.595, 0.585)
+    """
+
+    realised: float
+    realised_se: float
+    predicted: float
+    predicted_se: float
+    trials: int
+    exact: int
+    unconverged: int
+
+
+def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: Any = None,
+                 **options: Any) -> BPDetection:
+    """Simulate ``trials`` spreads from a uniform source, attack each with :func:`bp_posterior`
+    and report BP's realised detection beside its predicted detection (mean max posterior).
+
+    Where the exact or Monte Carlo Bayes ceiling (:func:`adversaries.bayes_ceiling`) is out
+    of reach, :attr:`BPDetection.predicted` is BP's own estimate of it: exact in expectation
+    when every posterior is exact, an estimate otherwise (see ``docs/adversaries.md``,
+    "Belief propagation", for its calibration on small graphs).
+
+    Parameters
+    ----------
+    graph : networkx.Graph, ContactGraph or LazyTree
+    protocol : RandomDiffusion or Flooding
+    T : int >= 0
+    trials : int >= 2
+    rng : None, int or numpy.random.Generator
+    **options
+        Passed to :func:`bp_posterior` (``damping``, ``tol``, ``max_iter``, ``threads``,
+        ``max_work``).
+
+    Returns
+    -------
+    BPDetection
+    """
+    from anonspread.adversaries.observation import observe
+    from anonspread.spread.simulate import simulate
+    from anonspread.validation import check_rng
+
+    _check_protocol(protocol)
+    T = check_int(T, "T", low=0)
+    trials = check_int(trials, "trials", low=2)
+    gen = check_rng(rng)
+    hit = np.empty(trials)
+    pred = np.empty(trials)
+    exact = unconverged = 0
+    for i in range(trials):
+        sp = simulate(graph, protocol, T, rng=gen)
+        snap = observe(sp)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BPConvergenceWarning)
+            res = bp_posterior(snap, protocol, **options)
+        top = np.flatnonzero(res.posterior >= res.posterior.max() * (1 - 1e-12))
+        hit[i] = float(np.isin(snap.position(sp.source), top)) / top.size
+        pred[i] = res.predicted_detection
+        exact += res.exact
+        unconverged += not res.converged
+    return BPDetection(
+        realised=float(hit.mean()), realised_se=float(hit.std(ddof=1) / np.sqrt(trials)),
+        predicted=float(pred.mean()), predicted_se=float(pred.std(ddof=1) / np.sqrt(trials)),
+        trials=trials, exact=exact, unconverged=unconverged,
+    )

@@ -236,3 +236,19 @@ def test_registered_estimator():
     np.testing.assert_allclose(np.exp(sc.array).sum(), 1.0)
     tr = adversaries.top_and_rank(snap, "bp", 1, protocol=spread.RandomDiffusion(0.5))
     assert tr.rank >= 1
+
+
+@pytest.mark.parametrize("g,p,T", [(nx.balanced_tree(2, 3), 0.5, 3),
+                                   (nx.random_regular_graph(3, 12, seed=1), 0.5, 3)],
+                         ids=["binary-tree", "3reg12"])
+def test_predicted_detection_is_calibrated_against_the_exact_ceiling(g, p, T):
+    """BP's predicted detection (mean max posterior) and its realised detection both match
+    the exact Bayes ceiling within 3 standard errors (plus 0.01 for the Bethe posterior on
+    the graph with cycles)."""
+    proto = spread.RandomDiffusion(p)
+    ceiling = adversaries.bayes_ceiling(g, proto, T, method="exact").value
+    d = adversaries.bp_detection(g, proto, T, 400, rng=3)
+    slack = 0.0 if d.exact == d.trials else 0.01
+    assert d.unconverged == 0
+    assert abs(d.predicted - ceiling) <= 3 * d.predicted_se + slack
+    assert abs(d.realised - ceiling) <= 3 * d.realised_se + slack
