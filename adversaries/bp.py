@@ -57,7 +57,14 @@ MAX_WORK = 2_000_000_000
 
 class BPConvergenceWarning(UserWarning):
     """Some candidate's BP did not converge within ``max_iter`` sweeps (its ``log Z`` is
-    that of the last sweep): :attr:`BPResult.converged` is False."""
+    that of the last sweep): :attr:`BPResult.converged` is False.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries
+    >>> issubclass(adversaries.BPConvergenceWarning, UserWarning)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -415,6 +422,14 @@ def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: An
     Returns
     -------
     BPDetection
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> d = adversaries.bp_detection(nx.cycle_graph(8), spread.RandomDiffusion(0.5), 2, 50, rng=2)
+    >>> d.trials, d.unconverged, 0.0 <= d.realised <= 1.0, 0.0 < d.predicted <= 1.0
+    (50, 0, True, True)
     """
     from anonspread.adversaries.observation import observe
     from anonspread.spread.simulate import simulate
