@@ -117,12 +117,21 @@ def _register_estimators() -> None:
                        description="the Bayes ceiling: the detection probability no snapshot "
                        "adversary can beat (adversaries.bayes_ceiling; exact where the enumeration "
                        "fits, else Monte Carlo with its interval, else the run says why not)")
+    register_component("estimator", BP_PREDICTED, functools.partial(str, BP_PREDICTED),
+                       description="BP's predicted detection: the mean of the largest BP posterior "
+                       "over spreads from a uniform source (random diffusion, flooding), an "
+                       "estimate of the Bayes ceiling beside bp's realised detection "
+                       "(harness.bp_predicted), never the ceiling")
 
 
 #: The estimator of a detection sweep derived from the others (see :func:`strongest_detection`).
 STRONGEST = "strongest"
 #: The Bayes ceiling on the estimator axis (see :func:`derived_detection`).
 CEILING = "ceiling"
+#: BP's predicted detection on the estimator axis (see :func:`derived_detection`).
+BP_PREDICTED = "bp-predicted"
+#: The derived estimators of a detection sweep (no trials of their own).
+DERIVED = (STRONGEST, CEILING, BP_PREDICTED)
 
 
 def is_strongest(params: Mapping[str, Any]) -> bool:
@@ -131,8 +140,9 @@ def is_strongest(params: Mapping[str, Any]) -> bool:
 
 
 def is_derived(params: Mapping[str, Any]) -> bool:
-    """Whether a detection point is derived (``strongest`` or ``ceiling``: no trials of its own)."""
-    return params["estimator"] in (STRONGEST, CEILING)
+    """Whether a detection point is derived (``strongest``, ``ceiling`` or ``bp-predicted``: no
+    trials of its own)."""
+    return params["estimator"] in DERIVED
 
 
 def strongest_detection(table: Any, points: Any, level: float, components: Any = None) -> Any:
@@ -152,7 +162,7 @@ def strongest_detection(table: Any, points: Any, level: float, components: Any =
                      for r in table.rows}.values())
 
     def candidates(point: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return [c for c in computed if not is_strongest(c)
+        return [c for c in computed if not is_derived(c)
                 and all(c[p] == point[p] for p in table.params if p != "estimator")]
 
     return strongest_rows(table, points, candidates, axis="estimator", level=level)
@@ -178,13 +188,31 @@ def ceiling_setting(point: Mapping[str, Any], components: Any = None) -> Any:
 def derived_detection(table: Any, points: Any, level: float, components: Any = None) -> Any:
     """The rows of the derived points of a detection sweep: ``strongest``
     (:func:`strongest_detection`), then ``ceiling`` (:func:`harness.ceiling.ceiling_rows`:
-    :func:`adversaries.bayes_ceiling` on the point's graph, protocol and T)."""
+    :func:`adversaries.bayes_ceiling` on the point's graph, protocol and T), then
+    ``bp-predicted`` (:func:`harness.bp_predicted.bp_predicted_rows`: BP's predicted detection,
+    an estimate)."""
+    from anonspread.harness.bp_predicted import bp_predicted_rows
     from anonspread.harness.ceiling import ceiling_rows
 
     table = strongest_detection(table, [p for p in points if is_strongest(p)], level, components)
-    return ceiling_rows(table, [p for p in points if p["estimator"] == CEILING],
-                        functools.partial(ceiling_setting, components=components), axis="estimator",
-                        level=level)
+    table = ceiling_rows(table, [p for p in points if p["estimator"] == CEILING],
+                         functools.partial(ceiling_setting, components=components), axis="estimator",
+                         level=level)
+    return bp_predicted_rows(table, [p for p in points if p["estimator"] == BP_PREDICTED],
+                             functools.partial(bp_predicted_setting, components=components),
+                             axis="estimator", level=level)
+
+
+def bp_predicted_setting(point: Mapping[str, Any], components: Any = None) -> Any:
+    """``(graph, protocol, T)`` of a ``bp-predicted`` point, or why it has none (a protocol
+    BP does not model, a fresh graph per batch)."""
+    from anonspread.adversaries.registry import get_estimator
+
+    got = ceiling_setting(point, components)
+    if isinstance(got, str):
+        return got
+    reason = get_estimator("bp").why_not(got[1], got[0])
+    return got if reason is None else reason
 
 
 _register_estimators()
@@ -235,7 +263,7 @@ def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | No
     """
     name = params["estimator"]
     comp = _component("estimator", params, components)
-    if name in (STRONGEST, CEILING) or not _is_compiled(comp):
+    if name in DERIVED or not _is_compiled(comp):
         return None
     from anonspread.adversaries.registry import get_estimator
 
@@ -302,6 +330,11 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
             raise InvalidParameterError(
                 "estimator 'strongest' is derived from the other estimators of a detection sweep "
                 "(chosen on half of their trials); it has no trials of its own"
+            )
+        if est == BP_PREDICTED:
+            raise InvalidParameterError(
+                "estimator 'bp-predicted' is computed after a detection sweep's trials "
+                "(harness.bp_predicted); it has no trials of its own"
             )
         if est == CEILING:
             raise InvalidParameterError(
