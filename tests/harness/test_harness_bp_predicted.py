@@ -1,0 +1,53 @@
+"""BP's predicted detection as a derived point of the detection sweep (harness.bp_predicted):
+its row beside bp's realised detection, its record, the reason where bp does not apply,
+and its calibration against the exact ceiling on a small graph."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from anonspread import harness
+from anonspread.errors import InvalidParameterError
+
+
+@pytest.mark.filterwarnings("ignore:.*whole connected component:RuntimeWarning")
+def test_detection_sweep_bp_predicted_beside_bp_and_the_ceiling(tmp_path):
+    exp = harness.compose("detection", product={
+        "graph": "random-regular", "graph.n": 12, "graph.d": 3,
+        "protocol": ["random-diffusion", "adaptive-diffusion"],
+        "estimator": ["bp", "jordan", "strongest", "ceiling", "bp-predicted"], "T": [2, 3]})
+    res = harness.run(exp, trials=200, rng=4, out=tmp_path, workers=1, plot=False, progress=False)
+    for T in (2, 3):
+        (pred,) = res.table.where(protocol="random-diffusion", estimator="bp-predicted", T=T)
+        (ceil,) = res.table.where(protocol="random-diffusion", estimator="ceiling", T=T,
+                                  metric="detection")
+        (real,) = res.table.where(protocol="random-diffusion", estimator="bp", T=T,
+                                  metric="detection")
+        assert pred["metric"] == "detection" and pred["n"] == 200
+        assert pred["ci_low"] < pred["mean"] < pred["ci_high"]
+        # calibrated: the estimate agrees with the exact ceiling of this small graph
+        assert abs(pred["mean"] - ceil["mean"]) <= 3 * pred["stderr"] + 0.01
+        assert abs(real["mean"] - ceil["mean"]) <= 3 * real["stderr"] + 0.01
+    recs = [d for d in res.table.derived if d.get("kind") == "bp-predicted"]
+    assert len(recs) == 2 and all("an estimate of the Bayes ceiling" in d["text"] for d in recs)
+    assert all(d["unconverged"] == 0 for d in recs)
+    # bp is a candidate of the strongest attack on random diffusion; bp-predicted never is
+    chosen = [d for d in res.table.derived if "chosen" in d]
+    assert all(d["chosen"] != "bp-predicted" for d in chosen)
+    rd = [d for d in chosen if d["params"]["protocol"] == "random-diffusion"]
+    assert all("bp" in d["text"] for d in rd)
+    absent = [s for s in res.table.skipped if s["params"]["estimator"] == "bp-predicted"]
+    assert {s["params"]["protocol"] for s in absent} == {"adaptive-diffusion"}
+    assert all("assumes a protocol" in s["reason"] for s in absent)
+    side = json.loads(res.paths["json"].read_text())
+    assert sum(d.get("kind") == "bp-predicted" for d in side["derived"]) == 2
+
+
+def test_bp_predicted_has_no_trials_of_its_own():
+    from anonspread.harness.experiments.spreading import detection_trials
+
+    with pytest.raises(InvalidParameterError, match="bp-predicted"):
+        detection_trials({"graph": "line", "protocol": "flooding", "estimator": "bp-predicted",
+                          "T": 2}, 2, None)
