@@ -252,3 +252,27 @@ def test_predicted_detection_is_calibrated_against_the_exact_ceiling(g, p, T):
     assert d.unconverged == 0
     assert abs(d.predicted - ceiling) <= 3 * d.predicted_se + slack
     assert abs(d.realised - ceiling) <= 3 * d.realised_se + slack
+
+
+def test_no_underflow_at_large_degree_and_T():
+    """A star of 1,000 infected leaves (each with 5 uninfected contacts) at T = 50: every
+    likelihood is far below the smallest double, yet the log-domain messages keep them; the
+    two-pass tree method and the clamped Bethe runs (exact on trees) agree."""
+    leaves = 1000
+    n = leaves + 1
+    indptr = np.concatenate([[0, leaves], leaves + np.arange(1, leaves + 1)]).astype(np.int64)
+    indices = np.concatenate([np.arange(1, n), np.zeros(leaves)]).astype(np.int32)
+    extra = np.full(n, 5, np.int64)
+    extra[0] = 0
+    T, p = 50, 0.1
+    tree = ebp.tree_log_likelihood(indptr, indices, extra, T, p)
+    assert np.all(np.isfinite(tree)) and tree.max() < -745  # exp() of it underflows
+    cands = np.array([0, 1])
+    lz, _, ch = ebp.clamped_log_likelihood(indptr, indices, extra, T, p, cands)
+    assert np.all(ch < 1e-9)
+    np.testing.assert_allclose(lz, tree[cands], rtol=1e-12)
+    # the centre: every leaf infected at some t <= T, then its 5 contacts escaped until T
+    q = 1 - p
+    t = np.arange(1, T + 1)
+    leaf = np.sum(p * q ** (t - 1) * q ** (5 * (T - t)))
+    assert tree[0] == pytest.approx(leaves * np.log(leaf), rel=1e-12)
