@@ -35,12 +35,17 @@ cdef double NINF = -INFINITY
 
 
 cdef inline double lae(double a, double b) noexcept nogil:
+    # log(exp(a) + exp(b)); a term 2^-60 below the other changes nothing in double precision
     if a == NINF:
         return b
     if b == NINF:
         return a
     if a > b:
+        if b - a < -42.0:
+            return a
         return a + log1p(exp(b - a))
+    if a - b < -42.0:
+        return b
     return b + log1p(exp(a - b))
 
 
@@ -169,7 +174,7 @@ cdef void node_products(int64_t i, const int64_t *indptr, const int64_t *rev, co
 
 cdef double sweep(const int64_t *indptr, const int64_t *rev, const int64_t *extra, int64_t n,
                   int64_t T, double lp, double lq, const double *lcns, const double *lcsrc,
-                  double damping, double *msgs, Work *w) noexcept nogil:
+                  double damping, double lcut, double *msgs, Work *w) noexcept nogil:
     """One sequential pass over the nodes (in id order), each sending all its messages.
     Returns the largest change of a message entry (messages normalised to max 1)."""
     cdef int64_t L = T + 1
@@ -217,10 +222,12 @@ cdef double sweep(const int64_t *indptr, const int64_t *rev, const int64_t *extr
                 for t in range(2 * L):
                     nm[t] = nm[t] - mx if (mx != NINF and nm[t] != NINF) else NINF
             for t in range(2 * L):
-                old = exp(out[t]) if out[t] != NINF else 0.0
-                v = exp(nm[t]) if nm[t] != NINF else 0.0
-                if fabs(v - old) > change:
-                    change = fabs(v - old)
+                # entries below lcut in both sweeps change by less than tol / e^3: skip the exps
+                if out[t] > lcut or nm[t] > lcut:
+                    old = exp(out[t]) if out[t] != NINF else 0.0
+                    v = exp(nm[t]) if nm[t] != NINF else 0.0
+                    if fabs(v - old) > change:
+                        change = fabs(v - old)
                 out[t] = nm[t]
     return change
 
@@ -295,7 +302,7 @@ cdef int64_t run(const int64_t *indptr, const int64_t *rev, const int64_t *extra
     cdef int64_t it = 0
     cdef double c = 0.0
     while it < max_iter:
-        c = sweep(indptr, rev, extra, n, T, lp, lq, lcns, lcsrc, damping, msgs, w)
+        c = sweep(indptr, rev, extra, n, T, lp, lq, lcns, lcsrc, damping, log(tol) - 3.0, msgs, w)
         it += 1
         if c < tol:
             break
