@@ -4,7 +4,7 @@ Each ``anonspread/engine/_*.pyx`` becomes an extension module of the same name. 
 numbers come from numpy's bit-generator C API: the distribution functions of
 ``numpy/random/c_distributions.pxd`` are linked from numpy's static ``npyrandom`` library
 (and ``npymath``), found beside the headers of the numpy in the build environment.
-``_rumor_threads`` and ``_softmargin`` are compiled with OpenMP (``-fopenmp``) when the compiler accepts it, and
+``_rumor_threads``, ``_softmargin`` and ``_bp`` are compiled with OpenMP (``-fopenmp``) when the compiler accepts it, and
 serially otherwise (the package then still builds; its scans run on one thread).
 
 The build is parallel and incremental, as scientific Python builds are:
