@@ -64,6 +64,7 @@ __all__ = [
     "graph_file_path",
     "has_graph_file",
     "install_graph_file",
+    "installed_sources",
     "load_graph",
     "open_graph_file",
     "read_edgelist",
@@ -689,6 +690,25 @@ def install_graph_file(source: str, ref: GraphFileRef, data: bytes, folder: str 
         _INSTALLED[(source, _options_digest(options))] = GraphFileRef(local, ref.token)
     _INSTALLED_FILES[ref] = local
     return local
+
+
+def installed_sources() -> dict[str, tuple[str, ...]]:
+    """The edge lists with a graph file installed in this process (:func:`install_graph_file`),
+    each with the tokens of its copies (part of a worker's graph cache key).
+
+    Returns
+    -------
+    dict of str to tuple of str
+
+    Examples
+    --------
+    >>> isinstance(installed_sources(), dict)
+    True
+    """
+    out: dict[str, list[str]] = {}
+    for (source, _digest), ref in _INSTALLED.items():
+        out.setdefault(source, []).append(ref.token)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def _token_of(path: str) -> str | None:
