@@ -116,6 +116,16 @@ class GraphFileRef:
     path: str
     token: str
 
+    def pickle_recipe(self) -> tuple:
+        """How a graph mapped from this file pickles: reopen it by path and token.
+
+        Returns
+        -------
+        tuple
+            ``(open_graph_file, (path, token))``, as ``__reduce__`` returns.
+        """
+        return (open_graph_file, (self.path, self.token))
+
 
 # ---------------------------------------------------------------- lazy labels
 

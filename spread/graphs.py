@@ -262,9 +262,7 @@ class ContactGraph:
         # token): the receiving process maps the file again, it never gets the arrays
         ref = self.__dict__.get("graph_file")
         if ref is not None:
-            from anonspread.spread.graphfile import open_graph_file
-
-            return (open_graph_file, (ref.path, ref.token))
+            return ref.pickle_recipe()
         return super().__reduce_ex__(protocol)
 
     def __getstate__(self) -> dict:
