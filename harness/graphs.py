@@ -147,7 +147,11 @@ def prepare_graph_files(points: Iterable[Mapping[str, Any]], *, axis: str = "gra
     """
     out: list[tuple[str, Any]] = []
     seen: set[tuple] = set()
+    looked: set[int] = set()  # the units of one point share its dict: look at it once
     for point in points:
+        if id(point) in looked:
+            continue
+        looked.add(id(point))
         name = point.get(axis)
         if not isinstance(name, str) or point.get("fresh_graph"):
             continue
