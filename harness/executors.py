@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -33,6 +34,7 @@ __all__ = [
     "executor_names",
     "make_executor",
     "register_executor",
+    "ship_graph_files",
 ]
 
 T = TypeVar("T")
@@ -256,6 +258,8 @@ class ProcessPoolExecutor(Executor):
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
 
+        tasks = list(tasks)
+        _graph_files(tasks)  # parsed here once: the workers map the graph files
         with _signals_deferred():  # the first submits start the workers
             futures = [self._pool.submit(fn, t) for t in tasks]
         try:
@@ -337,7 +341,11 @@ class DaskExecutor(Executor):
     def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         from distributed import as_completed
 
-        futures = self._client.map(fn, list(tasks), pure=False)
+        tasks = list(tasks)
+        files = _graph_files(tasks)
+        if files:
+            ship_graph_files(self._client, files)
+        futures = self._client.map(fn, tasks, pure=False)
         try:
             for fut in as_completed(futures):
                 yield fut.result()
@@ -350,6 +358,68 @@ class DaskExecutor(Executor):
     @classmethod
     def from_options(cls, *, workers: int, scheduler: str | None, timeout: float) -> Executor:
         return cls(workers, scheduler=scheduler or "local", timeout=timeout)
+
+
+def _graph_files(tasks: list) -> list[tuple[str, Any]]:
+    """Read the tasks' edge lists here once (:func:`harness.graphs.prepare_graph_files`)."""
+    from anonspread.harness.graphs import prepare_graph_files
+
+    return prepare_graph_files(p for t in tasks for p in getattr(t, "params", ()))
+
+
+def _install_on_worker(source: str, ref: Any, data: bytes, dask_worker: Any = None) -> str:
+    from anonspread.spread.graphfile import install_graph_file
+
+    base = getattr(dask_worker, "local_directory", None) or tempfile.gettempdir()
+    return install_graph_file(source, ref, data, os.path.join(base, "anonspread-graphs"))
+
+
+def ship_graph_files(client: Any, files: Iterable[tuple[str, Any]], *, force: bool = False) -> dict[str, list[str]]:
+    """Send each graph file once to every Dask worker that does not see it (no shared disk).
+
+    Each worker is asked whether it sees the graph file (same path, same content token);
+    the bytes go, once per graph and worker, to those that do not, which keep a copy in
+    their local directory and map it when a task reads the edge list
+    (:func:`spread.graphfile.install_graph_file`). Tasks carry only the parameters.
+    Workers that join the cluster during a run do not get the copy (their tasks fail
+    naming the missing file; start the workers first).
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster.
+    files : iterable of (str, GraphFileRef)
+        Edge lists as the tasks name them and their graph files
+        (:func:`harness.graphs.prepare_graph_files`).
+    force : bool
+        Send to every worker, even those that see the file.
+
+    Returns
+    -------
+    dict of str to list of str
+        Per graph file, the workers it was sent to.
+
+    Examples
+    --------
+    >>> class NoCluster:  # a client whose every worker sees every file
+    ...     def run(self, fn, *args, workers=None):
+    ...         return {"tcp://w1": True}
+    >>> ship_graph_files(NoCluster(), [])
+    {}
+    """
+    from anonspread.spread.graphfile import has_graph_file
+
+    sent: dict[str, list[str]] = {}
+    for source, ref in files:
+        seen = client.run(has_graph_file, ref)
+        lacking = sorted(seen) if force else sorted(w for w, ok in seen.items() if not ok)
+        if not lacking:
+            continue
+        with open(ref.path, "rb") as fh:
+            data = fh.read()
+        client.run(_install_on_worker, source, ref, data, workers=lacking)
+        sent[ref.path] = lacking
+    return sent
 
 
 _EXECUTORS: Registry[type[Executor]] = Registry("executor")

@@ -21,16 +21,17 @@ from __future__ import annotations
 import math
 import os
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from anonspread.engine.graphs import triangles
+from anonspread.errors import AnonspreadError
 from anonspread.harness.components import Component, component_info
 
 __all__ = ["CLUSTERING_EXACT_WORK", "draw_graph_seed", "graph_for", "graph_metadata", "graph_notes",
-           "graph_summary"]
+           "graph_summary", "prepare_graph_files"]
 
 #: Above this many neighbour-of-neighbour steps (sum of squared degrees) the average
 #: clustering is estimated on a sample of nodes instead of computed exactly.
@@ -62,8 +63,17 @@ def _key(comp: Component, values: Mapping[str, Any]) -> tuple:
         if isinstance(v, str) and os.path.isfile(v):
             st = os.stat(v)  # an edge-list file replaced on disk is read again
             v = (v, st.st_size, st.st_mtime_ns)
+        elif isinstance(v, str) and v in _installed():
+            # a worker without the shared disk: the graph file the parent sent last
+            v = (v, _installed()[v])
         parts.append((k, v))
     return (comp.kind, comp.name, id(comp.factory), tuple(parts))
+
+
+def _installed() -> dict[str, tuple[str, ...]]:
+    from anonspread.spread.graphfile import installed_sources
+
+    return installed_sources()
 
 
 def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
@@ -102,6 +112,69 @@ def graph_for(comp: Component, point: Mapping[str, Any], *, axis: str = "graph",
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return graph
+
+
+def prepare_graph_files(points: Iterable[Mapping[str, Any]], *, axis: str = "graph") -> list[tuple[str, Any]]:
+    """Read here, once, every edge list the points name, so that workers map its graph file.
+
+    Called by the process-pool and Dask executors before they send tasks: without it
+    every worker would parse the text of a file that has no graph file yet. Points with
+    a fresh graph per batch, random families and families without a ``path`` parameter
+    are left alone, as is a point whose graph cannot be built here (its workers report
+    the error as usual).
+
+    Parameters
+    ----------
+    points : iterable of mapping
+        The parameter points of the tasks.
+    axis : str
+        The grid axis naming the graph family.
+
+    Returns
+    -------
+    list of (str, GraphFileRef)
+        Each distinct edge list (its ``path`` as the points name it) and the graph file
+        it is mapped from (:mod:`spread.graphfile`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("0 1\\n1 2\\n")
+    >>> files = prepare_graph_files([{"graph": "edgelist", "graph.path": p}] * 3)
+    >>> len(files), files[0][0] == p, files[0][1].path.endswith(".asgraph")
+    (1, True, True)
+    """
+    out: list[tuple[str, Any]] = []
+    seen: set[tuple] = set()
+    looked: set[int] = set()  # the units of one point share its dict: look at it once
+    for point in points:
+        if id(point) in looked:
+            continue
+        looked.add(id(point))
+        name = point.get(axis)
+        if not isinstance(name, str) or point.get("fresh_graph"):
+            continue
+        try:
+            comp = component_info("graph", name)
+            values = comp.values(point, axis)
+        except AnonspreadError:
+            continue
+        path = values.get("path")
+        if comp.random or not isinstance(path, str):
+            continue
+        key = _key(comp, values)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            graph = graph_for(comp, point, axis=axis)
+        except AnonspreadError:
+            continue
+        ref = getattr(graph, "graph_file", None)
+        if ref is not None:
+            out.append((path, ref))
+    return out
 
 
 

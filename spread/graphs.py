@@ -68,6 +68,8 @@ class ContactGraph:
     """
 
     is_infinite = False
+    #: The graph file this graph is mapped from (:mod:`spread.graphfile`), else None.
+    graph_file = None
 
     def __init__(self, labels, indptr, indices, *, dropped=None, read_info=None) -> None:
         self.labels = list(labels)
@@ -254,6 +256,14 @@ class ContactGraph:
         """
         if not self._stores:
             self._stores.append(store)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # a graph mapped from a graph file travels as a reference to it (path and content
+        # token): the receiving process maps the file again, it never gets the arrays
+        ref = self.__dict__.get("graph_file")
+        if ref is not None:
+            return ref.pickle_recipe()
+        return super().__reduce_ex__(protocol)
 
     def __getstate__(self) -> dict:
         # the run caches are rebuilt on use: do not ship a full-size node store along

@@ -16,8 +16,9 @@ family                 parameters (defaults)
 ``watts-strogatz``     n (1000), k (4, even), p (0.1): ring lattice with rewiring
 ``powerlaw-cluster``   n (1000), m (3), p (0.5): Holme-Kim (BA + triangle closure)
 ``stochastic-block``   n (1000), blocks (2), p_in (0.05), p_out (0.005): planted partition
-``edgelist``           path (required), nodetype, delimiter, comments, header, symmetrize:
-                       a user's edge list, plain or ``.gz`` (``spread.graphs.from_edgelist``)
+``edgelist``           path (required), nodetype, delimiter, comments, header, symmetrize,
+                       cache (true): a user's edge list, plain or ``.gz``, read once into a
+                       graph file (``spread.graphfile.read_edgelist``)
 ``ego-facebook``       min_degree (3), iterative, largest_component: bundled SNAP graph
 ``email-eu-core``,     min_degree (0), iterative, largest_component
 ``ca-grqc``,
@@ -224,13 +225,15 @@ def stochastic_block(n: int = 1000, blocks: int = 2, p_in: float = 0.05, p_out: 
     "comments": Param("str", "#%", doc="characters that start a comment line"),
     "header": Param("bool", False, doc="the first non-comment line names the columns"),
     "symmetrize": Param("bool", False, doc="read a directed file's arcs as undirected edges"),
+    "cache": Param("bool", True, doc="keep the graph read in a memory-mapped graph file and reuse it "
+                   "while the file is unchanged (spread.graphfile)"),
 })
 def edgelist(*, path: str, nodetype: str = "int", delimiter: str = "auto", comments: str = "#%",
-             header: bool = False, symmetrize: bool = False) -> Any:
+             header: bool = False, symmetrize: bool = False, cache: bool = True) -> Any:
     """A user's edge-list file (two node columns, whitespace or comma, '#'/'%' comments, plain or .gz)."""
-    from anonspread.spread.graphs import from_edgelist
+    from anonspread.spread.graphfile import read_edgelist
 
-    return from_edgelist(path, nodetype=nodetype, delimiter=delimiter, comments=comments,
+    return read_edgelist(path, cache=cache, nodetype=nodetype, delimiter=delimiter, comments=comments,
                          header=header, symmetrize=symmetrize)
 
 
