@@ -40,7 +40,8 @@ from anonspread.spread.limits import check_size, run_work
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_int, check_real, check_rng
 
-__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginResult", "soft_margin", "soft_margin_estimate"]
+__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginResult", "soft_margin", "soft_margin_estimate",
+           "soft_margin_many"]
 
 #: The protocols the estimator simulates: every registered protocol with a compiled kernel
 #: whose adversary sees a snapshot (Dandelion's stems run only in the message-level engine).
@@ -111,6 +112,10 @@ class SoftMarginResult:
     converged: bool
     exact_matches: np.ndarray
     mean_jaccard: np.ndarray
+    informative: bool
+    support: float
+    exact_share: float
+    runs: np.ndarray
 
 
 def _check_widths(a: Any) -> np.ndarray:
@@ -213,48 +218,311 @@ def _n_chunks(executor: Any, chunks: int | None, nc: int) -> int:
     return min(chunks, nc)
 
 
+@dataclass
+class _Layout:
+    """Which distinct candidate is a candidate of which snapshot (see
+    :func:`engine.softmargin.accumulate_shared`)."""
+
+    sources: np.ndarray     # distinct candidates, store ids (sorted)
+    pair_ptr: np.ndarray    # pairs of sources[c]: pair_ptr[c]..pair_ptr[c+1]
+    pair_snap: np.ndarray   # snapshot of each pair
+    snap_pairs: list        # per snapshot: its pairs, in the order of its candidates
+    snap_ptr: np.ndarray    # CSR store node -> snapshots holding it
+    snap_ids: np.ndarray
+    n_obs: np.ndarray
+
+
+def _layout(snaps: list, keeps: list, mlen: int) -> _Layout:
+    cand = [snap.index[keep].astype(np.int64) for snap, keep in zip(snaps, keeps)]
+    who = np.concatenate(cand)
+    snap_of = np.concatenate([np.full(c.shape[0], b, np.int64) for b, c in enumerate(cand)])
+    order = np.lexsort((snap_of, who))  # by candidate, then snapshot
+    sources, counts = np.unique(who, return_counts=True)
+    pair_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    pair_of = np.empty(who.shape[0], np.int64)
+    pair_of[order] = np.arange(who.shape[0])
+    bounds = np.concatenate(([0], np.cumsum([c.shape[0] for c in cand])))
+    snap_pairs = [pair_of[bounds[b]:bounds[b + 1]] for b in range(len(snaps))]
+    nodes = np.concatenate([snap.index.astype(np.int64) for snap in snaps])
+    owner = np.concatenate([np.full(snap.n, b, np.int32) for b, snap in enumerate(snaps)])
+    o = np.argsort(nodes, kind="stable")
+    snap_ptr = np.concatenate(([0], np.cumsum(np.bincount(nodes, minlength=mlen)))).astype(np.int64)
+    return _Layout(sources.astype(np.int32), pair_ptr, snap_of[order].astype(np.int32),
+                   snap_pairs, snap_ptr, owner[o], np.array([snap.n for snap in snaps], np.int64))
+
+
 class _ChunkedRunner:
-    """Runs :func:`engine.softmargin.accumulate` over chunks of the candidates as tasks of
-    ``executor`` and merges the chunks' sums (each chunk carries its own sums and
-    generators between rounds, so every row is what the serial loop computes)."""
+    """Runs :func:`engine.softmargin.accumulate_shared` over chunks of the distinct
+    candidates as tasks of ``executor`` and merges the chunks' sums (each chunk carries its
+    own sums and generators between rounds, so every row is what the serial loop
+    computes)."""
 
     def __init__(self, executor: Any, n_chunks: int, code: int, graph: Any, params: np.ndarray,
-                 mask: np.ndarray, threads: int, sources: np.ndarray, gens: list,
-                 sums: Any) -> None:
+                 lay: _Layout, threads: int, gens: list, n_widths: int) -> None:
         self.executor, self.code, self.threads = executor, code, threads
         self.dask = _is_dask_client(executor)
-        if isinstance(graph, LazyTree):
-            data = graph.store
-        else:
-            data = (graph.indptr, graph.indices)
-        shared = (data, np.asarray(params, np.float64), mask)
+        data = graph.store if isinstance(graph, LazyTree) else (graph.indptr, graph.indices)
+        shared = (data, np.asarray(params, np.float64), lay.snap_ptr, lay.snap_ids, lay.n_obs)
         # dask: ship the graph to the workers once per call, tasks name it by key
         self.shared = executor.scatter([shared], broadcast=True, hash=False)[0] if self.dask else shared
-        bounds = np.linspace(0, sources.shape[0], n_chunks + 1).round().astype(int)
-        self.rows = [slice(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        self.sources = [sources[r] for r in self.rows]
-        self.gens = [gens[r] for r in self.rows]
-        self.sums = [sums.take(r) for r in self.rows]
+        nc = lay.sources.shape[0]
+        bounds = np.linspace(0, nc, n_chunks + 1).round().astype(int)
+        self.rows = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self.pairs = [slice(int(lay.pair_ptr[lo]), int(lay.pair_ptr[hi])) for lo, hi in self.rows]
+        self.sources = [lay.sources[lo:hi] for lo, hi in self.rows]
+        self.ptrs = [lay.pair_ptr[lo:hi + 1] - lay.pair_ptr[lo] for lo, hi in self.rows]
+        self.snaps = [lay.pair_snap[p] for p in self.pairs]
+        self.gens = [gens[lo:hi] for lo, hi in self.rows]
+        self.sums = [_sm.PairSums(p.stop - p.start, n_widths) for p in self.pairs]
 
-    def accumulate(self, n_sims: int, T: int, n_obs: int, widths: np.ndarray) -> Any:
+    def accumulate(self, n_sims: int, T: int, active: np.ndarray, widths: np.ndarray) -> Any:
         args = [(self.code, self.shared, self.threads, self.sources[k], self.gens[k], n_sims, T,
-                 n_obs, widths, self.sums[k]) for k in range(len(self.rows))]
+                 self.ptrs[k], self.snaps[k], active[self.pairs[k]], widths, self.sums[k])
+                for k in range(len(self.rows))]
         if self.dask:
-            futures = [self.executor.submit(_sm.accumulate_chunk, *a, pure=False) for a in args]
+            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a, pure=False) for a in args]
             results = self.executor.gather(futures)
         else:
-            futures = [self.executor.submit(_sm.accumulate_chunk, *a) for a in args]
+            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a) for a in args]
             results = [f.result() for f in futures]
         self.sums = [r[0] for r in results]
         self.gens = [list(r[1]) for r in results]
-        return _sm.SoftMarginSums.concatenate(self.sums)
+        return _sm.PairSums.concatenate(self.sums)
+
+
+def _bernstein(logp: np.ndarray, logq: np.ndarray, runs: np.ndarray, log_term: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper empirical-Bernstein bounds (Maurer & Pontil 2009, Thm 4) on the mean
+    kernel value ``E[K]`` (``K`` in [0, 1]) of each candidate and width, from ``log sum K``,
+    ``log sum K^2`` over ``runs`` runs; ``log_term = ln(2 / delta)``."""
+    n = runs[:, None].astype(np.float64)
+    mean = np.exp(logp) / n
+    var = np.maximum(np.exp(logq) / n - mean * mean, 0.0) * n / np.maximum(n - 1, 1)
+    rad = np.sqrt(2 * var * log_term / n) + 7 * log_term / (3 * np.maximum(n - 1, 1))
+    return mean - rad, mean + rad
+
+
+class _SnapshotState:
+    """Refinement of one snapshot of a batch: its MAP per width over the rounds, which of
+    its candidates still draw runs, whether it has stopped."""
+
+    def __init__(self, n_widths: int, pairs: np.ndarray) -> None:
+        self.prev_map = np.full(n_widths, -1)
+        self.pairs = pairs
+        self.drawing = np.ones(pairs.shape[0], bool)
+        self.done = False
+        self.stable = np.zeros(n_widths, bool)
+        self.errs = np.full(n_widths, np.inf)
+
+
+def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
+    """The flags of one snapshot from its pairs' sums (see :func:`soft_margin_estimate`)."""
+    logp, logq = sums.log_sums(st.pairs)
+    runs = sums.runs[st.pairs]
+    with np.errstate(divide="ignore"):
+        logl = logp - np.log(runs)[:, None]
+    hits = sums.hits[st.pairs]
+    rate = hits / runs
+    nw = logp.shape[1]
+    converged = np.zeros(nw, bool)
+    informative = np.zeros(nw, bool)
+    share = np.zeros(nw)
+    support = np.zeros(nw)
+    for j in range(nw):
+        m = int(np.argmax(logl[:, j]))
+        support[j] = math.exp(logp[m, j]) if np.isfinite(logp[m, j]) else 0.0
+        total = np.exp(logl[:, j]).sum()
+        share[j] = min(1.0, rate.sum() / total) if total > 0 else 0.0
+        informative[j] = support[j] >= MIN_EFFECTIVE_RUNS
+        converged[j] = bool(st.stable[j] and hits[m] >= MIN_EFFECTIVE_RUNS
+                            and 1.0 - share[j] <= tolerance)
+    return {"logl": logl, "logp": logp, "logq": logq, "runs": runs, "hits": hits,
+            "converged": converged, "informative": informative, "share": share,
+            "support": support}
+
+
+def _eliminate(logp: np.ndarray, logq: np.ndarray, runs: np.ndarray, drawing: np.ndarray,
+               log_term: float) -> np.ndarray:
+    """The candidates to stop: those whose upper bound on the mean kernel value is below
+    the best lower bound at every width (so, on the event that every bound holds, below
+    the leader at every width: never the MAP of the limit at any width)."""
+    lo, hi = _bernstein(logp, logq, runs, log_term)
+    best = lo.max(axis=0)
+    return drawing & np.all(hi < best[None, :], axis=1)
+
+
+def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: Any = None,
+                     simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
+                     candidates: int | None = 100, tolerance: float = 0.02,
+                     max_simulations: int = 16000, eliminate: bool = True,
+                     risk: float = 1e-3, threads: int = 1, executor: Any = None,
+                     chunks: int | None = None) -> list[SoftMarginResult]:
+    """:func:`soft_margin_estimate` of every snapshot of a batch, each candidate's runs
+    simulated once and shared by every snapshot in which it is a candidate.
+
+    The snapshots must share one contact graph (the same object, or finite graphs with the
+    same CSR) and ``T``; the protocol is the same. A distinct candidate node ``v`` draws
+    its runs from the child stream ``SeedSequence(entropy, spawn_key=(i_v,))`` (``i_v``
+    its node index in the graph, ``entropy`` drawn once from ``rng``) and each of its runs
+    is scored against every snapshot that still needs it. Every snapshot refines, stops
+    and eliminates on its own, at the same round boundaries (``simulations``, then
+    doubling), so its result is exactly (bitwise) the one :func:`soft_margin_estimate`
+    gives for that snapshot alone with the same ``entropy``: snapshot ``b`` sees the first
+    ``runs`` runs of each of its candidates' streams, whatever the other snapshots.
+
+    Parameters
+    ----------
+    snapshots : sequence of Snapshot
+        One graph and ``T``.
+    protocol : Protocol
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
+        As :func:`soft_margin_estimate`.
+
+    Returns
+    -------
+    list of SoftMarginResult
+        One per snapshot, in order.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.path_graph(9))
+    >>> snaps = [adversaries.Snapshot(g, [2, 3, 4, 5, 6], T=2),
+    ...          adversaries.Snapshot(g, [3, 4, 5, 6, 7], T=2)]
+    >>> res = adversaries.soft_margin_many(snaps, spread.LineProtocol(), rng=1)
+    >>> [adversaries.pick(r.scores) for r in res], [r.converged for r in res]
+    ([4, 5], [True, True])
+    """
+    snaps = [_check_snapshot(s) for s in snapshots]
+    if not snaps:
+        raise InvalidParameterError("snapshots must hold at least one snapshot; got none")
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
+    if protocol.kernel_code not in KERNEL_CODES:
+        raise InvalidParameterError(
+            f"protocol must have a compiled kernel for soft_margin (one of "
+            f"{', '.join(SOFT_MARGIN_PROTOCOLS)}); got {protocol!r}")
+    simulations = check_int(simulations, "simulations", low=1)
+    max_simulations = check_int(max_simulations, "max_simulations", low=simulations)
+    widths = _check_widths(a)
+    if candidates is not None:
+        candidates = check_int(candidates, "candidates", low=1)
+    tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
+    risk = check_real(risk, "risk", low=0.0, high=1.0, low_open=True)
+    threads = check_int(threads, "threads", low=1, high=1024)
+    _check_executor(executor)
+    if chunks is not None:
+        chunks = check_int(chunks, "chunks", low=1)
+    g, T = snaps[0].graph, snaps[0].T
+    for k, s in enumerate(snaps[1:], 1):
+        same = s.graph is g or (not isinstance(g, LazyTree) and not isinstance(s.graph, LazyTree)
+                                and np.array_equal(s.graph.indptr, g.indptr)
+                                and np.array_equal(s.graph.indices, g.indices))
+        if not same or s.T != T:
+            raise InvalidParameterError(
+                f"snapshots must share one contact graph and T; snapshots[{k}] has T = {s.T} "
+                f"on {s.graph!r}, snapshots[0] T = {T} on {g!r}")
+    gen = check_rng(rng)
+    keeps = [_prune(s, candidates) for s in snaps]
+    mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
+    lay = _layout(snaps, keeps, mlen)
+    nc = lay.sources.shape[0]
+    # refuse up front: every distinct candidate may run max_simulations times
+    check_size("max_simulations", max_simulations,
+               work=nc * float(max_simulations) * run_work(g, protocol, T),
+               what=f"the soft-margin simulations ({nc} distinct candidates x max_simulations runs)")
+    entropy = int(gen.integers(0, 2**63))
+    gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(int(v),))))
+            for v in lay.sources]
+    params = protocol.kernel_params(g, T)
+    npairs = lay.pair_snap.shape[0]
+    states = [_SnapshotState(widths.shape[0], pairs) for pairs in lay.snap_pairs]
+    active = np.ones(npairs, np.uint8)
+    # per snapshot, its bounds hold together with probability >= 1 - risk: a union over
+    # its candidates, the widths and the rounds (per snapshot, so that a snapshot's result
+    # does not depend on the batch it is in)
+    rounds = 1 + max(0, math.ceil(math.log2(max_simulations / simulations)))
+    sums = _sm.PairSums(npairs, widths.shape[0])
+    runner = None
+    if executor is not None:
+        runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code,
+                                g, params, lay, threads, gens, widths.shape[0])
+        stores, give_back = [], None
+    else:
+        stores, give_back = _stores(g, threads)
+    n_round, total = simulations, 0
+    try:
+        while True:
+            if runner is None:
+                _sm.accumulate_shared(protocol.kernel_code, stores, lay.sources, gens, n_round, T,
+                                      params, lay.pair_ptr, lay.pair_snap, active, lay.snap_ptr,
+                                      lay.snap_ids, lay.n_obs, widths, sums)
+            else:
+                sums = runner.accumulate(n_round, T, active, widths)
+            total += n_round
+            last = 2 * total > max_simulations
+            for st in states:
+                if st.done:
+                    continue
+                logp, logq = sums.log_sums(st.pairs)
+                st.stable, st.errs = _width_stability(logp, logq, sums.runs[st.pairs],
+                                                      st.prev_map, tolerance)
+                flags = _judge(sums, st, tolerance)
+                if last or flags["converged"].any():
+                    st.done = True
+                    st.drawing[:] = False
+                elif eliminate:
+                    log_term = math.log(2 * st.pairs.shape[0] * widths.shape[0] * rounds / risk)
+                    st.drawing &= ~_eliminate(logp, logq, sums.runs[st.pairs], st.drawing,
+                                              log_term)
+                active[st.pairs] = st.drawing
+            if all(st.done for st in states):
+                break
+            n_round = total  # double the total
+    finally:
+        if give_back is not None:
+            g.give_store(give_back)
+    return [_result(snap, keep, st, _judge(sums, st, tolerance), sums, widths)
+            for snap, keep, st in zip(snaps, keeps, states)]
+
+
+def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums: Any,
+            widths: np.ndarray) -> SoftMarginResult:
+    """The reported width: the narrowest converged one, else the narrowest informative one
+    (the least smoothing among those whose MAP rests on at least MIN_EFFECTIVE_RUNS runs
+    of kernel mass), else the widest (no width is informative: the scores are a
+    similarity ranking with the least variance, not a likelihood)."""
+    conv, inf = np.nonzero(f["converged"])[0], np.nonzero(f["informative"])[0]
+    j = int(conv[-1]) if conv.shape[0] else int(inf[-1]) if inf.shape[0] else 0
+    values = np.full(snap.n, -np.inf)
+    values[keep] = f["logl"][:, j]
+    runs = f["runs"]
+    return SoftMarginResult(
+        scores=Scores(snap.nodes, values, "log-likelihood"),
+        a=float(widths[j]),
+        widths=widths,
+        log_likelihood=f["logl"],
+        candidates=snap.nodes[keep],
+        simulations=int(runs.max()),
+        total_simulations=int(runs.sum()),
+        error=float(st.errs[j]),
+        converged=bool(conv.shape[0]),
+        exact_matches=f["hits"].copy(),
+        mean_jaccard=sums.jac[st.pairs, 0] / runs,
+        informative=bool(f["informative"][j]),
+        support=float(f["support"][j]),
+        exact_share=float(f["share"][j]),
+        runs=runs.copy(),
+    )
 
 
 def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                          simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                          candidates: int | None = 100, tolerance: float = 0.02,
-                         max_simulations: int = 16000, threads: int = 1,
-                         executor: Any = None, chunks: int | None = None) -> SoftMarginResult:
+                         max_simulations: int = 16000, eliminate: bool = True,
+                         risk: float = 1e-3, threads: int = 1, executor: Any = None,
+                         chunks: int | None = None) -> SoftMarginResult:
     """Soft-margin likelihood of every candidate source, refined until the top is stable.
 
     Antulov-Fantulin et al., PRL 114, 248701 (2015), Eq. (2)-(3) of arXiv:1406.2909: for each
@@ -364,84 +632,10 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     >>> int(res.exact_matches[2])  # 1/9 of the runs from node 4 (both ends grow twice)
     211
     """
-    snapshot = _check_snapshot(snapshot)
-    if not isinstance(protocol, Protocol):
-        raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
-    if protocol.kernel_code not in KERNEL_CODES:
-        raise InvalidParameterError(
-            f"protocol must have a compiled kernel for soft_margin (one of "
-            f"{', '.join(SOFT_MARGIN_PROTOCOLS)}); got {protocol!r}")
-    simulations = check_int(simulations, "simulations", low=1)
-    max_simulations = check_int(max_simulations, "max_simulations", low=simulations)
-    widths = _check_widths(a)
-    if candidates is not None:
-        candidates = check_int(candidates, "candidates", low=1)
-    tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
-    threads = check_int(threads, "threads", low=1, high=1024)
-    _check_executor(executor)
-    if chunks is not None:
-        chunks = check_int(chunks, "chunks", low=1)
-    gen = check_rng(rng)
-    g, T = snapshot.graph, snapshot.T
-    keep = _prune(snapshot, candidates)
-    nc = keep.shape[0]
-    # refuse up front: every candidate may run max_simulations times
-    check_size("max_simulations", max_simulations,
-               work=nc * float(max_simulations) * run_work(g, protocol, T),
-               what=f"the soft-margin simulations ({nc} candidates x max_simulations runs)")
-    entropy = int(gen.integers(0, 2**63))
-    gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(int(i),))))
-            for i in keep]
-    params = protocol.kernel_params(g, T)
-    idx = snapshot.index
-    if isinstance(g, LazyTree):
-        mask = np.zeros(g.store.n_nodes, np.uint8)
-    else:
-        mask = np.zeros(g.number_of_nodes(), np.uint8)
-    mask[idx] = 1
-    sources = idx[keep].astype(np.int32)
-    sums = _sm.SoftMarginSums(nc, widths.shape[0])
-    runner = None
-    if executor is not None:
-        runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code, g, params, mask, threads,
-                                sources, gens, sums)
-        stores, give_back = [], None
-    else:
-        stores, give_back = _stores(g, threads)
-    prev_map = np.full(widths.shape[0], -1)
-    n_round = simulations
-    try:
-        while True:
-            if runner is None:
-                _sm.accumulate(protocol.kernel_code, stores, sources, gens, n_round, T, params,
-                               mask, snapshot.n, widths, sums)
-            else:
-                sums = runner.accumulate(n_round, T, snapshot.n, widths)
-            logp, logq = sums.log_sums()
-            stable, errs = _width_stability(logp, logq, sums.runs, prev_map, tolerance)
-            if stable[-1] or 2 * sums.runs > max_simulations:
-                break
-            n_round = sums.runs  # double the total
-    finally:
-        if give_back is not None:
-            g.give_store(give_back)
-    ok = np.nonzero(stable)[0]
-    j = int(ok[-1]) if ok.shape[0] else 0
-    values = np.full(snapshot.n, -np.inf)
-    values[keep] = logp[:, j] - math.log(sums.runs)
-    return SoftMarginResult(
-        scores=Scores(snapshot.nodes, values, "log-likelihood"),
-        a=float(widths[j]),
-        widths=widths,
-        log_likelihood=logp - math.log(sums.runs),
-        candidates=snapshot.nodes[keep],
-        simulations=sums.runs,
-        total_simulations=sums.runs * nc,
-        error=float(errs[j]),
-        converged=bool(ok.shape[0]),
-        exact_matches=sums.hits.copy(),
-        mean_jaccard=sums.jac[:, 0] / sums.runs,
-    )
+    return soft_margin_many([snapshot], protocol, rng=rng, simulations=simulations, a=a,
+                            candidates=candidates, tolerance=tolerance,
+                            max_simulations=max_simulations, eliminate=eliminate, risk=risk,
+                            threads=threads, executor=executor, chunks=chunks)[0]
 
 
 def _soft_margin_params(protocol, graph) -> dict:
