@@ -115,6 +115,7 @@ class SoftMarginResult:
     informative: bool
     support: float
     exact_share: float
+    tv_error: float
     runs: np.ndarray
 
 
@@ -328,17 +329,20 @@ def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
     informative = np.zeros(nw, bool)
     share = np.zeros(nw)
     support = np.zeros(nw)
+    spread = np.full(nw, np.inf)
     for j in range(nw):
         m = int(np.argmax(logl[:, j]))
         support[j] = math.exp(logp[m, j]) if np.isfinite(logp[m, j]) else 0.0
         total = np.exp(logl[:, j]).sum()
         share[j] = min(1.0, rate.sum() / total) if total > 0 else 0.0
         informative[j] = support[j] >= MIN_EFFECTIVE_RUNS
+        _, err = _posterior_error(logp[:, j], logq[:, j], runs)
+        spread[j] = 0.5 * float(err.sum())
         converged[j] = bool(st.stable[j] and hits[m] >= MIN_EFFECTIVE_RUNS
-                            and 1.0 - share[j] <= tolerance)
+                            and 1.0 - share[j] <= tolerance and spread[j] <= tolerance)
     return {"logl": logl, "logp": logp, "logq": logq, "runs": runs, "hits": hits,
             "converged": converged, "informative": informative, "share": share,
-            "support": support}
+            "support": support, "spread": spread}
 
 
 def _eliminate(logp: np.ndarray, logq: np.ndarray, runs: np.ndarray, drawing: np.ndarray,
@@ -513,6 +517,7 @@ def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums:
         informative=bool(f["informative"][j]),
         support=float(f["support"][j]),
         exact_share=float(f["share"][j]),
+        tv_error=float(f["spread"][j]),
         runs=runs.copy(),
     )
 
@@ -642,8 +647,14 @@ def _soft_margin_params(protocol, graph) -> dict:
     return {"protocol": protocol}
 
 
+def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, **kwargs: Any
+                             ) -> list[Scores]:
+    """The registry's batch form: the scores of :func:`soft_margin_many`."""
+    return [r.scores for r in soft_margin_many(snapshots, protocol, **kwargs)]
+
+
 @register_estimator("soft-margin", protocols=SOFT_MARGIN_PROTOCOLS, random=True, likelihood=True,
-                    params=_soft_margin_params)
+                    params=_soft_margin_params, many=_soft_margin_scores_many)
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,

@@ -357,7 +357,21 @@ def _as_function(est: Any, protocol: Any, g: Any, rng: np.random.Generator) -> A
     kwargs = spec.params(protocol, g)
     if spec.random:
         kwargs["rng"] = rng
+    if spec.many is not None:
+        return _Many(functools.partial(spec.many, **kwargs))
     return functools.partial(spec.func, **kwargs)
+
+
+class _Many:
+    """A registered estimator with a batch form (``EstimatorSpec.many``): called on one
+    snapshot it scores a batch of one; :func:`_python_trials` gives it every snapshot of
+    its trials at once (soft-margin then simulates each candidate once for all of them)."""
+
+    def __init__(self, many: Any) -> None:
+        self.many = many
+
+    def __call__(self, snapshot: Any, **kwargs: Any) -> Any:
+        return self.many([snapshot], **kwargs)[0]
 
 
 def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator) -> list[dict]:
@@ -366,17 +380,30 @@ def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.rand
 
     keys = ("detection", "hops", "n_infected", "rank")
     out = [{k: np.empty(n) for k in keys} for _ in funcs]
-    sources = []
+    sources, snaps = [], []
+    many = any(isinstance(f, _Many) for f in funcs)
+
+    def record(o, i, scores, source, size):
+        ev = adversaries.evaluate(g, scores, source, rng=rng)
+        o["detection"][i] = float(ev.detected)
+        o["hops"][i] = ev.hops
+        o["n_infected"][i] = size
+        o["rank"][i] = ev.rank
+
     for i in range(n):
         s = spread.simulate(g, proto, T, rng=rng)
         sources.append(s.source)
         snap = adversaries.observe(s, reveal_edges=True)
+        if many:
+            snaps.append(snap)
         for f, o in zip(funcs, out):
-            ev = adversaries.evaluate(g, f(snap), s.source, rng=rng)
-            o["detection"][i] = float(ev.detected)
-            o["hops"][i] = ev.hops
-            o["n_infected"][i] = len(s.infected)
-            o["rank"][i] = ev.rank
+            if not isinstance(f, _Many):
+                record(o, i, f(snap), s.source, len(s.infected))
+    # the batch forms after the loop: every trial's snapshot at once
+    for f, o in zip(funcs, out):
+        if isinstance(f, _Many):
+            for i, sc in enumerate(f.many(snaps)):
+                record(o, i, sc, sources[i], snaps[i].n)
     reach = reach_metrics(_contact(g), sources, out[0]["n_infected"]) if funcs else {}
     return [{**o, **{k: v.copy() for k, v in reach.items()}} for o in out]
 
