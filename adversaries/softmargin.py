@@ -291,16 +291,32 @@ class _ChunkedRunner:
         return _sm.PairSums.concatenate(self.sums)
 
 
-def _bernstein(logp: np.ndarray, logq: np.ndarray, runs: np.ndarray, log_term: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper empirical-Bernstein bounds (Maurer & Pontil 2009, Thm 4) on the mean
-    kernel value ``E[K]`` (``K`` in [0, 1]) of each candidate and width, from ``log sum K``,
-    ``log sum K^2`` over ``runs`` runs; ``log_term = ln(2 / delta)``."""
-    n = runs[:, None].astype(np.float64)
-    mean = np.exp(logp) / n
-    var = np.maximum(np.exp(logq) / n - mean * mean, 0.0) * n / np.maximum(n - 1, 1)
-    rad = np.sqrt(2 * var * log_term / n) + 7 * log_term / (3 * np.maximum(n - 1, 1))
-    return mean - rad, mean + rad
+def _kl_bounds(hits: np.ndarray, n: np.ndarray, log_term: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper Chernoff bounds on the success probability ``q`` of ``n`` Bernoulli
+    runs with ``hits`` successes: the ``q`` with ``n kl(hits / n, q) = log_term`` below and
+    above the rate (``kl``: the Bernoulli relative entropy), so that each bound fails with
+    probability at most ``exp(-log_term)`` (Chernoff-Hoeffding). Bisection, 48 halvings."""
+    n = n.astype(np.float64)
+    r = hits / n
+
+    def kl(q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.where(r > 0, r * np.log(r / q), 0.0)
+            b = np.where(r < 1, (1 - r) * np.log((1 - r) / (1 - q)), 0.0)
+        return a + b
+
+    target = log_term / n
+    lo_a, lo_b = np.zeros_like(r), r.copy()      # the lower bound lies in [0, r]
+    hi_a, hi_b = r.copy(), np.ones_like(r)       # the upper bound in [r, 1]
+    for _ in range(48):
+        mid = (lo_a + lo_b) / 2
+        far = kl(np.clip(mid, 1e-300, 1 - 1e-16)) > target
+        lo_a, lo_b = np.where(far, mid, lo_a), np.where(far, lo_b, mid)
+        mid = (hi_a + hi_b) / 2
+        far = kl(np.clip(mid, 1e-300, 1 - 1e-16)) > target
+        hi_a, hi_b = np.where(far, hi_a, mid), np.where(far, mid, hi_b)
+    # the outer end of each bracket: never tighter than the exact bound
+    return np.where(r > 0, lo_a, 0.0), np.where(r < 1, hi_b, 1.0)
 
 
 class _SnapshotState:
@@ -345,20 +361,21 @@ def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
             "support": support, "spread": spread}
 
 
-def _eliminate(logp: np.ndarray, logq: np.ndarray, runs: np.ndarray, drawing: np.ndarray,
-               log_term: float) -> np.ndarray:
-    """The candidates to stop: those whose upper bound on the mean kernel value is below
-    the best lower bound at every width (so, on the event that every bound holds, below
-    the leader at every width: never the MAP of the limit at any width)."""
-    lo, hi = _bernstein(logp, logq, runs, log_term)
-    best = lo.max(axis=0)
-    return drawing & np.all(hi < best[None, :], axis=1)
+def _eliminate(hits: np.ndarray, runs: np.ndarray, drawing: np.ndarray, log_term: float
+               ) -> np.ndarray:
+    """The candidates to stop: those whose upper bound on the exact likelihood (the rate of
+    runs that reproduce the snapshot, an unbiased estimate of ``P(R_T = R* | θ)``) is below
+    the best lower bound (:func:`_kl_bounds`). On the event that every bound holds, a
+    stopped candidate's exact likelihood is below another's: it is not the exact
+    posterior's MAP."""
+    lo, hi = _kl_bounds(hits, runs, log_term)
+    return drawing & (hi < lo.max())
 
 
 def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: Any = None,
                      simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                      candidates: int | None = 100, tolerance: float = 0.02,
-                     max_simulations: int = 16000, eliminate: bool = True,
+                     max_simulations: int = 16000, eliminate: bool = False,
                      risk: float = 1e-3, threads: int = 1, executor: Any = None,
                      chunks: int | None = None) -> list[SoftMarginResult]:
     """:func:`soft_margin_estimate` of every snapshot of a batch, each candidate's runs
@@ -444,7 +461,7 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     states = [_SnapshotState(widths.shape[0], pairs) for pairs in lay.snap_pairs]
     active = np.ones(npairs, np.uint8)
     # per snapshot, its bounds hold together with probability >= 1 - risk: a union over
-    # its candidates, the widths and the rounds (per snapshot, so that a snapshot's result
+    # its candidates and the rounds (per snapshot, so that a snapshot's result
     # does not depend on the batch it is in)
     rounds = 1 + max(0, math.ceil(math.log2(max_simulations / simulations)))
     sums = _sm.PairSums(npairs, widths.shape[0])
@@ -476,10 +493,13 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                 if last or flags["converged"].any():
                     st.done = True
                     st.drawing[:] = False
-                elif eliminate:
-                    log_term = math.log(2 * st.pairs.shape[0] * widths.shape[0] * rounds / risk)
-                    st.drawing &= ~_eliminate(logp, logq, sums.runs[st.pairs], st.drawing,
-                                              log_term)
+                elif eliminate and sums.hits[st.pairs].any():
+                    log_term = math.log(2 * st.pairs.shape[0] * rounds / risk)
+                    st.drawing &= ~_eliminate(sums.hits[st.pairs], sums.runs[st.pairs],
+                                              st.drawing, log_term)
+                    if st.drawing.sum() <= 1:  # the MAP is identified: nothing left to refine
+                        st.done = True
+                        st.drawing[:] = False
                 active[st.pairs] = st.drawing
             if all(st.done for st in states):
                 break
@@ -525,7 +545,7 @@ def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums:
 def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                          simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                          candidates: int | None = 100, tolerance: float = 0.02,
-                         max_simulations: int = 16000, eliminate: bool = True,
+                         max_simulations: int = 16000, eliminate: bool = False,
                          risk: float = 1e-3, threads: int = 1, executor: Any = None,
                          chunks: int | None = None) -> SoftMarginResult:
     """Soft-margin likelihood of every candidate source, refined until the top is stable.

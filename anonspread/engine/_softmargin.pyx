@@ -27,11 +27,15 @@ OPENMP = bool(ANONSPREAD_SM_OPENMP)
 
 
 cdef inline void _lse_add(double* m, double* s, double e) noexcept nogil:
-    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``)."""
+    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``).
+
+    ``s >= 1`` (the maximum term counts 1), so a term ``exp(e - m) < e^-37 < 2^-53`` is
+    below half an ulp of ``s`` and rounds away: skipping its ``exp`` leaves ``s`` bitwise
+    unchanged (most runs of a narrow kernel)."""
     if e > m[0]:
         s[0] = s[0] * exp(m[0] - e) + 1.0
         m[0] = e
-    else:
+    elif e - m[0] >= -37.0:
         s[0] += exp(e - m[0])
 
 
