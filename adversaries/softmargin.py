@@ -339,6 +339,7 @@ def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
     with np.errstate(divide="ignore"):
         logl = logp - np.log(runs)[:, None]
     hits = sums.hits[st.pairs]
+    near = sums.near[st.pairs]
     rate = hits / runs
     nw = logp.shape[1]
     converged = np.zeros(nw, bool)
@@ -348,7 +349,7 @@ def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
     spread = np.full(nw, np.inf)
     for j in range(nw):
         m = int(np.argmax(logl[:, j]))
-        support[j] = math.exp(logp[m, j]) if np.isfinite(logp[m, j]) else 0.0
+        support[j] = float(near[m, j])
         total = np.exp(logl[:, j]).sum()
         share[j] = min(1.0, rate.sum() / total) if total > 0 else 0.0
         informative[j] = support[j] >= MIN_EFFECTIVE_RUNS

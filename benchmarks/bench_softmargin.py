@@ -233,7 +233,7 @@ def _shared_point(name: str, g, proto, T: int, trials: int, rounds: int) -> None
     results = {}
     for _ in range(rounds):
         for k, f in ways.items():
-            w0, c0 = time.perf_counter(), time.process_time()
+            c0 = time.process_time()
             results[k] = f()
             cpu[k].append(time.process_time() - c0)
     same = all(np.array_equal(a.scores.array, b.scores.array) and np.array_equal(a.runs, b.runs)
@@ -244,7 +244,7 @@ def _shared_point(name: str, g, proto, T: int, trials: int, rounds: int) -> None
         res = results[(how, elim)]
         pair_runs = sum(r.total_simulations for r in res)
         if how == "shared":  # one simulation per distinct candidate and round it ran
-            sims = _distinct_runs(snaps, res)
+            sims = _distinct_runs(res)
         else:
             sims = pair_runs
         t = statistics.median(ts)
@@ -253,11 +253,11 @@ def _shared_point(name: str, g, proto, T: int, trials: int, rounds: int) -> None
               f"{sum(r.converged for r in res)} | {same} |", flush=True)
 
 
-def _distinct_runs(snaps, res) -> int:
+def _distinct_runs(res) -> int:
     """Simulations of the shared way: each distinct candidate ran as long as its longest
     pair (the pairs of one candidate see prefixes of one stream)."""
     longest: dict = {}
-    for s, r in zip(snaps, res):
+    for r in res:
         for node, n in zip(r.candidates.tolist(), r.runs.tolist()):
             longest[node] = max(longest.get(node, 0), n)
     return sum(longest.values())

@@ -145,7 +145,7 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
                            int64_t p1, const int32_t* pair_snap, const uint8_t* active,
                            const double* inv_a2, int64_t nw, double* m1, double* s1,
                            double* m2, double* s2, double* jac, int64_t* hits,
-                           int64_t* runs) except -1 nogil:
+                           int64_t* runs, int64_t* near) except -1 nogil:
     """``n_sims`` runs from ``src``, each scored against every snapshot ``pair_snap[p]`` of
     the active pairs ``p0 <= p < p1`` of this candidate (``cnt``: one zeroed counter per
     snapshot of the batch, left zeroed)."""
@@ -174,6 +174,8 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
             for j in range(nw):
                 _lse_add(&m1[p * nw + j], &s1[p * nw + j], -d2 * inv_a2[j])
                 _lse_add(&m2[p * nw + j], &s2[p * nw + j], -2.0 * d2 * inv_a2[j])
+                if d2 * inv_a2[j] <= 1.0:  # within one width: 1 - phi <= a
+                    near[p * nw + j] += 1
         for k in range(n):
             v = s.order[k]
             if v < mlen:
@@ -190,7 +192,7 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                       const int32_t[::1] snap_ids, const int64_t[::1] n_obs,
                       const double[::1] inv_a2, double[:, ::1] m1, double[:, ::1] s1,
                       double[:, ::1] m2, double[:, ::1] s2, double[:, ::1] jac,
-                      int64_t[::1] hits, int64_t[::1] runs):
+                      int64_t[::1] hits, int64_t[::1] runs, int64_t[:, ::1] near):
     """``n_sims`` more runs from each candidate of ``sources`` that has an active pair,
     each run scored against the snapshots of its active pairs (see
     :func:`anonspread.engine.softmargin.accumulate_shared`); ``len(stores)`` threads."""
@@ -222,6 +224,8 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
         raise ValueError("the log-sum arrays must have shape (pairs, widths)")
     if jac.shape[0] != npairs or jac.shape[1] != 2:
         raise ValueError("jac must have shape (pairs, 2)")
+    if near.shape[0] != npairs or near.shape[1] != nw:
+        raise ValueError("near must have shape (pairs, widths)")
     for p in range(npairs):
         if not 0 <= pair_snap[p] < nb:
             raise ValueError(f"pair_snap[{p}] = {pair_snap[p]} is not a snapshot (0..{nb - 1})")
@@ -274,7 +278,7 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                                           &n_obs[0], cnt, pair_ptr[c], pair_ptr[c + 1],
                                           &pair_snap[0], &active[0], &inv_a2[0], nw, &m1[0, 0],
                                           &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0], &hits[0],
-                                          &runs[0])
+                                          &runs[0], &near[0, 0])
         else:
             for c in prange(nc, nogil=True, num_threads=nthr, schedule="dynamic", chunksize=1):
                 t = threadid()
@@ -284,7 +288,7 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                                       &snap_ids[0], mlen, &n_obs[0], cnt + t * nb, pair_ptr[c],
                                       pair_ptr[c + 1], &pair_snap[0], &active[0], &inv_a2[0], nw,
                                       &m1[0, 0], &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0],
-                                      &hits[0], &runs[0])
+                                      &hits[0], &runs[0], &near[0, 0])
     finally:
         for t in range(ninit):
             work_free(&ws[t])

@@ -204,9 +204,11 @@ class PairSums:
         As :class:`SoftMarginSums`, per pair.
     runs : numpy.ndarray of int64
         Runs scored against each pair's snapshot so far.
+    near : numpy.ndarray of int64, shape (n_pairs, n_widths)
+        Runs within one width of the snapshot (``1 - phi <= a_j``).
     """
 
-    _FIELDS = ("m1", "s1", "m2", "s2", "jac", "hits", "runs")
+    _FIELDS = ("m1", "s1", "m2", "s2", "jac", "hits", "runs", "near")
 
     def __init__(self, n_pairs: int, n_widths: int) -> None:
         shape = (n_pairs, n_widths)
@@ -217,6 +219,7 @@ class PairSums:
         self.jac = np.zeros((n_pairs, 2))
         self.hits = np.zeros(n_pairs, np.int64)
         self.runs = np.zeros(n_pairs, np.int64)
+        self.near = np.zeros(shape, np.int64)
 
     def log_sums(self, rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """``(log sum_i K_i, log sum_i K_i^2)`` of the pairs ``rows``, per width."""
@@ -321,7 +324,8 @@ def accumulate_shared(code: int, stores: list, sources: np.ndarray, gens: list, 
     _softmargin.accumulate_shared(int(code), list(stores), sources, list(gens), int(n_sims),
                                   int(T), np.ascontiguousarray(params, np.float64), pair_ptr,
                                   pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2, sums.m1,
-                                  sums.s1, sums.m2, sums.s2, sums.jac, sums.hits, sums.runs)
+                                  sums.s1, sums.m2, sums.s2, sums.jac, sums.hits, sums.runs,
+                                  sums.near)
 
 
 def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray,
