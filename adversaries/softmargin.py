@@ -76,18 +76,46 @@ class SoftMarginResult:
     candidates : numpy.ndarray
         The candidate sources kept by pruning (labels), in snapshot order.
     simulations : int
-        Runs per candidate (every candidate the same number).
+        The most runs any candidate drew (every candidate draws as many unless
+        ``eliminate`` stopped it: see :attr:`runs`).
     total_simulations : int
-        ``simulations * len(candidates)``.
+        ``runs.sum()``: the runs scored against this snapshot (with
+        :func:`soft_margin_many` a run is simulated once and may be scored against several
+        snapshots).
     error : float
         Standard error (delta method) of the posterior probability of the MAP candidate at
         width ``a`` under a uniform prior over the candidates.
     converged : bool
-        Whether the stopping rule held before ``max_simulations``.
+        The reported posterior estimates the *exact* posterior: at width ``a`` (i) the MAP
+        is stable over the last two rounds within two standard errors, with standard error
+        at most ``tolerance`` and at least :data:`MIN_EFFECTIVE_RUNS` effective runs;
+        (ii) the MAP's runs reproduced the snapshot exactly at least
+        :data:`MIN_EFFECTIVE_RUNS` times; (iii) runs that reproduce the snapshot carry all
+        but ``tolerance`` of the kernel mass (``exact_share >= 1 - tolerance``: then the
+        reported posterior is within ``1 - exact_share`` in total variation of the
+        exact-match posterior, an estimate of the exact one); (iv) ``tv_error <=
+        tolerance``. Never true for a snapshot no run reproduced.
     exact_matches : numpy.ndarray of int
         Runs per candidate that reproduced the snapshot exactly (``φ = 1``).
     mean_jaccard : numpy.ndarray of float
         Mean Jaccard similarity of each candidate's runs with the snapshot.
+    informative : bool
+        At width ``a``, at least :data:`MIN_EFFECTIVE_RUNS` runs of the MAP came within one
+        width of the snapshot (``1 - φ <= a``): the scores rest on runs near the snapshot.
+        False: no width had such runs; the scores (at the widest width) then rank the
+        candidates by a smoothed similarity of runs that all missed widely, not by a
+        likelihood.
+    support : float
+        The number of the MAP's runs within one width of the snapshot, at width ``a``.
+    exact_share : float
+        At width ``a``: ``Σ_θ hits_θ / runs_θ`` over ``Σ_θ P̂_a(R* | θ)``, the part of the
+        kernel mass carried by exact matches (1: the kernel estimate is the exact-match
+        estimate).
+    tv_error : float
+        Half the sum over the candidates of the posterior's standard errors at width ``a``
+        (delta method): the scale of its total-variation error from Monte Carlo noise.
+    runs : numpy.ndarray of int
+        Runs per candidate (fewer for the candidates ``eliminate`` stopped).
 
     Examples
     --------
@@ -98,7 +126,7 @@ class SoftMarginResult:
     >>> snap = adversaries.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
     >>> res = adversaries.soft_margin_estimate(snap, spread.LineProtocol(), rng=1)
     >>> res.candidates.tolist(), res.exact_matches.tolist(), res.total_simulations
-    ([2, 3, 4, 5, 6], [0, 0, 211, 0, 0], 10000)
+    ([2, 3, 4, 5, 6], [0, 0, 233, 0, 0], 10000)
     """
 
     scores: Scores
@@ -565,20 +593,49 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     simulations`` is its unbiased estimate). Its arg-max is then the ML source, the
     Bayes-optimal MAP under a uniform prior.
 
-    *Choice of a and n (our reading of the paper).* The paper evaluates the kernel on a
-    decreasing sequence ``a = 2^-j`` and increases ``n`` (up to about 10^6 in its
-    evaluation; the issue cites ~20,000) until the MAP estimate and its posterior
-    probability no longer change, then uses the narrowest kernel that has converged. Here:
-    all widths of ``a`` are evaluated on the same runs; ``n`` starts at ``simulations`` and
-    doubles; after each round a width *is stable* when (i) the previous round's MAP is
-    still within two standard errors of the current MAP's posterior (so ties, e.g. the
-    equally likely sources of adaptive diffusion at even T, do not count as instability)
-    and (ii) the standard error of the MAP's posterior is at most ``tolerance`` and (iii)
-    at least :data:`MIN_EFFECTIVE_RUNS` effective runs (``(Σ K_i)² / Σ K_i²``) support the
-    MAP's estimate (a narrow kernel carried by one lucky near miss is not stable). Refinement
-    stops when the narrowest width is stable or when the next doubling would pass
-    ``max_simulations``; the reported scores are those of the narrowest stable width
-    (``converged=True``), else of the widest (``converged=False``: least variance).
+    *Choice of a and n, and what the flags mean.* The paper evaluates the kernel on a
+    decreasing sequence ``a = 2^-j`` and increases ``n`` until the MAP and its posterior no
+    longer change, then uses the narrowest converged kernel. Its public implementation
+    (github imih/cmplx, ``paral_softmc.cc``/``common_paral.cc``) runs 10^4, 2x10^4, ...,
+    8x10^6 simulations per candidate, widths 2^-3..2^-9 (2^-5 alone in its default
+    driver), calls a width converged when the MAP and every posterior entry change by at
+    most 0.05 between two consecutive ``n``, and otherwise returns the *narrowest*
+    width's posterior. Here all widths are evaluated on the same runs; ``n`` starts at
+    ``simulations`` and doubles up to ``max_simulations`` (defaults 1,000 to 16,000:
+    affordable in a sweep, but 10-500x fewer than cmplx, so fewer snapshots converge);
+    after each round a width *is stable* when the previous round's MAP is still within
+    two standard errors of the current MAP's posterior (ties, e.g. the equally likely
+    sources of adaptive diffusion at even T, are not instability), that standard error is
+    at most ``tolerance`` and at least :data:`MIN_EFFECTIVE_RUNS` effective runs
+    (``(Σ K_i)² / Σ K_i²``) carry the MAP's estimate. Stability alone says nothing about
+    bias: a wide kernel is stable and smooth even when no run comes near the snapshot
+    (0 exact matches, best mean Jaccard ~0.1 on ego-Facebook, where the former rule
+    reported ``converged``). So ``converged`` also needs the snapshot reproduced: at least
+    :data:`MIN_EFFECTIVE_RUNS` exact matches of the MAP, exact matches carrying all but
+    ``tolerance`` of the kernel mass (``exact_share``), which bounds the total variation
+    between the reported posterior and the exact-match posterior by ``1 - exact_share``,
+    and ``tv_error <= tolerance``. Refinement stops at the first round with a converged
+    width, or when the next doubling would pass ``max_simulations``. Reported width: the
+    narrowest converged one; else the narrowest *informative* one (at least
+    :data:`MIN_EFFECTIVE_RUNS` of the MAP's runs within one width, ``1 - φ <= a``): as
+    in cmplx, the least smoothing, but never a width whose estimate rests on fewer near
+    runs; else (``informative=False``) the widest, whose scores are then a smoothed
+    similarity ranking of runs that all missed, not a likelihood (the narrowest would rank
+    by the single closest miss: more variance, no less bias).
+
+    *Elimination* (``eliminate=True``, off by default). After each round, a candidate
+    whose Chernoff upper bound on its exact likelihood (its exact-match rate) is below
+    the best Chernoff lower bound stops drawing runs, and a snapshot whose candidates but
+    one have stopped stops. The bounds of a snapshot hold together with probability at
+    least ``1 - risk`` (union over its candidates and rounds), and then a stopped
+    candidate is not the exact posterior's MAP. Stopped candidates keep the estimates of
+    the runs they drew, so their posterior entries stay uncertain and ``converged`` (which
+    counts their errors) becomes rarer: use it when the MAP is what matters.
+
+    *Sharing.* :func:`soft_margin_many` estimates a batch of snapshots of one graph and
+    ``T`` with one simulation per run of each distinct candidate, scored against every
+    snapshot that needs it; each snapshot's result is the one this function gives for it
+    alone (same ``rng``). The harness scores a detection point's trials that way.
 
     *Pruning.* With ``candidates = k`` fewer than the infected nodes, only the ``k``
     infected nodes of smallest eccentricity in the infected subgraph (the Jordan
@@ -587,7 +644,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     candidate's score is always finite: the kernel sums are kept as log-sums).
 
     *Cost.* ``len(candidates) x simulations'`` runs of the compiled kernel, each costing
-    about the nodes it touches, plus ``len(a)`` exponentials per run;
+    about the nodes it touches, plus up to ``2 len(a)`` exponentials per run;
     ``simulations' <= max_simulations``. Measured with the defaults (one thread, a loaded
     2-core machine): adaptive diffusion on the 3-regular tree at T = 2-6 (4-22 infected
     nodes) 2-15 ms per snapshot, so ``anonspread sweep detection --set
@@ -605,9 +662,10 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         A compiled protocol (``adaptive-diffusion``, ``line``, ``tree``,
         ``tree-pseudocode``, ``random-diffusion``, ``flooding``) with its parameters.
     rng : None, int or numpy.random.Generator
-        Candidate ``i`` (position in the snapshot) draws from the child stream
-        ``SeedSequence(entropy, spawn_key=(i,))``, ``entropy`` drawn once from ``rng``:
-        the same ``rng`` gives the same result whatever ``threads`` or ``candidates``.
+        Candidate node ``v`` draws from the child stream ``SeedSequence(entropy,
+        spawn_key=(i_v,))``, ``i_v`` its node index in the graph, ``entropy`` drawn once
+        from ``rng``: the same ``rng`` gives the same result whatever ``threads``,
+        ``candidates``, ``executor``, ``chunks`` or the batch of :func:`soft_margin_many`.
     simulations : int >= 1, default 1000
         Runs per candidate in the first round.
     a : float or sequence of float, default (1/4, 1/8, 1/16, 1/32, 1/64)
@@ -615,9 +673,14 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     candidates : int >= 1 or None, default 100
         Keep at most this many candidates (None: every infected node).
     tolerance : float in (0, 1], default 0.02
-        Largest accepted standard error of the MAP's posterior.
+        Largest accepted standard error of the MAP's posterior, of ``tv_error`` and of
+        ``1 - exact_share`` for ``converged``.
     max_simulations : int >= simulations, default 16000
         Cap on the runs per candidate.
+    eliminate : bool, default False
+        Stop drawing runs for candidates that cannot be the exact MAP (see *Elimination*).
+    risk : float in (0, 1], default 1e-3
+        Probability, per snapshot, that some elimination bound fails.
     threads : int >= 1, default 1
         Threads sharing the candidates (OpenMP; serial when the build has none); never
         read from the machine. With ``executor``: the threads of each task.
@@ -655,8 +718,8 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     >>> res = soft_margin_estimate(snap, spread.LineProtocol(), rng=1)
     >>> adversaries.pick(res.scores), res.simulations, res.converged, res.a
     (4, 2000, True, 0.015625)
-    >>> int(res.exact_matches[2])  # 1/9 of the runs from node 4 (both ends grow twice)
-    211
+    >>> int(res.exact_matches[2]), res.informative  # 1/9 of the runs from node 4 (both ends grow twice)
+    (233, True)
     """
     return soft_margin_many([snapshot], protocol, rng=rng, simulations=simulations, a=a,
                             candidates=candidates, tolerance=tolerance,
@@ -679,6 +742,7 @@ def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, 
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,
+                eliminate: bool = False, risk: float = 1e-3,
                 threads: int = 1, executor: Any = None, chunks: int | None = None) -> Scores:
     """Soft-margin estimate of the log-likelihood by simulation (Antulov-Fantulin et al. 2015).
 
@@ -690,7 +754,7 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     ----------
     snapshot : Snapshot
     protocol : Protocol
-    rng, simulations, a, candidates, tolerance, max_simulations, threads, executor, chunks
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
         As :func:`soft_margin_estimate`.
 
     Returns
@@ -708,5 +772,6 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     """
     return soft_margin_estimate(snapshot, protocol, rng=rng, simulations=simulations, a=a,
                                 candidates=candidates, tolerance=tolerance,
-                                max_simulations=max_simulations, threads=threads,
-                                executor=executor, chunks=chunks).scores
+                                max_simulations=max_simulations, eliminate=eliminate,
+                                risk=risk, threads=threads, executor=executor,
+                                chunks=chunks).scores
