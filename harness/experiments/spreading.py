@@ -849,8 +849,9 @@ register_experiment(Experiment(
     the same spreads are also attacked by the Jordan centre, rumour centrality, the
     soft-margin estimator (Antulov-Fantulin et al., PRL 114, 248701, 2015: the protocol
     simulated from each candidate, Jaccard similarity with the snapshot, soft-margin kernel;
-    adversaries.soft_margin; 250 runs per candidate doubled up to 2,000, the MAP's posterior
-    stable within 0.02, else the widest kernel), which estimates the protocol's own
+    adversaries.soft_margin; 250 runs per candidate doubled up to 2,000, the narrowest
+    kernel that converged (snapshot reproduced, posterior within 0.02), else the narrowest
+    with 10 runs near the snapshot, else the widest), which estimates the protocol's own
     likelihood from the infected set, and the learned adversary (adversaries.train_adversary:
     gradient-boosted trees over per-node features, the near-ML score among them, trained on
     1,000 simulated spreads of this very protocol on this graph, once per worker and round),
