@@ -66,7 +66,12 @@ from anonspread.adversaries.registry import (
 )
 from anonspread.adversaries.scores import Scores, pick
 from anonspread.adversaries.sensors import earliest_infection_first, pinto
-from anonspread.adversaries.softmargin import SoftMarginResult, soft_margin, soft_margin_estimate
+from anonspread.adversaries.softmargin import (
+    SoftMarginResult,
+    soft_margin,
+    soft_margin_estimate,
+    soft_margin_many,
+)
 from anonspread.adversaries.softmargin_spies import (
     SpySoftMarginResult,
     soft_margin_spies,
@@ -144,6 +149,7 @@ __all__ = [
     "simulate_and_score",
     "soft_margin",
     "soft_margin_estimate",
+    "soft_margin_many",
     "soft_margin_spies",
     "soft_margin_spies_estimate",
     "source_rank",

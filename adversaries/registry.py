@@ -72,6 +72,12 @@ class EstimatorSpec:
     extra : callable or None, optional
         ``extra(protocol, graph, reveal_edges) -> str | None``: a further reason to
         refuse (None when applicable).
+    many : callable or None, optional
+        ``many(snapshots, **params) -> list of Scores``: the scores of a batch of
+        snapshots of one graph, protocol and ``T`` at once, each the same as
+        ``func(snapshot, **params)`` for its snapshot except for the random streams
+        (soft-margin shares its simulations across the batch); the harness scores a
+        batch of trials through it when set.
     description : str, optional
         One line on what it estimates (:func:`register_estimator` takes the first line
         of the function's docstring).
@@ -96,6 +102,7 @@ class EstimatorSpec:
     random: bool = False
     params: Callable = field(default=lambda protocol, graph: {})
     extra: Callable | None = None
+    many: Callable | None = None
     description: str = ""
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
@@ -163,6 +170,7 @@ def register_estimator(
     random: bool = False,
     params: Callable | None = None,
     extra: Callable | None = None,
+    many: Callable | None = None,
 ):
     """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`).
 
@@ -170,7 +178,7 @@ def register_estimator(
     ----------
     name : str
         The registry name.
-    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra
+    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
         estimator; ``params`` and ``extra`` default to none).
@@ -220,6 +228,7 @@ def register_estimator(
             random=bool(random),
             params=params or (lambda protocol, graph: {}),
             extra=extra,
+            many=many,
             description=doc[0] if doc else "",
         ))
         return func

@@ -40,7 +40,8 @@ from anonspread.spread.limits import check_size, run_work
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_int, check_real, check_rng
 
-__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginResult", "soft_margin", "soft_margin_estimate"]
+__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginResult", "soft_margin", "soft_margin_estimate",
+           "soft_margin_many"]
 
 #: The protocols the estimator simulates: every registered protocol with a compiled kernel
 #: whose adversary sees a snapshot (Dandelion's stems run only in the message-level engine).
@@ -75,18 +76,46 @@ class SoftMarginResult:
     candidates : numpy.ndarray
         The candidate sources kept by pruning (labels), in snapshot order.
     simulations : int
-        Runs per candidate (every candidate the same number).
+        The most runs any candidate drew (every candidate draws as many unless
+        ``eliminate`` stopped it: see :attr:`runs`).
     total_simulations : int
-        ``simulations * len(candidates)``.
+        ``runs.sum()``: the runs scored against this snapshot (with
+        :func:`soft_margin_many` a run is simulated once and may be scored against several
+        snapshots).
     error : float
         Standard error (delta method) of the posterior probability of the MAP candidate at
         width ``a`` under a uniform prior over the candidates.
     converged : bool
-        Whether the stopping rule held before ``max_simulations``.
+        The reported posterior estimates the *exact* posterior: at width ``a`` (i) the MAP
+        is stable over the last two rounds within two standard errors, with standard error
+        at most ``tolerance`` and at least :data:`MIN_EFFECTIVE_RUNS` effective runs;
+        (ii) the MAP's runs reproduced the snapshot exactly at least
+        :data:`MIN_EFFECTIVE_RUNS` times; (iii) runs that reproduce the snapshot carry all
+        but ``tolerance`` of the kernel mass (``exact_share >= 1 - tolerance``: then the
+        reported posterior is within ``1 - exact_share`` in total variation of the
+        exact-match posterior, an estimate of the exact one); (iv) ``tv_error <=
+        tolerance``. Never true for a snapshot no run reproduced.
     exact_matches : numpy.ndarray of int
         Runs per candidate that reproduced the snapshot exactly (``φ = 1``).
     mean_jaccard : numpy.ndarray of float
         Mean Jaccard similarity of each candidate's runs with the snapshot.
+    informative : bool
+        At width ``a``, at least :data:`MIN_EFFECTIVE_RUNS` runs of the MAP came within one
+        width of the snapshot (``1 - φ <= a``): the scores rest on runs near the snapshot.
+        False: no width had such runs; the scores (at the widest width) then rank the
+        candidates by a smoothed similarity of runs that all missed widely, not by a
+        likelihood.
+    support : float
+        The number of the MAP's runs within one width of the snapshot, at width ``a``.
+    exact_share : float
+        At width ``a``: ``Σ_θ hits_θ / runs_θ`` over ``Σ_θ P̂_a(R* | θ)``, the part of the
+        kernel mass carried by exact matches (1: the kernel estimate is the exact-match
+        estimate).
+    tv_error : float
+        Half the sum over the candidates of the posterior's standard errors at width ``a``
+        (delta method): the scale of its total-variation error from Monte Carlo noise.
+    runs : numpy.ndarray of int
+        Runs per candidate (fewer for the candidates ``eliminate`` stopped).
 
     Examples
     --------
@@ -97,7 +126,7 @@ class SoftMarginResult:
     >>> snap = adversaries.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
     >>> res = adversaries.soft_margin_estimate(snap, spread.LineProtocol(), rng=1)
     >>> res.candidates.tolist(), res.exact_matches.tolist(), res.total_simulations
-    ([2, 3, 4, 5, 6], [0, 0, 211, 0, 0], 10000)
+    ([2, 3, 4, 5, 6], [0, 0, 233, 0, 0], 10000)
     """
 
     scores: Scores
@@ -111,6 +140,11 @@ class SoftMarginResult:
     converged: bool
     exact_matches: np.ndarray
     mean_jaccard: np.ndarray
+    informative: bool
+    support: float
+    exact_share: float
+    tv_error: float
+    runs: np.ndarray
 
 
 def _check_widths(a: Any) -> np.ndarray:
@@ -213,48 +247,336 @@ def _n_chunks(executor: Any, chunks: int | None, nc: int) -> int:
     return min(chunks, nc)
 
 
+@dataclass
+class _Layout:
+    """Which distinct candidate is a candidate of which snapshot (see
+    :func:`engine.softmargin.accumulate_shared`)."""
+
+    sources: np.ndarray     # distinct candidates, store ids (sorted)
+    pair_ptr: np.ndarray    # pairs of sources[c]: pair_ptr[c]..pair_ptr[c+1]
+    pair_snap: np.ndarray   # snapshot of each pair
+    snap_pairs: list        # per snapshot: its pairs, in the order of its candidates
+    snap_ptr: np.ndarray    # CSR store node -> snapshots holding it
+    snap_ids: np.ndarray
+    n_obs: np.ndarray
+
+
+def _layout(snaps: list, keeps: list, mlen: int) -> _Layout:
+    cand = [snap.index[keep].astype(np.int64) for snap, keep in zip(snaps, keeps)]
+    who = np.concatenate(cand)
+    snap_of = np.concatenate([np.full(c.shape[0], b, np.int64) for b, c in enumerate(cand)])
+    order = np.lexsort((snap_of, who))  # by candidate, then snapshot
+    sources, counts = np.unique(who, return_counts=True)
+    pair_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    pair_of = np.empty(who.shape[0], np.int64)
+    pair_of[order] = np.arange(who.shape[0])
+    bounds = np.concatenate(([0], np.cumsum([c.shape[0] for c in cand])))
+    snap_pairs = [pair_of[bounds[b]:bounds[b + 1]] for b in range(len(snaps))]
+    nodes = np.concatenate([snap.index.astype(np.int64) for snap in snaps])
+    owner = np.concatenate([np.full(snap.n, b, np.int32) for b, snap in enumerate(snaps)])
+    o = np.argsort(nodes, kind="stable")
+    snap_ptr = np.concatenate(([0], np.cumsum(np.bincount(nodes, minlength=mlen)))).astype(np.int64)
+    return _Layout(sources.astype(np.int32), pair_ptr, snap_of[order].astype(np.int32),
+                   snap_pairs, snap_ptr, owner[o], np.array([snap.n for snap in snaps], np.int64))
+
+
 class _ChunkedRunner:
-    """Runs :func:`engine.softmargin.accumulate` over chunks of the candidates as tasks of
-    ``executor`` and merges the chunks' sums (each chunk carries its own sums and
-    generators between rounds, so every row is what the serial loop computes)."""
+    """Runs :func:`engine.softmargin.accumulate_shared` over chunks of the distinct
+    candidates as tasks of ``executor`` and merges the chunks' sums (each chunk carries its
+    own sums and generators between rounds, so every row is what the serial loop
+    computes)."""
 
     def __init__(self, executor: Any, n_chunks: int, code: int, graph: Any, params: np.ndarray,
-                 mask: np.ndarray, threads: int, sources: np.ndarray, gens: list,
-                 sums: Any) -> None:
+                 lay: _Layout, threads: int, gens: list, n_widths: int) -> None:
         self.executor, self.code, self.threads = executor, code, threads
         self.dask = _is_dask_client(executor)
-        if isinstance(graph, LazyTree):
-            data = graph.store
-        else:
-            data = (graph.indptr, graph.indices)
-        shared = (data, np.asarray(params, np.float64), mask)
+        data = graph.store if isinstance(graph, LazyTree) else (graph.indptr, graph.indices)
+        shared = (data, np.asarray(params, np.float64), lay.snap_ptr, lay.snap_ids, lay.n_obs)
         # dask: ship the graph to the workers once per call, tasks name it by key
         self.shared = executor.scatter([shared], broadcast=True, hash=False)[0] if self.dask else shared
-        bounds = np.linspace(0, sources.shape[0], n_chunks + 1).round().astype(int)
-        self.rows = [slice(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        self.sources = [sources[r] for r in self.rows]
-        self.gens = [gens[r] for r in self.rows]
-        self.sums = [sums.take(r) for r in self.rows]
+        nc = lay.sources.shape[0]
+        bounds = np.linspace(0, nc, n_chunks + 1).round().astype(int)
+        self.rows = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self.pairs = [slice(int(lay.pair_ptr[lo]), int(lay.pair_ptr[hi])) for lo, hi in self.rows]
+        self.sources = [lay.sources[lo:hi] for lo, hi in self.rows]
+        self.ptrs = [lay.pair_ptr[lo:hi + 1] - lay.pair_ptr[lo] for lo, hi in self.rows]
+        self.snaps = [lay.pair_snap[p] for p in self.pairs]
+        self.gens = [gens[lo:hi] for lo, hi in self.rows]
+        self.sums = [_sm.PairSums(p.stop - p.start, n_widths) for p in self.pairs]
 
-    def accumulate(self, n_sims: int, T: int, n_obs: int, widths: np.ndarray) -> Any:
+    def accumulate(self, n_sims: int, T: int, active: np.ndarray, widths: np.ndarray) -> Any:
         args = [(self.code, self.shared, self.threads, self.sources[k], self.gens[k], n_sims, T,
-                 n_obs, widths, self.sums[k]) for k in range(len(self.rows))]
+                 self.ptrs[k], self.snaps[k], active[self.pairs[k]], widths, self.sums[k])
+                for k in range(len(self.rows))]
         if self.dask:
-            futures = [self.executor.submit(_sm.accumulate_chunk, *a, pure=False) for a in args]
+            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a, pure=False) for a in args]
             results = self.executor.gather(futures)
         else:
-            futures = [self.executor.submit(_sm.accumulate_chunk, *a) for a in args]
+            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a) for a in args]
             results = [f.result() for f in futures]
         self.sums = [r[0] for r in results]
         self.gens = [list(r[1]) for r in results]
-        return _sm.SoftMarginSums.concatenate(self.sums)
+        return _sm.PairSums.concatenate(self.sums)
+
+
+def _kl_bounds(hits: np.ndarray, n: np.ndarray, log_term: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper Chernoff bounds on the success probability ``q`` of ``n`` Bernoulli
+    runs with ``hits`` successes: the ``q`` with ``n kl(hits / n, q) = log_term`` below and
+    above the rate (``kl``: the Bernoulli relative entropy), so that each bound fails with
+    probability at most ``exp(-log_term)`` (Chernoff-Hoeffding). Bisection, 48 halvings."""
+    n = n.astype(np.float64)
+    r = hits / n
+
+    def kl(q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.where(r > 0, r * np.log(r / q), 0.0)
+            b = np.where(r < 1, (1 - r) * np.log((1 - r) / (1 - q)), 0.0)
+        return a + b
+
+    target = log_term / n
+    lo_a, lo_b = np.zeros_like(r), r.copy()      # the lower bound lies in [0, r]
+    hi_a, hi_b = r.copy(), np.ones_like(r)       # the upper bound in [r, 1]
+    for _ in range(48):
+        mid = (lo_a + lo_b) / 2
+        far = kl(np.clip(mid, 1e-300, 1 - 1e-16)) > target
+        lo_a, lo_b = np.where(far, mid, lo_a), np.where(far, lo_b, mid)
+        mid = (hi_a + hi_b) / 2
+        far = kl(np.clip(mid, 1e-300, 1 - 1e-16)) > target
+        hi_a, hi_b = np.where(far, hi_a, mid), np.where(far, mid, hi_b)
+    # the outer end of each bracket: never tighter than the exact bound
+    return np.where(r > 0, lo_a, 0.0), np.where(r < 1, hi_b, 1.0)
+
+
+class _SnapshotState:
+    """Refinement of one snapshot of a batch: its MAP per width over the rounds, which of
+    its candidates still draw runs, whether it has stopped."""
+
+    def __init__(self, n_widths: int, pairs: np.ndarray) -> None:
+        self.prev_map = np.full(n_widths, -1)
+        self.pairs = pairs
+        self.drawing = np.ones(pairs.shape[0], bool)
+        self.done = False
+        self.stable = np.zeros(n_widths, bool)
+        self.errs = np.full(n_widths, np.inf)
+
+
+def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
+    """The flags of one snapshot from its pairs' sums (see :func:`soft_margin_estimate`)."""
+    logp, logq = sums.log_sums(st.pairs)
+    runs = sums.runs[st.pairs]
+    with np.errstate(divide="ignore"):
+        logl = logp - np.log(runs)[:, None]
+    hits = sums.hits[st.pairs]
+    near = sums.near[st.pairs]
+    rate = hits / runs
+    nw = logp.shape[1]
+    converged = np.zeros(nw, bool)
+    informative = np.zeros(nw, bool)
+    share = np.zeros(nw)
+    support = np.zeros(nw)
+    spread = np.full(nw, np.inf)
+    for j in range(nw):
+        m = int(np.argmax(logl[:, j]))
+        support[j] = float(near[m, j])
+        total = np.exp(logl[:, j]).sum()
+        share[j] = min(1.0, rate.sum() / total) if total > 0 else 0.0
+        informative[j] = support[j] >= MIN_EFFECTIVE_RUNS
+        _, err = _posterior_error(logp[:, j], logq[:, j], runs)
+        spread[j] = 0.5 * float(err.sum())
+        converged[j] = bool(st.stable[j] and hits[m] >= MIN_EFFECTIVE_RUNS
+                            and 1.0 - share[j] <= tolerance and spread[j] <= tolerance)
+    return {"logl": logl, "logp": logp, "logq": logq, "runs": runs, "hits": hits,
+            "converged": converged, "informative": informative, "share": share,
+            "support": support, "spread": spread}
+
+
+def _eliminate(hits: np.ndarray, runs: np.ndarray, drawing: np.ndarray, log_term: float
+               ) -> np.ndarray:
+    """The candidates to stop: those whose upper bound on the exact likelihood (the rate of
+    runs that reproduce the snapshot, an unbiased estimate of ``P(R_T = R* | θ)``) is below
+    the best lower bound (:func:`_kl_bounds`). On the event that every bound holds, a
+    stopped candidate's exact likelihood is below another's: it is not the exact
+    posterior's MAP."""
+    lo, hi = _kl_bounds(hits, runs, log_term)
+    return drawing & (hi < lo.max())
+
+
+def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: Any = None,
+                     simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
+                     candidates: int | None = 100, tolerance: float = 0.02,
+                     max_simulations: int = 16000, eliminate: bool = False,
+                     risk: float = 1e-3, threads: int = 1, executor: Any = None,
+                     chunks: int | None = None) -> list[SoftMarginResult]:
+    """:func:`soft_margin_estimate` of every snapshot of a batch, each candidate's runs
+    simulated once and shared by every snapshot in which it is a candidate.
+
+    The snapshots must share one contact graph (the same object, or finite graphs with the
+    same CSR) and ``T``; the protocol is the same. A distinct candidate node ``v`` draws
+    its runs from the child stream ``SeedSequence(entropy, spawn_key=(i_v,))`` (``i_v``
+    its node index in the graph, ``entropy`` drawn once from ``rng``) and each of its runs
+    is scored against every snapshot that still needs it. Every snapshot refines, stops
+    and eliminates on its own, at the same round boundaries (``simulations``, then
+    doubling), so its result is exactly (bitwise) the one :func:`soft_margin_estimate`
+    gives for that snapshot alone with the same ``entropy``: snapshot ``b`` sees the first
+    ``runs`` runs of each of its candidates' streams, whatever the other snapshots.
+
+    Parameters
+    ----------
+    snapshots : sequence of Snapshot
+        One graph and ``T``.
+    protocol : Protocol
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
+        As :func:`soft_margin_estimate`.
+
+    Returns
+    -------
+    list of SoftMarginResult
+        One per snapshot, in order.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.path_graph(9))
+    >>> snaps = [adversaries.Snapshot(g, [2, 3, 4, 5, 6], T=2),
+    ...          adversaries.Snapshot(g, [3, 4, 5, 6, 7], T=2)]
+    >>> res = adversaries.soft_margin_many(snaps, spread.LineProtocol(), rng=1)
+    >>> [adversaries.pick(r.scores) for r in res], [r.converged for r in res]
+    ([4, 5], [True, True])
+    """
+    snaps = [_check_snapshot(s) for s in snapshots]
+    if not snaps:
+        raise InvalidParameterError("snapshots must hold at least one snapshot; got none")
+    if not isinstance(protocol, Protocol):
+        raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
+    if protocol.kernel_code not in KERNEL_CODES:
+        raise InvalidParameterError(
+            f"protocol must have a compiled kernel for soft_margin (one of "
+            f"{', '.join(SOFT_MARGIN_PROTOCOLS)}); got {protocol!r}")
+    simulations = check_int(simulations, "simulations", low=1)
+    max_simulations = check_int(max_simulations, "max_simulations", low=simulations)
+    widths = _check_widths(a)
+    if candidates is not None:
+        candidates = check_int(candidates, "candidates", low=1)
+    tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
+    risk = check_real(risk, "risk", low=0.0, high=1.0, low_open=True)
+    threads = check_int(threads, "threads", low=1, high=1024)
+    _check_executor(executor)
+    if chunks is not None:
+        chunks = check_int(chunks, "chunks", low=1)
+    g, T = snaps[0].graph, snaps[0].T
+    for k, s in enumerate(snaps[1:], 1):
+        same = s.graph is g or (not isinstance(g, LazyTree) and not isinstance(s.graph, LazyTree)
+                                and np.array_equal(s.graph.indptr, g.indptr)
+                                and np.array_equal(s.graph.indices, g.indices))
+        if not same or s.T != T:
+            raise InvalidParameterError(
+                f"snapshots must share one contact graph and T; snapshots[{k}] has T = {s.T} "
+                f"on {s.graph!r}, snapshots[0] T = {T} on {g!r}")
+    gen = check_rng(rng)
+    keeps = [_prune(s, candidates) for s in snaps]
+    mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
+    lay = _layout(snaps, keeps, mlen)
+    nc = lay.sources.shape[0]
+    # refuse up front: every distinct candidate may run max_simulations times
+    check_size("max_simulations", max_simulations,
+               work=nc * float(max_simulations) * run_work(g, protocol, T),
+               what=f"the soft-margin simulations ({nc} distinct candidates x max_simulations runs)")
+    entropy = int(gen.integers(0, 2**63))
+    gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(int(v),))))
+            for v in lay.sources]
+    params = protocol.kernel_params(g, T)
+    npairs = lay.pair_snap.shape[0]
+    states = [_SnapshotState(widths.shape[0], pairs) for pairs in lay.snap_pairs]
+    active = np.ones(npairs, np.uint8)
+    # per snapshot, its bounds hold together with probability >= 1 - risk: a union over
+    # its candidates and the rounds (per snapshot, so that a snapshot's result
+    # does not depend on the batch it is in)
+    rounds = 1 + max(0, math.ceil(math.log2(max_simulations / simulations)))
+    sums = _sm.PairSums(npairs, widths.shape[0])
+    runner = None
+    if executor is not None:
+        runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code,
+                                g, params, lay, threads, gens, widths.shape[0])
+        stores, give_back = [], None
+    else:
+        stores, give_back = _stores(g, threads)
+    n_round, total = simulations, 0
+    try:
+        while True:
+            if runner is None:
+                _sm.accumulate_shared(protocol.kernel_code, stores, lay.sources, gens, n_round, T,
+                                      params, lay.pair_ptr, lay.pair_snap, active, lay.snap_ptr,
+                                      lay.snap_ids, lay.n_obs, widths, sums)
+            else:
+                sums = runner.accumulate(n_round, T, active, widths)
+            total += n_round
+            last = 2 * total > max_simulations
+            for st in states:
+                if st.done:
+                    continue
+                logp, logq = sums.log_sums(st.pairs)
+                st.stable, st.errs = _width_stability(logp, logq, sums.runs[st.pairs],
+                                                      st.prev_map, tolerance)
+                flags = _judge(sums, st, tolerance)
+                if last or flags["converged"].any():
+                    st.done = True
+                    st.drawing[:] = False
+                elif eliminate and sums.hits[st.pairs].any():
+                    log_term = math.log(2 * st.pairs.shape[0] * rounds / risk)
+                    st.drawing &= ~_eliminate(sums.hits[st.pairs], sums.runs[st.pairs],
+                                              st.drawing, log_term)
+                    if st.drawing.sum() <= 1:  # the MAP is identified: nothing left to refine
+                        st.done = True
+                        st.drawing[:] = False
+                active[st.pairs] = st.drawing
+            if all(st.done for st in states):
+                break
+            n_round = total  # double the total
+    finally:
+        if give_back is not None:
+            g.give_store(give_back)
+    return [_result(snap, keep, st, _judge(sums, st, tolerance), sums, widths)
+            for snap, keep, st in zip(snaps, keeps, states)]
+
+
+def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums: Any,
+            widths: np.ndarray) -> SoftMarginResult:
+    """The reported width: the narrowest converged one, else the narrowest informative one
+    (the least smoothing among those whose MAP rests on at least MIN_EFFECTIVE_RUNS runs
+    of kernel mass), else the widest (no width is informative: the scores are a
+    similarity ranking with the least variance, not a likelihood)."""
+    conv, inf = np.nonzero(f["converged"])[0], np.nonzero(f["informative"])[0]
+    j = int(conv[-1]) if conv.shape[0] else int(inf[-1]) if inf.shape[0] else 0
+    values = np.full(snap.n, -np.inf)
+    values[keep] = f["logl"][:, j]
+    runs = f["runs"]
+    return SoftMarginResult(
+        scores=Scores(snap.nodes, values, "log-likelihood"),
+        a=float(widths[j]),
+        widths=widths,
+        log_likelihood=f["logl"],
+        candidates=snap.nodes[keep],
+        simulations=int(runs.max()),
+        total_simulations=int(runs.sum()),
+        error=float(st.errs[j]),
+        converged=bool(conv.shape[0]),
+        exact_matches=f["hits"].copy(),
+        mean_jaccard=sums.jac[st.pairs, 0] / runs,
+        informative=bool(f["informative"][j]),
+        support=float(f["support"][j]),
+        exact_share=float(f["share"][j]),
+        tv_error=float(f["spread"][j]),
+        runs=runs.copy(),
+    )
 
 
 def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                          simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                          candidates: int | None = 100, tolerance: float = 0.02,
-                         max_simulations: int = 16000, threads: int = 1,
-                         executor: Any = None, chunks: int | None = None) -> SoftMarginResult:
+                         max_simulations: int = 16000, eliminate: bool = False,
+                         risk: float = 1e-3, threads: int = 1, executor: Any = None,
+                         chunks: int | None = None) -> SoftMarginResult:
     """Soft-margin likelihood of every candidate source, refined until the top is stable.
 
     Antulov-Fantulin et al., PRL 114, 248701 (2015), Eq. (2)-(3) of arXiv:1406.2909: for each
@@ -271,20 +593,49 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     simulations`` is its unbiased estimate). Its arg-max is then the ML source, the
     Bayes-optimal MAP under a uniform prior.
 
-    *Choice of a and n (our reading of the paper).* The paper evaluates the kernel on a
-    decreasing sequence ``a = 2^-j`` and increases ``n`` (up to about 10^6 in its
-    evaluation; the issue cites ~20,000) until the MAP estimate and its posterior
-    probability no longer change, then uses the narrowest kernel that has converged. Here:
-    all widths of ``a`` are evaluated on the same runs; ``n`` starts at ``simulations`` and
-    doubles; after each round a width *is stable* when (i) the previous round's MAP is
-    still within two standard errors of the current MAP's posterior (so ties, e.g. the
-    equally likely sources of adaptive diffusion at even T, do not count as instability)
-    and (ii) the standard error of the MAP's posterior is at most ``tolerance`` and (iii)
-    at least :data:`MIN_EFFECTIVE_RUNS` effective runs (``(Σ K_i)² / Σ K_i²``) support the
-    MAP's estimate (a narrow kernel carried by one lucky near miss is not stable). Refinement
-    stops when the narrowest width is stable or when the next doubling would pass
-    ``max_simulations``; the reported scores are those of the narrowest stable width
-    (``converged=True``), else of the widest (``converged=False``: least variance).
+    *Choice of a and n, and what the flags mean.* The paper evaluates the kernel on a
+    decreasing sequence ``a = 2^-j`` and increases ``n`` until the MAP and its posterior no
+    longer change, then uses the narrowest converged kernel. Its public implementation
+    (github imih/cmplx, ``paral_softmc.cc``/``common_paral.cc``) runs 10^4, 2x10^4, ...,
+    8x10^6 simulations per candidate, widths 2^-3..2^-9 (2^-5 alone in its default
+    driver), calls a width converged when the MAP and every posterior entry change by at
+    most 0.05 between two consecutive ``n``, and otherwise returns the *narrowest*
+    width's posterior. Here all widths are evaluated on the same runs; ``n`` starts at
+    ``simulations`` and doubles up to ``max_simulations`` (defaults 1,000 to 16,000:
+    affordable in a sweep, but 10-500x fewer than cmplx, so fewer snapshots converge);
+    after each round a width *is stable* when the previous round's MAP is still within
+    two standard errors of the current MAP's posterior (ties, e.g. the equally likely
+    sources of adaptive diffusion at even T, are not instability), that standard error is
+    at most ``tolerance`` and at least :data:`MIN_EFFECTIVE_RUNS` effective runs
+    (``(Σ K_i)² / Σ K_i²``) carry the MAP's estimate. Stability alone says nothing about
+    bias: a wide kernel is stable and smooth even when no run comes near the snapshot
+    (0 exact matches, best mean Jaccard ~0.1 on ego-Facebook, where the former rule
+    reported ``converged``). So ``converged`` also needs the snapshot reproduced: at least
+    :data:`MIN_EFFECTIVE_RUNS` exact matches of the MAP, exact matches carrying all but
+    ``tolerance`` of the kernel mass (``exact_share``), which bounds the total variation
+    between the reported posterior and the exact-match posterior by ``1 - exact_share``,
+    and ``tv_error <= tolerance``. Refinement stops at the first round with a converged
+    width, or when the next doubling would pass ``max_simulations``. Reported width: the
+    narrowest converged one; else the narrowest *informative* one (at least
+    :data:`MIN_EFFECTIVE_RUNS` of the MAP's runs within one width, ``1 - φ <= a``): as
+    in cmplx, the least smoothing, but never a width whose estimate rests on fewer near
+    runs; else (``informative=False``) the widest, whose scores are then a smoothed
+    similarity ranking of runs that all missed, not a likelihood (the narrowest would rank
+    by the single closest miss: more variance, no less bias).
+
+    *Elimination* (``eliminate=True``, off by default). After each round, a candidate
+    whose Chernoff upper bound on its exact likelihood (its exact-match rate) is below
+    the best Chernoff lower bound stops drawing runs, and a snapshot whose candidates but
+    one have stopped stops. The bounds of a snapshot hold together with probability at
+    least ``1 - risk`` (union over its candidates and rounds), and then a stopped
+    candidate is not the exact posterior's MAP. Stopped candidates keep the estimates of
+    the runs they drew, so their posterior entries stay uncertain and ``converged`` (which
+    counts their errors) becomes rarer: use it when the MAP is what matters.
+
+    *Sharing.* :func:`soft_margin_many` estimates a batch of snapshots of one graph and
+    ``T`` with one simulation per run of each distinct candidate, scored against every
+    snapshot that needs it; each snapshot's result is the one this function gives for it
+    alone (same ``rng``). The harness scores a detection point's trials that way.
 
     *Pruning.* With ``candidates = k`` fewer than the infected nodes, only the ``k``
     infected nodes of smallest eccentricity in the infected subgraph (the Jordan
@@ -293,7 +644,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     candidate's score is always finite: the kernel sums are kept as log-sums).
 
     *Cost.* ``len(candidates) x simulations'`` runs of the compiled kernel, each costing
-    about the nodes it touches, plus ``len(a)`` exponentials per run;
+    about the nodes it touches, plus up to ``2 len(a)`` exponentials per run;
     ``simulations' <= max_simulations``. Measured with the defaults (one thread, a loaded
     2-core machine): adaptive diffusion on the 3-regular tree at T = 2-6 (4-22 infected
     nodes) 2-15 ms per snapshot, so ``anonspread sweep detection --set
@@ -311,9 +662,10 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         A compiled protocol (``adaptive-diffusion``, ``line``, ``tree``,
         ``tree-pseudocode``, ``random-diffusion``, ``flooding``) with its parameters.
     rng : None, int or numpy.random.Generator
-        Candidate ``i`` (position in the snapshot) draws from the child stream
-        ``SeedSequence(entropy, spawn_key=(i,))``, ``entropy`` drawn once from ``rng``:
-        the same ``rng`` gives the same result whatever ``threads`` or ``candidates``.
+        Candidate node ``v`` draws from the child stream ``SeedSequence(entropy,
+        spawn_key=(i_v,))``, ``i_v`` its node index in the graph, ``entropy`` drawn once
+        from ``rng``: the same ``rng`` gives the same result whatever ``threads``,
+        ``candidates``, ``executor``, ``chunks`` or the batch of :func:`soft_margin_many`.
     simulations : int >= 1, default 1000
         Runs per candidate in the first round.
     a : float or sequence of float, default (1/4, 1/8, 1/16, 1/32, 1/64)
@@ -321,9 +673,14 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     candidates : int >= 1 or None, default 100
         Keep at most this many candidates (None: every infected node).
     tolerance : float in (0, 1], default 0.02
-        Largest accepted standard error of the MAP's posterior.
+        Largest accepted standard error of the MAP's posterior, of ``tv_error`` and of
+        ``1 - exact_share`` for ``converged``.
     max_simulations : int >= simulations, default 16000
         Cap on the runs per candidate.
+    eliminate : bool, default False
+        Stop drawing runs for candidates that cannot be the exact MAP (see *Elimination*).
+    risk : float in (0, 1], default 1e-3
+        Probability, per snapshot, that some elimination bound fails.
     threads : int >= 1, default 1
         Threads sharing the candidates (OpenMP; serial when the build has none); never
         read from the machine. With ``executor``: the threads of each task.
@@ -361,98 +718,31 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     >>> res = soft_margin_estimate(snap, spread.LineProtocol(), rng=1)
     >>> adversaries.pick(res.scores), res.simulations, res.converged, res.a
     (4, 2000, True, 0.015625)
-    >>> int(res.exact_matches[2])  # 1/9 of the runs from node 4 (both ends grow twice)
-    211
+    >>> int(res.exact_matches[2]), res.informative  # 1/9 of the runs from node 4 (both ends grow twice)
+    (233, True)
     """
-    snapshot = _check_snapshot(snapshot)
-    if not isinstance(protocol, Protocol):
-        raise InvalidTypeError(f"protocol must be a spread.protocols.Protocol instance; got {protocol!r}")
-    if protocol.kernel_code not in KERNEL_CODES:
-        raise InvalidParameterError(
-            f"protocol must have a compiled kernel for soft_margin (one of "
-            f"{', '.join(SOFT_MARGIN_PROTOCOLS)}); got {protocol!r}")
-    simulations = check_int(simulations, "simulations", low=1)
-    max_simulations = check_int(max_simulations, "max_simulations", low=simulations)
-    widths = _check_widths(a)
-    if candidates is not None:
-        candidates = check_int(candidates, "candidates", low=1)
-    tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, low_open=True)
-    threads = check_int(threads, "threads", low=1, high=1024)
-    _check_executor(executor)
-    if chunks is not None:
-        chunks = check_int(chunks, "chunks", low=1)
-    gen = check_rng(rng)
-    g, T = snapshot.graph, snapshot.T
-    keep = _prune(snapshot, candidates)
-    nc = keep.shape[0]
-    # refuse up front: every candidate may run max_simulations times
-    check_size("max_simulations", max_simulations,
-               work=nc * float(max_simulations) * run_work(g, protocol, T),
-               what=f"the soft-margin simulations ({nc} candidates x max_simulations runs)")
-    entropy = int(gen.integers(0, 2**63))
-    gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(int(i),))))
-            for i in keep]
-    params = protocol.kernel_params(g, T)
-    idx = snapshot.index
-    if isinstance(g, LazyTree):
-        mask = np.zeros(g.store.n_nodes, np.uint8)
-    else:
-        mask = np.zeros(g.number_of_nodes(), np.uint8)
-    mask[idx] = 1
-    sources = idx[keep].astype(np.int32)
-    sums = _sm.SoftMarginSums(nc, widths.shape[0])
-    runner = None
-    if executor is not None:
-        runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code, g, params, mask, threads,
-                                sources, gens, sums)
-        stores, give_back = [], None
-    else:
-        stores, give_back = _stores(g, threads)
-    prev_map = np.full(widths.shape[0], -1)
-    n_round = simulations
-    try:
-        while True:
-            if runner is None:
-                _sm.accumulate(protocol.kernel_code, stores, sources, gens, n_round, T, params,
-                               mask, snapshot.n, widths, sums)
-            else:
-                sums = runner.accumulate(n_round, T, snapshot.n, widths)
-            logp, logq = sums.log_sums()
-            stable, errs = _width_stability(logp, logq, sums.runs, prev_map, tolerance)
-            if stable[-1] or 2 * sums.runs > max_simulations:
-                break
-            n_round = sums.runs  # double the total
-    finally:
-        if give_back is not None:
-            g.give_store(give_back)
-    ok = np.nonzero(stable)[0]
-    j = int(ok[-1]) if ok.shape[0] else 0
-    values = np.full(snapshot.n, -np.inf)
-    values[keep] = logp[:, j] - math.log(sums.runs)
-    return SoftMarginResult(
-        scores=Scores(snapshot.nodes, values, "log-likelihood"),
-        a=float(widths[j]),
-        widths=widths,
-        log_likelihood=logp - math.log(sums.runs),
-        candidates=snapshot.nodes[keep],
-        simulations=sums.runs,
-        total_simulations=sums.runs * nc,
-        error=float(errs[j]),
-        converged=bool(ok.shape[0]),
-        exact_matches=sums.hits.copy(),
-        mean_jaccard=sums.jac[:, 0] / sums.runs,
-    )
+    return soft_margin_many([snapshot], protocol, rng=rng, simulations=simulations, a=a,
+                            candidates=candidates, tolerance=tolerance,
+                            max_simulations=max_simulations, eliminate=eliminate, risk=risk,
+                            threads=threads, executor=executor, chunks=chunks)[0]
 
 
 def _soft_margin_params(protocol, graph) -> dict:
     return {"protocol": protocol}
 
 
+def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, **kwargs: Any
+                             ) -> list[Scores]:
+    """The registry's batch form: the scores of :func:`soft_margin_many`."""
+    return [r.scores for r in soft_margin_many(snapshots, protocol, **kwargs)]
+
+
 @register_estimator("soft-margin", protocols=SOFT_MARGIN_PROTOCOLS, random=True, likelihood=True,
-                    params=_soft_margin_params)
+                    params=_soft_margin_params, many=_soft_margin_scores_many)
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,
+                eliminate: bool = False, risk: float = 1e-3,
                 threads: int = 1, executor: Any = None, chunks: int | None = None) -> Scores:
     """Soft-margin estimate of the log-likelihood by simulation (Antulov-Fantulin et al. 2015).
 
@@ -464,7 +754,7 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     ----------
     snapshot : Snapshot
     protocol : Protocol
-    rng, simulations, a, candidates, tolerance, max_simulations, threads, executor, chunks
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
         As :func:`soft_margin_estimate`.
 
     Returns
@@ -482,5 +772,6 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     """
     return soft_margin_estimate(snapshot, protocol, rng=rng, simulations=simulations, a=a,
                                 candidates=candidates, tolerance=tolerance,
-                                max_simulations=max_simulations, threads=threads,
-                                executor=executor, chunks=chunks).scores
+                                max_simulations=max_simulations, eliminate=eliminate,
+                                risk=risk, threads=threads, executor=executor,
+                                chunks=chunks).scores

@@ -2,7 +2,7 @@
 loop against a plain-Python soft-margin loop over a networkx simulator.
 
 Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-ratio]
-      [--executor]
+      [--executor] [--shared [--trials N]]
 
 * sizes: random diffusion (p = 0.5) on a random 4-regular graph of 5,000 nodes, snapshots of
   about 10, 30, 100 and 300 infected nodes (:func:`snapshot_near`); every infected node a
@@ -18,6 +18,18 @@ Run:  python benchmarks/bench_softmargin.py [--rounds R] [--skip-sizes] [--skip-
   median wall seconds, and the largest difference of the mean Jaccard similarity per
   candidate between the two (a check that they estimate the same thing: it should be
   within a few Monte Carlo standard errors, ~1/sqrt(n)).
+* shared (only with ``--shared``; issue 31): a sweep point's ``--trials`` snapshots (default
+  200) scored four ways with the estimator's defaults: each snapshot alone
+  (:func:`adversaries.soft_margin_estimate`, one call per trial) or the whole point at once
+  (:func:`adversaries.soft_margin_many`, each candidate's runs simulated once and scored
+  against every snapshot that needs them), each with and without elimination; CPU seconds
+  of each way over the point, interleaved (alone, shared, alone, shared, ...) after a
+  warm-up on a few trials; the number of simulated runs; and a check that the four give the
+  estimates the guarantee promises (with elimination, alone == shared bitwise; without,
+  the same). Points: random diffusion (p = 0.5) on a random 4-regular graph of 300 nodes at
+  T = 3 (snapshots rarely reproduced: every candidate runs to ``max_simulations``), and
+  adaptive diffusion on the 3-regular tree at T = 5 (reproduced often, unequal likelihoods:
+  elimination stops some candidates early).
 * executor (only with ``--executor``): one large snapshot, random diffusion (p = 0.5) on a
   random 4-regular graph of 10,000 nodes near 400 infected nodes, ``candidates=200``,
   exactly 1,000 runs per candidate; wall seconds in process (one thread) against
@@ -205,6 +217,65 @@ def executors(rounds: int) -> None:
             A.soft_margin_estimate, snap, proto, executor=client, **kw))
 
 
+def _shared_point(name: str, g, proto, T: int, trials: int, rounds: int) -> None:
+    rng = np.random.default_rng(11)
+    snaps = [A.observe(spread.simulate(g, proto, T, rng=rng)) for _ in range(trials)]
+    mean_n = statistics.mean(s.n for s in snaps)
+    ways = {}
+    for elim in (False, True):
+        ways[("alone", elim)] = functools.partial(
+            lambda e: [A.soft_margin_estimate(s, proto, rng=1, eliminate=e) for s in snaps], elim)
+        ways[("shared", elim)] = functools.partial(
+            lambda e: A.soft_margin_many(snaps, proto, rng=1, eliminate=e), elim)
+    for elim in (False, True):  # warm-up on a few trials
+        A.soft_margin_many(snaps[:3], proto, rng=1, eliminate=elim)
+    cpu = {k: [] for k in ways}
+    results = {}
+    for _ in range(rounds):
+        for k, f in ways.items():
+            c0 = time.process_time()
+            results[k] = f()
+            cpu[k].append(time.process_time() - c0)
+    same = all(np.array_equal(a.scores.array, b.scores.array) and np.array_equal(a.runs, b.runs)
+               for e in (False, True)
+               for a, b in zip(results[("alone", e)], results[("shared", e)]))
+    base = statistics.median(cpu[("alone", False)])
+    for (how, elim), ts in cpu.items():
+        res = results[(how, elim)]
+        pair_runs = sum(r.total_simulations for r in res)
+        if how == "shared":  # one simulation per distinct candidate and round it ran
+            sims = _distinct_runs(res)
+        else:
+            sims = pair_runs
+        t = statistics.median(ts)
+        print(f"| {name} | {trials} | {mean_n:.1f} | {how} | {'yes' if elim else 'no'} | {t:.2f} | "
+              f"{base / t:.2f}x | {sims / 1e6:.2f} | {pair_runs / 1e6:.2f} | "
+              f"{sum(r.converged for r in res)} | {same} |", flush=True)
+
+
+def _distinct_runs(res) -> int:
+    """Simulations of the shared way: each distinct candidate ran as long as its longest
+    pair (the pairs of one candidate see prefixes of one stream)."""
+    longest: dict = {}
+    for r in res:
+        for node, n in zip(r.candidates.tolist(), r.runs.tolist()):
+            longest[node] = max(longest.get(node, 0), n)
+    return sum(longest.values())
+
+
+def shared(rounds: int, trials: int) -> None:
+    print(f"\n## A sweep point's {trials} trials: each snapshot alone vs shared simulations, "
+          "with/without elimination (estimator defaults; CPU s medians of --rounds, interleaved)")
+    print("| point | trials | mean infected | simulations | elimination | CPU s | speed-up vs alone, "
+          "no elimination | simulated runs (M) | runs scored (M) | converged | alone == shared |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    g = spread.graphs.as_contact_graph(nx.random_regular_graph(4, 300, seed=1))
+    _shared_point("random diffusion p=0.5, random 4-regular n=300, T=3", g,
+                  spread.RandomDiffusion(0.5), 3, trials, rounds)
+    _shared_point("adaptive diffusion, 3-regular tree, T=5", spread.graphs.regular_tree(3),
+                  spread.AdaptiveDiffusion(), 5, trials, rounds)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -212,6 +283,9 @@ def main() -> None:
     ap.add_argument("--skip-ratio", action="store_true")
     ap.add_argument("--executor", action="store_true",
                     help="also time one large snapshot in process vs a process pool and dask")
+    ap.add_argument("--shared", action="store_true",
+                    help="also time a sweep point's trials alone vs shared, with/without elimination")
+    ap.add_argument("--trials", type=int, default=200, help="trials of the --shared point")
     args = ap.parse_args()
     print("load average:", os.getloadavg())
     if not args.skip_sizes:
@@ -220,6 +294,8 @@ def main() -> None:
         ratio(args.rounds)
     if args.executor:
         executors(args.rounds)
+    if args.shared:
+        shared(args.rounds, args.trials)
 
 
 if __name__ == "__main__":

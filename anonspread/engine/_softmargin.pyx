@@ -5,7 +5,7 @@ compared with the observed infected set (see :mod:`anonspread.engine.softmargin`
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from numpy.random cimport bitgen_t
 
 from anonspread.engine._bitgen cimport bitgen_of
@@ -27,11 +27,15 @@ OPENMP = bool(ANONSPREAD_SM_OPENMP)
 
 
 cdef inline void _lse_add(double* m, double* s, double e) noexcept nogil:
-    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``)."""
+    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``).
+
+    ``s >= 1`` (the maximum term counts 1), so a term ``exp(e - m) < e^-37 < 2^-53`` is
+    below half an ulp of ``s`` and rounds away: skipping its ``exp`` leaves ``s`` bitwise
+    unchanged (most runs of a narrow kernel)."""
     if e > m[0]:
         s[0] = s[0] * exp(m[0] - e) + 1.0
         m[0] = e
-    else:
+    elif e - m[0] >= -37.0:
         s[0] += exp(e - m[0])
 
 
@@ -132,3 +136,166 @@ def accumulate(int code, list stores, const int32_t[::1] sources, list gens, int
         free(ws)
         free(vsb)
         free(szb)
+
+
+cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t n_sims,
+                           int64_t T, const double* params, bitgen_t* bg, int32_t* vs_out,
+                           int64_t* sizes, const int64_t* snap_ptr, const int32_t* snap_ids,
+                           int64_t mlen, const int64_t* n_obs, int64_t* cnt, int64_t p0,
+                           int64_t p1, const int32_t* pair_snap, const uint8_t* active,
+                           const double* inv_a2, int64_t nw, double* m1, double* s1,
+                           double* m2, double* s2, double* jac, int64_t* hits,
+                           int64_t* runs, int64_t* near) except -1 nogil:
+    """``n_sims`` runs from ``src``, each scored against every snapshot ``pair_snap[p]`` of
+    the active pairs ``p0 <= p < p1`` of this candidate (``cnt``: one zeroed counter per
+    snapshot of the batch, left zeroed)."""
+    cdef int64_t i, k, n, inter, v, j, e, p, b, no
+    cdef double phi, d2
+    for i in range(n_sims):
+        n = run_protocol(code, s, w, src, T, params, bg, vs_out, sizes)
+        for k in range(n):
+            v = s.order[k]
+            if v < mlen:
+                for e in range(snap_ptr[v], snap_ptr[v + 1]):
+                    cnt[snap_ids[e]] += 1
+        for p in range(p0, p1):
+            if not active[p]:
+                continue
+            b = pair_snap[p]
+            inter = cnt[b]
+            no = n_obs[b]
+            phi = <double> inter / <double> (n + no - inter)
+            jac[2 * p] += phi
+            jac[2 * p + 1] += phi * phi
+            if inter == no and n == no:
+                hits[p] += 1
+            runs[p] += 1
+            d2 = (phi - 1.0) * (phi - 1.0)
+            for j in range(nw):
+                _lse_add(&m1[p * nw + j], &s1[p * nw + j], -d2 * inv_a2[j])
+                _lse_add(&m2[p * nw + j], &s2[p * nw + j], -2.0 * d2 * inv_a2[j])
+                if d2 * inv_a2[j] <= 1.0:  # within one width: 1 - phi <= a
+                    near[p * nw + j] += 1
+        for k in range(n):
+            v = s.order[k]
+            if v < mlen:
+                for e in range(snap_ptr[v], snap_ptr[v + 1]):
+                    cnt[snap_ids[e]] = 0
+        reset_run_state(s, n)
+    return 0
+
+
+def accumulate_shared(int code, list stores, const int32_t[::1] sources, list gens,
+                      int64_t n_sims, int64_t T, const double[::1] params,
+                      const int64_t[::1] pair_ptr, const int32_t[::1] pair_snap,
+                      const uint8_t[::1] active, const int64_t[::1] snap_ptr,
+                      const int32_t[::1] snap_ids, const int64_t[::1] n_obs,
+                      const double[::1] inv_a2, double[:, ::1] m1, double[:, ::1] s1,
+                      double[:, ::1] m2, double[:, ::1] s2, double[:, ::1] jac,
+                      int64_t[::1] hits, int64_t[::1] runs, int64_t[:, ::1] near):
+    """``n_sims`` more runs from each candidate of ``sources`` that has an active pair,
+    each run scored against the snapshots of its active pairs (see
+    :func:`anonspread.engine.softmargin.accumulate_shared`); ``len(stores)`` threads."""
+    cdef Py_ssize_t nc = sources.shape[0], c
+    cdef int nthr = len(stores), t
+    cdef int64_t nw = inv_a2.shape[0], mlen = snap_ptr.shape[0] - 1, T1 = T + 1
+    cdef int64_t npairs = pair_snap.shape[0], nb = n_obs.shape[0], p, e
+    cdef bitgen_t** bgs
+    cdef store_t** ss
+    cdef work_t* ws
+    cdef int32_t* vsb
+    cdef int64_t* szb
+    cdef int64_t* cnt
+    cdef uint8_t* live
+    cdef int ninit = 0
+    if not 0 <= code < N_KERNELS:
+        raise ValueError(f"kernel code must be in 0..{N_KERNELS - 1}; got {code}")
+    if nthr < 1 or len(gens) != nc:
+        raise ValueError("accumulate_shared needs at least one store and one generator per source")
+    if pair_ptr.shape[0] != nc + 1 or pair_ptr[0] != 0 or pair_ptr[nc] != npairs:
+        raise ValueError("pair_ptr must have one entry per source plus one, from 0 to the pairs")
+    for c in range(nc):
+        if pair_ptr[c + 1] < pair_ptr[c]:
+            raise ValueError("pair_ptr must be non-decreasing")
+    if active.shape[0] != npairs or hits.shape[0] != npairs or runs.shape[0] != npairs:
+        raise ValueError("active, hits and runs must have one entry per pair")
+    if not (m1.shape[0] == s1.shape[0] == m2.shape[0] == s2.shape[0] == npairs
+            and m1.shape[1] == s1.shape[1] == m2.shape[1] == s2.shape[1] == nw):
+        raise ValueError("the log-sum arrays must have shape (pairs, widths)")
+    if jac.shape[0] != npairs or jac.shape[1] != 2:
+        raise ValueError("jac must have shape (pairs, 2)")
+    if near.shape[0] != npairs or near.shape[1] != nw:
+        raise ValueError("near must have shape (pairs, widths)")
+    for p in range(npairs):
+        if not 0 <= pair_snap[p] < nb:
+            raise ValueError(f"pair_snap[{p}] = {pair_snap[p]} is not a snapshot (0..{nb - 1})")
+    if snap_ids.shape[0] == 0 and npairs > 0:
+        raise ValueError("snap_ids must list the snapshots' nodes (empty)")
+    if mlen < 0 or snap_ptr[0] != 0 or snap_ptr[mlen] != snap_ids.shape[0]:
+        raise ValueError("snap_ptr must run from 0 to len(snap_ids)")
+    for c in range(mlen):
+        if snap_ptr[c + 1] < snap_ptr[c]:
+            raise ValueError("snap_ptr must be non-decreasing")
+    for e in range(snap_ids.shape[0]):
+        if not 0 <= snap_ids[e] < nb:
+            raise ValueError(f"snap_ids[{e}] = {snap_ids[e]} is not a snapshot (0..{nb - 1})")
+    for t in range(nthr):
+        if not isinstance(stores[t], GraphStore):
+            raise TypeError(f"stores[{t}] must be a GraphStore; got {stores[t]!r}")
+    for c in range(nc):
+        for t in range(nthr):
+            if not 0 <= sources[c] < (<GraphStore> stores[t]).s.n_nodes:
+                raise ValueError(f"sources[{c}] = {sources[c]} is not a node of store {t}")
+    if nc == 0 or n_sims <= 0 or npairs == 0:
+        return
+    bgs = <bitgen_t**> malloc(nc * sizeof(bitgen_t*))
+    ss = <store_t**> malloc(nthr * sizeof(store_t*))
+    ws = <work_t*> malloc(nthr * sizeof(work_t))
+    vsb = <int32_t*> malloc(nthr * T1 * sizeof(int32_t))
+    szb = <int64_t*> malloc(nthr * T1 * sizeof(int64_t))
+    cnt = <int64_t*> calloc(nthr * (nb if nb > 0 else 1), sizeof(int64_t))
+    live = <uint8_t*> calloc(nc, sizeof(uint8_t))
+    try:
+        if (bgs == NULL or ss == NULL or ws == NULL or vsb == NULL or szb == NULL or cnt == NULL
+                or live == NULL):
+            raise MemoryError()
+        for c in range(nc):
+            for p in range(pair_ptr[c], pair_ptr[c + 1]):
+                if active[p]:
+                    live[c] = 1
+            # only a candidate that runs takes its generator: the others are not touched
+            bgs[c] = bitgen_of(gens[c]) if live[c] else NULL
+        for t in range(nthr):
+            ss[t] = &(<GraphStore> stores[t]).s
+            work_init(&ws[t], 256, ss[t].maxdeg)
+            ninit += 1
+        if nthr == 1:
+            with nogil:
+                for c in range(nc):
+                    if live[c]:
+                        _candidate_shared(code, ss[0], &ws[0], sources[c], n_sims, T, &params[0],
+                                          bgs[c], vsb, szb, &snap_ptr[0], &snap_ids[0], mlen,
+                                          &n_obs[0], cnt, pair_ptr[c], pair_ptr[c + 1],
+                                          &pair_snap[0], &active[0], &inv_a2[0], nw, &m1[0, 0],
+                                          &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0], &hits[0],
+                                          &runs[0], &near[0, 0])
+        else:
+            for c in prange(nc, nogil=True, num_threads=nthr, schedule="dynamic", chunksize=1):
+                t = threadid()
+                if live[c]:
+                    _candidate_shared(code, ss[t], &ws[t], sources[c], n_sims, T, &params[0],
+                                      bgs[c], vsb + t * T1, szb + t * T1, &snap_ptr[0],
+                                      &snap_ids[0], mlen, &n_obs[0], cnt + t * nb, pair_ptr[c],
+                                      pair_ptr[c + 1], &pair_snap[0], &active[0], &inv_a2[0], nw,
+                                      &m1[0, 0], &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0],
+                                      &hits[0], &runs[0], &near[0, 0])
+    finally:
+        for t in range(ninit):
+            work_free(&ws[t])
+        free(bgs)
+        free(ss)
+        free(ws)
+        free(vsb)
+        free(szb)
+        free(cnt)
+        free(live)

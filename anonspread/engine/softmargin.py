@@ -30,7 +30,8 @@ import numpy as np
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
 from anonspread.engine.store import GraphStore, new_finite_store
 
-__all__ = ["OPENMP", "SoftMarginSums", "accumulate", "accumulate_chunk", "copy_store"]
+__all__ = ["OPENMP", "PairSums", "SoftMarginSums", "accumulate", "accumulate_chunk",
+           "accumulate_shared", "accumulate_shared_chunk", "copy_store"]
 
 #: Whether this build runs candidates on OpenMP threads (``setup.py`` compiles
 #: ``_softmargin`` with ``-fopenmp`` when the compiler accepts it).
@@ -183,4 +184,180 @@ def accumulate_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray
         indptr, indices = graph
         stores = [new_finite_store(indptr, indices) for _ in range(threads)]
     accumulate(code, stores, sources, gens, n_sims, T, params, mask, n_obs, widths, sums)
+    return sums, gens
+
+
+class PairSums:
+    """The running sums of :func:`accumulate_shared`, one row per (candidate, snapshot)
+    pair and ``n_widths`` kernel widths; like :class:`SoftMarginSums` but each pair counts
+    its own runs (a pair stops drawing when its snapshot stops or eliminates the
+    candidate).
+
+    Parameters
+    ----------
+    n_pairs : int
+    n_widths : int
+
+    Attributes
+    ----------
+    m1, s1, m2, s2, jac, hits
+        As :class:`SoftMarginSums`, per pair.
+    runs : numpy.ndarray of int64
+        Runs scored against each pair's snapshot so far.
+    near : numpy.ndarray of int64, shape (n_pairs, n_widths)
+        Runs within one width of the snapshot (``1 - phi <= a_j``).
+    """
+
+    _FIELDS = ("m1", "s1", "m2", "s2", "jac", "hits", "runs", "near")
+
+    def __init__(self, n_pairs: int, n_widths: int) -> None:
+        shape = (n_pairs, n_widths)
+        self.m1 = np.full(shape, -np.inf)
+        self.s1 = np.zeros(shape)
+        self.m2 = np.full(shape, -np.inf)
+        self.s2 = np.zeros(shape)
+        self.jac = np.zeros((n_pairs, 2))
+        self.hits = np.zeros(n_pairs, np.int64)
+        self.runs = np.zeros(n_pairs, np.int64)
+        self.near = np.zeros(shape, np.int64)
+
+    def log_sums(self, rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """``(log sum_i K_i, log sum_i K_i^2)`` of the pairs ``rows``, per width."""
+        with np.errstate(divide="ignore"):
+            return (self.m1[rows] + np.log(self.s1[rows]), self.m2[rows] + np.log(self.s2[rows]))
+
+    def take(self, rows: slice) -> PairSums:
+        """The sums of the pairs ``rows`` (copies)."""
+        out = PairSums.__new__(PairSums)
+        for f in self._FIELDS:
+            setattr(out, f, getattr(self, f)[rows].copy())
+        return out
+
+    @classmethod
+    def concatenate(cls, parts: list) -> PairSums:
+        """The sums of ``parts`` stacked in order (pairs are independent)."""
+        if not parts:
+            raise ValueError("parts must be a non-empty list of PairSums")
+        out = cls.__new__(cls)
+        for f in cls._FIELDS:
+            setattr(out, f, np.concatenate([getattr(p, f) for p in parts]))
+        return out
+
+
+def _check_layout(sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs, widths):
+    sources = np.ascontiguousarray(sources, np.int32)
+    pair_ptr = np.ascontiguousarray(pair_ptr, np.int64)
+    pair_snap = np.ascontiguousarray(pair_snap, np.int32)
+    active = np.ascontiguousarray(active, np.uint8)
+    snap_ptr = np.ascontiguousarray(snap_ptr, np.int64)
+    snap_ids = np.ascontiguousarray(snap_ids, np.int32)
+    n_obs = np.ascontiguousarray(n_obs, np.int64)
+    for name, arr in (("sources", sources), ("pair_ptr", pair_ptr), ("pair_snap", pair_snap),
+                      ("active", active), ("snap_ptr", snap_ptr), ("snap_ids", snap_ids),
+                      ("n_obs", n_obs)):
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    if snap_ptr.shape[0] == 0:
+        raise ValueError("snap_ptr must have at least one entry")
+    if n_obs.shape[0] and (np.any(n_obs < 1)
+                           or not np.array_equal(np.bincount(snap_ids, minlength=n_obs.shape[0])
+                                                 [:n_obs.shape[0]], n_obs)):
+        raise ValueError("n_obs must count each snapshot's nodes in snap_ids (every one >= 1)")
+    widths = np.asarray(widths, np.float64)
+    if widths.ndim != 1 or np.any(~(widths > 0)):
+        raise ValueError(f"widths must be positive; got {widths!r}")
+    inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    return sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2
+
+
+def accumulate_shared(code: int, stores: list, sources: np.ndarray, gens: list, n_sims: int,
+                      T: int, params, pair_ptr: np.ndarray, pair_snap: np.ndarray,
+                      active: np.ndarray, snap_ptr: np.ndarray, snap_ids: np.ndarray,
+                      n_obs: np.ndarray, widths, sums: PairSums) -> None:
+    """Run ``n_sims`` more spreads from each candidate that has an active pair and score
+    every run against each snapshot of its active pairs.
+
+    A batch of snapshots ``b = 0..B-1`` of one graph, protocol and ``T``: candidate
+    ``sources[c]`` is a candidate of the snapshots ``pair_snap[p]`` for the pairs
+    ``pair_ptr[c] <= p < pair_ptr[c + 1]``. Each run from ``sources[c]`` (one simulation,
+    drawn from ``gens[c]``) is compared with every snapshot ``b`` of an active pair
+    (``active[p] = 1``) by its Jaccard similarity, counted through ``snap_ptr``/``snap_ids``
+    (CSR: the snapshots that hold store node ``v``, for ``v < len(snap_ptr) - 1``), and
+    added to that pair's sums. A candidate without an active pair does not run and does
+    not draw from its generator. Pair ``p``'s sums are therefore exactly those that
+    :func:`accumulate` gives for snapshot ``pair_snap[p]`` alone from the same generator,
+    over the same runs (the first ``sums.runs[p]`` runs of ``gens[c]``), whatever the
+    other snapshots of the batch.
+
+    Parameters
+    ----------
+    code, stores, T, params
+        As :func:`accumulate`.
+    sources : numpy.ndarray of int32
+        The distinct candidates (store node ids).
+    gens : list of numpy.random.Generator
+        One per candidate, used by this call only.
+    n_sims : int
+        Runs per running candidate in this call.
+    pair_ptr : numpy.ndarray of int64, shape (len(sources) + 1,)
+    pair_snap : numpy.ndarray of int32
+        The snapshot of each pair.
+    active : numpy.ndarray of uint8
+        1 for the pairs that take this call's runs.
+    snap_ptr, snap_ids : numpy.ndarray of int64, int32
+        The snapshots holding each store node (CSR over the first ``len(snap_ptr) - 1``
+        store nodes; later nodes are in no snapshot).
+    n_obs : numpy.ndarray of int64
+        Nodes of each snapshot (the count of its id in ``snap_ids``).
+    widths : array_like of float
+        The kernel widths ``a_j > 0``.
+    sums : PairSums
+        Updated in place.
+    """
+    if not 1 <= len(stores) <= 1024:
+        raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
+    (sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs,
+     inv_a2) = _check_layout(sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs,
+                             widths)
+    if len(stores) > 1 and not OPENMP:
+        stores = stores[:1]
+    _softmargin.accumulate_shared(int(code), list(stores), sources, list(gens), int(n_sims),
+                                  int(T), np.ascontiguousarray(params, np.float64), pair_ptr,
+                                  pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2, sums.m1,
+                                  sums.s1, sums.m2, sums.s2, sums.jac, sums.hits, sums.runs,
+                                  sums.near)
+
+
+def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray,
+                            gens: list, n_sims: int, T: int, pair_ptr: np.ndarray,
+                            pair_snap: np.ndarray, active: np.ndarray, widths,
+                            sums: PairSums) -> tuple[PairSums, list]:
+    """:func:`accumulate_shared` for a chunk of the candidates, as a task for another
+    process or worker (module level, so it pickles by name).
+
+    Parameters
+    ----------
+    shared : tuple
+        ``(graph, params, snap_ptr, snap_ids, n_obs)``, the same for every chunk:
+        ``graph`` as in :func:`accumulate_chunk`.
+    threads : int
+        Stores, hence OpenMP threads, of this task.
+    sources, gens, pair_ptr, pair_snap, active, sums
+        The chunk's (``pair_ptr`` rebased to start at 0).
+    code, n_sims, T, widths
+        As :func:`accumulate_shared`.
+
+    Returns
+    -------
+    (PairSums, list of numpy.random.Generator)
+        The chunk's sums and its generators, advanced past this call's runs.
+    """
+    graph, params, snap_ptr, snap_ids, n_obs = shared
+    if isinstance(graph, GraphStore):
+        stores = [copy_store(graph) for _ in range(threads)]
+    else:
+        indptr, indices = graph
+        stores = [new_finite_store(indptr, indices) for _ in range(threads)]
+    accumulate_shared(code, stores, sources, gens, n_sims, T, params, pair_ptr, pair_snap,
+                      active, snap_ptr, snap_ids, n_obs, widths, sums)
     return sums, gens

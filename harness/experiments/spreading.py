@@ -384,32 +384,65 @@ def _as_function(est: Any, protocol: Any, g: Any, rng: np.random.Generator) -> A
     kwargs = spec.params(protocol, g)
     if spec.random:
         kwargs["rng"] = rng
+    if spec.many is not None:
+        return _Many(functools.partial(spec.many, **kwargs))
     return functools.partial(spec.func, **kwargs)
+
+
+class _Many:
+    """A registered estimator with a batch form (``EstimatorSpec.many``): called on one
+    snapshot it scores a batch of one; :func:`_python_trials` gives it every snapshot of
+    its trials at once (soft-margin then simulates each candidate once for all of them)."""
+
+    def __init__(self, many: Any) -> None:
+        self.many = many
+
+    def __call__(self, snapshot: Any, **kwargs: Any) -> Any:
+        return self.many([snapshot], **kwargs)[0]
 
 
 def _python_trials(g: Any, proto: Any, T: int, n: int, funcs: list, rng: np.random.Generator, *,
                    stop: Any = None) -> list[dict]:
     """Trial by trial: each spread simulated once (stopped by reach with ``stop``) and
-    scored by every ``snapshot -> scores`` (the snapshot's ``T`` is the trial's step)."""
+    scored by every ``snapshot -> scores`` (the snapshot's ``T`` is the trial's step); the
+    batch forms (:class:`_Many`) score the snapshots of each step at once, after the loop."""
     from anonspread import adversaries, spread
 
     keys = ("detection", "hops", "n_infected", "rank")
     out = [{k: np.empty(n) for k in keys} for _ in funcs]
-    sources = []
+    sources, snaps = [], []
     steps = np.empty(n, np.int64)
     reached = np.ones(n, bool)
+    many = any(isinstance(f, _Many) for f in funcs)
+
+    def record(o, i, scores, source, size):
+        ev = adversaries.evaluate(g, scores, source, rng=rng)
+        o["detection"][i] = float(ev.detected)
+        o["hops"][i] = ev.hops
+        o["n_infected"][i] = size
+        o["rank"][i] = ev.rank
+
     for i in range(n):
         s = spread.simulate(g, proto, T, rng=rng, stop=stop)
         sources.append(s.source)
         steps[i] = s.T
         reached[i] = s.reached is not False
         snap = adversaries.observe(s, reveal_edges=True)
+        if many:
+            snaps.append(snap)
         for f, o in zip(funcs, out):
-            ev = adversaries.evaluate(g, f(snap), s.source, rng=rng)
-            o["detection"][i] = float(ev.detected)
-            o["hops"][i] = ev.hops
-            o["n_infected"][i] = len(s.infected)
-            o["rank"][i] = ev.rank
+            if not isinstance(f, _Many):
+                record(o, i, f(snap), s.source, len(s.infected))
+    # the batch forms after the loop: every trial's snapshot at once, by snapshot step
+    # (a stopping rule by reach gives trials different steps; a batch shares one T)
+    by_step: dict[int, list[int]] = {}
+    for i, snap in enumerate(snaps):
+        by_step.setdefault(int(snap.T), []).append(i)
+    for f, o in zip(funcs, out):
+        if isinstance(f, _Many):
+            for idx in by_step.values():
+                for i, sc in zip(idx, f.many([snaps[i] for i in idx])):
+                    record(o, i, sc, sources[i], snaps[i].n)
     reach = reach_metrics(_contact(g), sources, out[0]["n_infected"]) if funcs else {}
     reach.update(stop_metrics(T, n, steps, reached))
     return [{**o, **{k: v.copy() for k, v in reach.items()}} for o in out]
@@ -858,19 +891,35 @@ def facebook_attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Gen
             "estimator 'strongest' is derived from the other estimators (chosen on half of their "
             "trials); it has no trials of its own"
         )
-    funcs = [functools.partial(_as_function(name, proto, g, rng), **FACEBOOK_BUDGETS.get(name, {}))
-             for name in names]
+    funcs = []
+    for name in names:
+        f = _as_function(name, proto, g, rng)
+        budget = FACEBOOK_BUDGETS.get(name, {})
+        # a batch form scores every trial at once (soft-margin shares its simulations)
+        funcs.append(_Many(functools.partial(f.many, **budget)) if isinstance(f, _Many)
+                     else functools.partial(f, **budget))
     out = {name: {k: np.empty(n) for k in ("detection", "hops", "n_infected")} for name in names}
     T = 2 * int(params["rounds"])
+
+    def record(o, i, scores, source, size):
+        ev = adversaries.evaluate(g, scores, source, rng=rng)
+        o["detection"][i] = float(ev.detected)
+        o["hops"][i] = ev.hops
+        o["n_infected"][i] = size
+
+    snaps, sources = [], []
     for i in range(n):
         s = spread.simulate(g, proto, T, rng=rng)
         snap = adversaries.observe(s, reveal_edges=True)
+        snaps.append(snap)
+        sources.append(s.source)
         for name, f in zip(names, funcs):
-            ev = adversaries.evaluate(g, f(snap), s.source, rng=rng)
-            o = out[name]
-            o["detection"][i] = float(ev.detected)
-            o["hops"][i] = ev.hops
-            o["n_infected"][i] = snap.n
+            if not isinstance(f, _Many):
+                record(out[name], i, f(snap), s.source, snap.n)
+    for name, f in zip(names, funcs):
+        if isinstance(f, _Many):
+            for i, sc in enumerate(f.many(snaps)):
+                record(out[name], i, sc, sources[i], snaps[i].n)
     out = {name: {**o, **selection_arrays(o["detection"])} for name, o in out.items()}
     return out if isinstance(params["estimator"], tuple) else out[names[0]]
 
@@ -884,8 +933,9 @@ register_experiment(Experiment(
     the same spreads are also attacked by the Jordan centre, rumour centrality, the
     soft-margin estimator (Antulov-Fantulin et al., PRL 114, 248701, 2015: the protocol
     simulated from each candidate, Jaccard similarity with the snapshot, soft-margin kernel;
-    adversaries.soft_margin; 250 runs per candidate doubled up to 2,000, the MAP's posterior
-    stable within 0.02, else the widest kernel), which estimates the protocol's own
+    adversaries.soft_margin; 250 runs per candidate doubled up to 2,000, the narrowest
+    kernel that converged (snapshot reproduced, posterior within 0.02), else the narrowest
+    with 10 runs near the snapshot, else the widest), which estimates the protocol's own
     likelihood from the infected set, and the learned adversary (adversaries.train_adversary:
     gradient-boosted trees over per-node features, the near-ML score among them, trained on
     1,000 simulated spreads of this very protocol on this graph, once per worker and round),
