@@ -178,7 +178,7 @@ def _sniff_delimiter(line: str) -> str:
 
 
 def old_from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: str | None = "auto",
-                  comments: str = "#%", header: bool = False, symmetrize: bool = False) -> ContactGraph:
+                  comments: str = "#%", header: bool = False, symmetrize: bool = False) -> tuple:
     """The pure-Python reader before issue 32 (returns the tuple of read_edgelist)."""
     text = _check_path(path)
     nodetype, delim, comment_chars = _edgelist_options(nodetype, delimiter, comments, header, symmetrize)
