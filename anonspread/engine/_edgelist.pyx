@@ -10,12 +10,13 @@ error): the semantics (what a line, a blank, a comment, a token is) are those of
 
 import numpy as np
 
+cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 
 cnp.import_array()
 
@@ -28,6 +29,12 @@ EV_LONG = 4     # line ev_lineno is longer than max_line_chars (detected at ev_e
 EV_UTF8 = 5     # the byte at ev_start does not continue valid UTF-8
 EV_LIMIT = 6    # line ev_lineno would be edge number max_edges + 1 (not consumed)
 EV_BIGINT = 7   # a node id on line ev_lineno does not fit in int64 (read the names as text)
+
+cdef extern from *:
+    void __builtin_prefetch(const void*) noexcept nogil
+
+cdef enum:
+    _BATCH = 4096
 
 cdef enum:
     D_AUTO = 0
@@ -192,6 +199,7 @@ cdef int _says_directed(const uint8_t* s, Py_ssize_t lo, Py_ssize_t hi, bint asc
     return 0
 
 
+@cython.final
 cdef class Tokenizer:
     """Edge lines -> int32 node ids, fed buffers of bytes (see the module docstring).
 
@@ -233,6 +241,13 @@ cdef class Tokenizer:
     cdef int64_t arena_len, arena_cap
     cdef void* table
     cdef int64_t table_cap
+    # MODE_INT: ids of the names 0 <= k < dense_cap, directly (id + 1; 0: none yet)
+    cdef int32_t* dense
+    cdef int64_t dense_cap
+    # MODE_INT: the names of the last edge lines, given ids in one tight loop (_flush)
+    cdef int64_t* pend
+    cdef int64_t* pend_line
+    cdef int64_t npend
 
     def __cinit__(self, int mode, int delimiter, comments, bint header, int64_t max_line_chars,
                   int64_t max_edges):
@@ -258,6 +273,10 @@ cdef class Tokenizer:
         self.offs = NULL
         self.arena = NULL
         if mode == MODE_INT:
+            self.pend = <int64_t*>malloc(2 * _BATCH * sizeof(int64_t))
+            self.pend_line = <int64_t*>malloc(2 * _BATCH * sizeof(int64_t))
+            if self.pend == NULL or self.pend_line == NULL:
+                raise MemoryError("edge-list tokenizer: out of memory")
             self.labels = <int64_t*>malloc(self.node_cap * sizeof(int64_t))
             self.table = calloc(1 << 13, sizeof(IntSlot))
         else:
@@ -281,6 +300,9 @@ cdef class Tokenizer:
         free(self.offs)
         free(self.arena)
         free(self.table)
+        free(self.dense)
+        free(self.pend)
+        free(self.pend_line)
 
     # ------------------------------------------------------------ growth
 
@@ -356,7 +378,76 @@ cdef class Tokenizer:
 
     # ------------------------------------------------------------ node ids
 
-    cdef int64_t _int_id(self, int64_t key) except -1:
+    cdef int _grow_dense(self, int64_t key) except -1:
+        """Cover [0, key] by the direct map (doubling), moving in the names hashed so far."""
+        cdef int64_t cap = max(self.dense_cap, <int64_t>1 << 16), i
+        while cap <= key:
+            cap *= 2
+        cdef int32_t* d = <int32_t*>realloc(self.dense, cap * sizeof(int32_t))
+        if d == NULL:
+            raise MemoryError("edge list: out of memory for the node map")
+        memset(d + self.dense_cap, 0, (cap - self.dense_cap) * sizeof(int32_t))
+        cdef IntSlot* t = <IntSlot*>self.table
+        for i in range(self.table_cap):
+            if t[i].idp1 and self.dense_cap <= t[i].key < cap:
+                d[t[i].key] = <int32_t>t[i].idp1
+        self.dense = d
+        self.dense_cap = cap
+        return 0
+
+    cdef int64_t _new_node(self, int64_t key, int64_t line) except -1:
+        if self.n_nodes >= self.node_cap:
+            self._grow_nodes()
+        cdef int64_t i = self.n_nodes
+        self.labels[i] = key
+        self.first_line[i] = line
+        self.n_nodes = i + 1
+        return i
+
+    cdef inline int64_t _int_id(self, int64_t key, int64_t line) except -1:
+        cdef int64_t i
+        if 0 <= key < self.dense_cap:
+            i = self.dense[key]
+            if i:
+                return i - 1
+            i = self._new_node(key, line)
+            self.dense[key] = <int32_t>(i + 1)
+            return i
+        if 0 <= key < max(<int64_t>1 << 24, 8 * (self.n_nodes + 1)):
+            self._grow_dense(key)
+            return self._int_id(key, line)
+        return self._hashed_id(key, line)
+
+    cdef int _flush(self) except -1:
+        """Node ids of the pending int names, in file order (a tight loop: the lookups'
+        cache misses overlap, and the next ones are prefetched)."""
+        cdef int64_t j, k, key, v, base = self.edges - self.npend, cap = self.dense_cap
+        cdef int64_t* pend = self.pend
+        cdef int32_t* dense = self.dense
+        cdef int32_t* out
+        for j in range(2 * self.npend):
+            if j + 16 < 2 * self.npend:
+                key = pend[j + 16]
+                if 0 <= key < cap:
+                    __builtin_prefetch(&dense[key])
+            key = pend[j]
+            if 0 <= key < cap:
+                v = dense[key]
+                if v:
+                    v -= 1
+                else:
+                    v = self._new_node(key, self.pend_line[j >> 1])
+                    dense[key] = <int32_t>(v + 1)
+            else:
+                v = self._int_id(key, self.pend_line[j >> 1])
+                dense = self.dense
+                cap = self.dense_cap
+            out = self.a if (j & 1) == 0 else self.b
+            out[base + (j >> 1)] = <int32_t>v
+        self.npend = 0
+        return 0
+
+    cdef int64_t _hashed_id(self, int64_t key, int64_t line) except -1:
         cdef int64_t mask = self.table_cap - 1
         cdef int64_t j = <int64_t>((<uint64_t>key * 0x9E3779B97F4A7C15ULL) >> 17) & mask
         cdef IntSlot* t = <IntSlot*>self.table
@@ -370,7 +461,7 @@ cdef class Tokenizer:
         t[j].key = key
         t[j].idp1 = i + 1
         self.labels[i] = key
-        self.first_line[i] = self.lineno
+        self.first_line[i] = line
         self.n_nodes = i + 1
         if 2 * self.n_nodes > self.table_cap:
             self._grow_table()
@@ -457,7 +548,7 @@ cdef class Tokenizer:
             if self.mode == MODE_INT:
                 if r == 2:
                     return EV_BIGINT
-                node[0] = self._int_id(v)
+                node[0] = v  # the name itself: its id is found by _flush
                 return 0
         node[0] = self._text_id(s, lo, hi)
         return 0
@@ -549,9 +640,18 @@ cdef class Tokenizer:
             return r
         if self.edges >= self.cap:
             self._grow_arcs()
-        self.a[self.edges] = <int32_t>id0
-        self.b[self.edges] = <int32_t>id1
-        self.edges += 1
+        if self.mode == MODE_INT:
+            self.pend[2 * self.npend] = id0
+            self.pend[2 * self.npend + 1] = id1
+            self.pend_line[self.npend] = self.lineno
+            self.npend += 1
+            self.edges += 1
+            if self.npend == _BATCH:
+                self._flush()
+        else:
+            self.a[self.edges] = <int32_t>id0
+            self.b[self.edges] = <int32_t>id1
+            self.edges += 1
         if self.first_edge_line == 0:
             self.first_edge_line = self.lineno
         if ntok > 2:
@@ -571,7 +671,14 @@ cdef class Tokenizer:
             raise ValueError(f"need 0 <= start <= stop <= len(buf); got {start}, {stop}, {buf.shape[0]}")
         if buf.shape[0] == 0:
             return EV_MORE, start
-        cdef const uint8_t* s = &buf[0]
+        cdef Py_ssize_t consumed = start
+        cdef int ev = self._feed(&buf[0], start, stop, final, &consumed)
+        if self.npend:
+            self._flush()
+        return ev, consumed
+
+    cdef int _feed(self, const uint8_t* s, Py_ssize_t start, Py_ssize_t stop, bint final,
+                   Py_ssize_t* consumed) except -1:
         cdef Py_ssize_t pos = start, p, ls, le, nxt, k
         cdef int64_t chars
         cdef bint ascii
@@ -587,9 +694,11 @@ cdef class Tokenizer:
                 elif final:
                     self.pending_cr = False
                 else:
-                    return EV_MORE, pos
+                    consumed[0] = pos
+                    return EV_MORE
             if pos >= stop:
-                return EV_MORE, pos
+                consumed[0] = pos
+                return EV_MORE
             # the line: up to '\n', '\r' or '\r\n'; valid UTF-8; at most max_line_chars
             p = pos
             chars = 0
@@ -605,7 +714,8 @@ cdef class Tokenizer:
                     if k < 0 or (k == 0 and final):
                         self.ev_start = p
                         self.ev_lineno = self.lineno + 1
-                        return EV_UTF8, pos
+                        consumed[0] = pos
+                        return EV_UTF8
                     if k == 0:
                         break
                     p += k
@@ -615,10 +725,12 @@ cdef class Tokenizer:
                     self.ev_lineno = self.lineno + 1
                     self.ev_start = pos
                     self.ev_end = p
-                    return EV_LONG, pos
+                    consumed[0] = pos
+                    return EV_LONG
             if p >= stop or (p < stop and s[p] >= 0x80):
                 if not final:
-                    return EV_MORE, pos  # incomplete: wait for the rest of the line
+                    consumed[0] = pos
+                    return EV_MORE  # incomplete: wait for the rest of the line
                 nxt = p
             else:
                 chars += 1  # the line end counts as one character
@@ -626,7 +738,8 @@ cdef class Tokenizer:
                     self.ev_lineno = self.lineno + 1
                     self.ev_start = pos
                     self.ev_end = p
-                    return EV_LONG, pos
+                    consumed[0] = pos
+                    return EV_LONG
                 nxt = p + 1
                 if s[p] == 0x0D:
                     if p + 1 < stop:
@@ -656,7 +769,8 @@ cdef class Tokenizer:
                         self.ev_start = ls
                         self.ev_end = le
                         self.ev_lineno = self.lineno
-                        return EV_COMMENT, nxt
+                        consumed[0] = nxt
+                        return EV_COMMENT
                 pos = nxt
                 continue
             if self.header and not self.header_done:
@@ -664,13 +778,15 @@ cdef class Tokenizer:
                 self.ev_start = ls
                 self.ev_end = le
                 self.ev_lineno = self.lineno
-                return EV_HEADER, nxt
+                consumed[0] = nxt
+                return EV_HEADER
             r = self._edge_line(s, ls, le)
             if r:
                 self.ev_start = pos
                 self.ev_end = p
                 self.ev_lineno = self.lineno
-                return r, pos
+                consumed[0] = pos
+                return r
             pos = nxt
 
     # ------------------------------------------------------------ results
@@ -720,16 +836,66 @@ cdef class Tokenizer:
 # ----------------------------------------------------------------- CSR
 
 
+cdef inline int _bits(int64_t n) noexcept nogil:
+    """Bits of the largest node id (at least 1): the key layout of a graph on n nodes."""
+    cdef int b = 1
+    while b < 31 and ((<int64_t>1) << b) < n:
+        b += 1
+    return b
+
+
+cdef int _radix_sort(uint64_t* keys, Py_ssize_t m, int bits) except -1 nogil:
+    """Sort keys < 2^bits in place: least significant digit first, about 11 bits a pass."""
+    cdef int passes = (bits + 10) // 11, width, shift, p
+    if passes < 1 or m < 2:
+        return 0
+    width = (bits + passes - 1) // passes
+    cdef Py_ssize_t nb = (<Py_ssize_t>1) << width, i, d, total, c
+    cdef uint64_t mask = (<uint64_t>1 << width) - 1
+    cdef uint64_t* tmp = <uint64_t*>malloc(m * sizeof(uint64_t))
+    cdef Py_ssize_t* count = <Py_ssize_t*>malloc(nb * sizeof(Py_ssize_t))
+    cdef uint64_t* src = keys
+    cdef uint64_t* dst = tmp
+    cdef uint64_t* t
+    if tmp == NULL or count == NULL:
+        free(tmp)
+        free(count)
+        with gil:
+            raise MemoryError("edge list: out of memory for sorting the edges")
+    for p in range(passes):
+        shift = p * width
+        memset(count, 0, nb * sizeof(Py_ssize_t))
+        for i in range(m):
+            count[(src[i] >> shift) & mask] += 1
+        total = 0
+        for d in range(nb):
+            c = count[d]
+            count[d] = total
+            total += c
+        for i in range(m):
+            d = (src[i] >> shift) & mask
+            dst[count[d]] = src[i]
+            count[d] += 1
+        t = src
+        src = dst
+        dst = t
+    if src != keys:
+        memcpy(keys, src, m * sizeof(uint64_t))
+    free(tmp)
+    free(count)
+    return 0
+
+
 def arc_keys(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
     """Sorted keys of the non-loop arcs and the count of loops.
 
-    Key ``(lo << 33) | (hi << 1) | (a > b)`` (uint64): sorted by unordered pair, then
-    orientation; the caller has checked ``0 <= a, b < n <= 2^31``.
+    Key ``(lo << (B + 1)) | (hi << 1) | (a > b)`` (uint64, ``B`` the bits of ``n - 1``):
+    sorted by unordered pair, then orientation (a radix sort).
     """
     cdef Py_ssize_t m = a.shape[0], i, k = 0
     cdef int64_t loops = 0
     cdef bint bad = False
-    cdef uint64_t lo, hi
+    cdef int B = _bits(n)
     if b.shape[0] != m or not (0 <= n <= 2147483647):
         raise ValueError(f"a and b must have the same length and 0 <= n < 2^31; got {m}, {b.shape[0]}, n={n}")
     keys_arr = np.empty(m, np.uint64)
@@ -743,19 +909,20 @@ def arc_keys(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
                 loops += 1
                 continue
             if a[i] < b[i]:
-                keys[k] = ((<uint64_t>a[i]) << 33) | ((<uint64_t>b[i]) << 1)
+                keys[k] = ((<uint64_t>a[i]) << (B + 1)) | ((<uint64_t>b[i]) << 1)
             else:
-                keys[k] = ((<uint64_t>b[i]) << 33) | ((<uint64_t>a[i]) << 1) | 1
+                keys[k] = ((<uint64_t>b[i]) << (B + 1)) | ((<uint64_t>a[i]) << 1) | 1
             k += 1
     if bad:
         raise ValueError(f"node ids must be in [0, {n}); got a[{i}], b[{i}] = {a[i]}, {b[i]}")
-    keys_arr = keys_arr[:k]
-    keys_arr.sort()
-    return keys_arr, loops
+    if k:
+        with nogil:
+            _radix_sort(&keys[0], k, 2 * B + 1)
+    return keys_arr[:k], loops
 
 
 def count_and_compact(uint64_t[::1] keys):
-    """Distinct arcs and pairs of sorted ``keys``; the distinct pair codes ``(lo << 32) | hi``
+    """Distinct arcs and pairs of sorted ``keys``; the distinct pair codes ``(lo << B) | hi``
     are written to ``keys[:pairs]``. Returns (arcs, pairs)."""
     cdef Py_ssize_t m = keys.shape[0], i
     cdef int64_t arcs = 0, pairs = 0
@@ -775,12 +942,14 @@ def count_and_compact(uint64_t[::1] keys):
 
 
 def csr_from_codes(int64_t n, const uint64_t[::1] codes):
-    """CSR (indptr int64, indices int32) of the distinct sorted pair codes ``(lo << 32) | hi``:
-    each row's neighbours in increasing order."""
+    """CSR (indptr int64, indices int32) of the distinct sorted pair codes ``(lo << B) | hi``
+    (``B`` the bits of ``n - 1``): each row's neighbours in increasing order."""
     cdef Py_ssize_t p = codes.shape[0], i
     cdef uint64_t c
     cdef int64_t lo, hi, v
     cdef bint bad = False
+    cdef int B = _bits(n)
+    cdef uint64_t low = (<uint64_t>1 << B) - 1
     if not (0 <= n <= 2147483647):
         raise ValueError(f"n must be in [0, 2^31); got {n}")
     indptr_arr = np.zeros(n + 1, np.int64)
@@ -792,11 +961,11 @@ def csr_from_codes(int64_t n, const uint64_t[::1] codes):
     with nogil:
         for i in range(p):
             c = codes[i]
-            if <int64_t>(c >> 32) >= n or <int64_t>(c & 0xFFFFFFFFULL) >= n:
+            if <int64_t>(c >> B) >= n or <int64_t>(c & low) >= n:
                 bad = True
                 break
-            indptr[<int64_t>(c >> 32) + 1] += 1
-            indptr[<int64_t>(c & 0xFFFFFFFFULL) + 1] += 1
+            indptr[<int64_t>(c >> B) + 1] += 1
+            indptr[<int64_t>(c & low) + 1] += 1
     if bad:
         raise ValueError(f"pair codes must name nodes below n={n}; got code {codes[i]}")
     with nogil:
@@ -808,8 +977,8 @@ def csr_from_codes(int64_t n, const uint64_t[::1] codes):
         # its larger ones (as lo), each in increasing order
         for i in range(p):
             c = codes[i]
-            lo = <int64_t>(c >> 32)
-            hi = <int64_t>(c & 0xFFFFFFFFULL)
+            lo = <int64_t>(c >> B)
+            hi = <int64_t>(c & low)
             indices[pos[lo]] = <int32_t>hi
             pos[lo] += 1
             indices[pos[hi]] = <int32_t>lo

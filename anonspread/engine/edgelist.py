@@ -59,7 +59,8 @@ _MAX_NODES = 2**31 - 1
 class ArcSummary(NamedTuple):
     """What the arcs ``(a[i], b[i])`` hold, from one sort of their keys.
 
-    ``codes`` are the distinct unordered pairs ``(lo << 32) | hi`` in increasing order;
+    ``codes`` are the distinct unordered pairs ``(lo << B) | hi`` (``B`` the bits of
+    ``n - 1``) in increasing order;
     ``arcs`` counts the distinct oriented non-loop arcs, ``pairs`` the distinct unordered
     ones, ``lines`` the non-loop arcs, ``self_loops`` the loops.
     """
