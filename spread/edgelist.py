@@ -2,9 +2,9 @@
 
 The file is read in large binary blocks and handed to the compiled tokenizer
 (:class:`anonspread.engine.edgelist.Tokenizer`), which turns edge lines into two int32
-arrays of node ids and a table of distinct names; the arcs then become CSR with one sort of
-one uint64 key per arc (:func:`anonspread.engine.edgelist.arc_summary`). Python sees
-only the lines it must: the header, a comment that may say "directed" in non-ASCII text,
+arrays of node ids and a table of distinct names; the arcs then become CSR by a counting
+sort by row and a small sort per row (:func:`anonspread.engine.edgelist.simple_csr_counts`).
+Python sees only the lines it must: the header, a comment that may say "directed" in non-ASCII text,
 and a line in error, which it re-reads with the same code as before to word the error.
 
 Why not a CSV library: the semantics of this reader are those of Python text --
@@ -461,10 +461,10 @@ def read_edgelist(path: Any, *, nodetype: Any = int, delimiter: Any = "auto", co
     if remap is not None:
         a, b = remap[a], remap[b]
     n = len(labels)
-    summary = _kernels.arc_summary(n, a, b)
+    g = _kernels.simple_csr_counts(n, a, b)
     del a, b
-    reciprocal = summary.arcs - summary.pairs
-    one_way = summary.pairs - reciprocal
+    reciprocal = g.arcs - g.pairs
+    one_way = g.pairs - reciprocal
     said_directed = bool(tok.directed)
     directed = said_directed or (reciprocal > 0 and one_way > 0)
     if directed and not symmetrize:
@@ -475,10 +475,10 @@ def read_edgelist(path: Any, *, nodetype: Any = int, delimiter: Any = "auto", co
             f"path {text!r} looks like a directed edge list ({why}); spreading follows contacts "
             "both ways: pass symmetrize=True (command line: --set graph.symmetrize=true) to read "
             f"each arc as an undirected edge ({reciprocal:,} reciprocal pairs would be merged)")
-    indptr, indices = _kernels.csr_from_summary(n, summary)
-    dropped = {"self_loops": summary.self_loops, "duplicate_edges": summary.lines - summary.pairs}
+    indptr, indices = g.indptr, g.indices
+    dropped = {"self_loops": g.self_loops, "duplicate_edges": g.lines - g.pairs}
     if directed:
-        dropped["duplicate_edges"] = summary.lines - summary.arcs
+        dropped["duplicate_edges"] = g.lines - g.arcs
         dropped["reciprocal_arcs"] = reciprocal
     delim_read = _DELIMITER_NAMES[tok.delimiter]
     info = {

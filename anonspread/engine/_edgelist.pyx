@@ -522,6 +522,13 @@ cdef class Tokenizer:
         if lo >= hi:
             return 1
         cdef int status = 0
+        cdef Py_ssize_t end = hi if hi - lo <= 18 else lo + 18
+        while lo < end:  # up to 18 digits cannot overflow: no check
+            c = s[lo]
+            if c < 0x30 or c > 0x39:
+                return 1
+            v = v * 10 + (c - 0x30)
+            lo += 1
         while lo < hi:
             c = s[lo]
             if c < 0x30 or c > 0x39:
@@ -844,62 +851,67 @@ cdef inline int _bits(int64_t n) noexcept nogil:
     return b
 
 
-cdef int _radix_sort(uint64_t* keys, Py_ssize_t m, int bits) except -1 nogil:
-    """Sort keys < 2^bits in place: least significant digit first, about 11 bits a pass."""
-    cdef int passes = (bits + 10) // 11, width, shift, p
-    if passes < 1 or m < 2:
-        return 0
-    width = (bits + passes - 1) // passes
-    cdef Py_ssize_t nb = (<Py_ssize_t>1) << width, i, d, total, c
-    cdef uint64_t mask = (<uint64_t>1 << width) - 1
-    cdef uint64_t* tmp = <uint64_t*>malloc(m * sizeof(uint64_t))
-    cdef Py_ssize_t* count = <Py_ssize_t*>malloc(nb * sizeof(Py_ssize_t))
-    cdef uint64_t* src = keys
-    cdef uint64_t* dst = tmp
-    cdef uint64_t* t
-    if tmp == NULL or count == NULL:
-        free(tmp)
-        free(count)
-        with gil:
-            raise MemoryError("edge list: out of memory for sorting the edges")
+cdef inline void _insertion_sort(uint32_t* x, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef uint32_t v
+    for i in range(1, n):
+        v = x[i]
+        j = i - 1
+        while j >= 0 and x[j] > v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+cdef void _radix_sort32(uint32_t* x, uint32_t* tmp, Py_ssize_t n, int bits,
+                        Py_ssize_t* count) noexcept nogil:
+    """Sort n values < 2^bits (8-bit digits; ``tmp`` holds n, ``count`` 256)."""
+    cdef int passes = (bits + 7) // 8, p, shift
+    cdef Py_ssize_t i, d, total, c
+    cdef uint32_t* src = x
+    cdef uint32_t* dst = tmp
+    cdef uint32_t* t
     for p in range(passes):
-        shift = p * width
-        memset(count, 0, nb * sizeof(Py_ssize_t))
-        for i in range(m):
-            count[(src[i] >> shift) & mask] += 1
+        shift = 8 * p
+        memset(count, 0, 256 * sizeof(Py_ssize_t))
+        for i in range(n):
+            count[(src[i] >> shift) & 0xFF] += 1
+        if count[(src[0] >> shift) & 0xFF] == n:
+            continue  # every value has this digit: the pass would not move anything
         total = 0
-        for d in range(nb):
+        for d in range(256):
             c = count[d]
             count[d] = total
             total += c
-        for i in range(m):
-            d = (src[i] >> shift) & mask
+        for i in range(n):
+            d = (src[i] >> shift) & 0xFF
             dst[count[d]] = src[i]
             count[d] += 1
         t = src
         src = dst
         dst = t
-    if src != keys:
-        memcpy(keys, src, m * sizeof(uint64_t))
-    free(tmp)
-    free(count)
-    return 0
+    if src != x:
+        memcpy(x, src, n * sizeof(uint32_t))
 
 
-def arc_keys(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
-    """Sorted keys of the non-loop arcs and the count of loops.
+def csr_by_rows(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
+    """The undirected simple graph of the arcs ``(a[i], b[i])`` as CSR, and what they hold.
 
-    Key ``(lo << (B + 1)) | (hi << 1) | (a > b)`` (uint64, ``B`` the bits of ``n - 1``):
-    sorted by unordered pair, then orientation (a radix sort).
+    Each arc is written into the rows of both its ends (a counting sort by row, the entry
+    ``(other end << 1) | orientation``); each row is then sorted (insertion sort when short,
+    radix sort when long) and its duplicates dropped in place. Returns ``(indptr int64,
+    indices int32, self_loops, arcs, pairs)``: distinct oriented non-loop arcs and distinct
+    unordered pairs.
     """
-    cdef Py_ssize_t m = a.shape[0], i, k = 0
-    cdef int64_t loops = 0
+    cdef Py_ssize_t m = a.shape[0], i, j, s, e, w
+    cdef int64_t loops = 0, arcs = 0, pairs = 0, u, maxdeg = 0, total
+    cdef int64_t x, v, prev, prevx
     cdef bint bad = False
     cdef int B = _bits(n)
     if b.shape[0] != m or not (0 <= n <= 2147483647):
         raise ValueError(f"a and b must have the same length and 0 <= n < 2^31; got {m}, {b.shape[0]}, n={n}")
-    keys_arr = np.empty(m, np.uint64)
-    cdef uint64_t[::1] keys = keys_arr
+    indptr_arr = np.zeros(n + 1, np.int64)
+    cdef int64_t[::1] indptr = indptr_arr
     with nogil:
         for i in range(m):
             if a[i] < 0 or a[i] >= n or b[i] < 0 or b[i] >= n:
@@ -908,79 +920,63 @@ def arc_keys(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
             if a[i] == b[i]:
                 loops += 1
                 continue
-            if a[i] < b[i]:
-                keys[k] = ((<uint64_t>a[i]) << (B + 1)) | ((<uint64_t>b[i]) << 1)
-            else:
-                keys[k] = ((<uint64_t>b[i]) << (B + 1)) | ((<uint64_t>a[i]) << 1) | 1
-            k += 1
+            indptr[a[i] + 1] += 1
+            indptr[b[i] + 1] += 1
     if bad:
         raise ValueError(f"node ids must be in [0, {n}); got a[{i}], b[{i}] = {a[i]}, {b[i]}")
-    if k:
-        with nogil:
-            _radix_sort(&keys[0], k, 2 * B + 1)
-    return keys_arr[:k], loops
-
-
-def count_and_compact(uint64_t[::1] keys):
-    """Distinct arcs and pairs of sorted ``keys``; the distinct pair codes ``(lo << B) | hi``
-    are written to ``keys[:pairs]``. Returns (arcs, pairs)."""
-    cdef Py_ssize_t m = keys.shape[0], i
-    cdef int64_t arcs = 0, pairs = 0
-    cdef uint64_t prev = 0, prevpair = 0, k, pc
     with nogil:
+        for u in range(n):
+            if indptr[u + 1] > maxdeg:
+                maxdeg = indptr[u + 1]
+            indptr[u + 1] += indptr[u]
+    total = indptr[n]
+    cdef uint32_t* ent = <uint32_t*>malloc(max(total, 1) * sizeof(uint32_t))
+    cdef uint32_t* tmp = <uint32_t*>malloc(max(maxdeg, 1) * sizeof(uint32_t))
+    cdef int64_t* pos = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef Py_ssize_t* count = <Py_ssize_t*>malloc(256 * sizeof(Py_ssize_t))
+    if ent == NULL or tmp == NULL or pos == NULL or count == NULL:
+        free(ent)
+        free(tmp)
+        free(pos)
+        free(count)
+        raise MemoryError("edge list: out of memory for the adjacency")
+    with nogil:
+        memcpy(pos, &indptr[0], n * sizeof(int64_t))
         for i in range(m):
-            k = keys[i]
-            if arcs == 0 or k != prev:
-                arcs += 1
-                prev = k
-                pc = k >> 1
-                if pairs == 0 or pc != prevpair:
-                    keys[pairs] = pc
-                    pairs += 1
-                    prevpair = pc
-    return arcs, pairs
-
-
-def csr_from_codes(int64_t n, const uint64_t[::1] codes):
-    """CSR (indptr int64, indices int32) of the distinct sorted pair codes ``(lo << B) | hi``
-    (``B`` the bits of ``n - 1``): each row's neighbours in increasing order."""
-    cdef Py_ssize_t p = codes.shape[0], i
-    cdef uint64_t c
-    cdef int64_t lo, hi, v
-    cdef bint bad = False
-    cdef int B = _bits(n)
-    cdef uint64_t low = (<uint64_t>1 << B) - 1
-    if not (0 <= n <= 2147483647):
-        raise ValueError(f"n must be in [0, 2^31); got {n}")
-    indptr_arr = np.zeros(n + 1, np.int64)
-    cdef int64_t[::1] indptr = indptr_arr
-    indices_arr = np.empty(2 * p, np.int32)
-    cdef int32_t[::1] indices = indices_arr
-    pos_arr = np.empty(n + 1, np.int64)
-    cdef int64_t[::1] pos = pos_arr
-    with nogil:
-        for i in range(p):
-            c = codes[i]
-            if <int64_t>(c >> B) >= n or <int64_t>(c & low) >= n:
-                bad = True
-                break
-            indptr[<int64_t>(c >> B) + 1] += 1
-            indptr[<int64_t>(c & low) + 1] += 1
-    if bad:
-        raise ValueError(f"pair codes must name nodes below n={n}; got code {codes[i]}")
-    with nogil:
-        for v in range(n):
-            indptr[v + 1] += indptr[v]
-        for v in range(n + 1):
-            pos[v] = indptr[v]
-        # pairs come sorted by (lo, hi): row u receives its smaller neighbours (as hi) before
-        # its larger ones (as lo), each in increasing order
-        for i in range(p):
-            c = codes[i]
-            lo = <int64_t>(c >> B)
-            hi = <int64_t>(c & low)
-            indices[pos[lo]] = <int32_t>hi
-            pos[lo] += 1
-            indices[pos[hi]] = <int32_t>lo
-            pos[hi] += 1
-    return indptr_arr, indices_arr
+            if a[i] != b[i]:
+                ent[pos[a[i]]] = (<uint32_t>b[i]) << 1
+                pos[a[i]] += 1
+                ent[pos[b[i]]] = ((<uint32_t>a[i]) << 1) | 1
+                pos[b[i]] += 1
+        free(pos)
+        w = 0
+        s = 0
+        for u in range(n):
+            e = indptr[u + 1]
+            if e - s <= 48:
+                _insertion_sort(ent + s, e - s)
+            else:
+                _radix_sort32(ent + s, tmp, e - s, B + 1, count)
+            indptr[u] = w
+            prev = -1
+            prevx = -1
+            for j in range(s, e):
+                x = ent[j]
+                v = x >> 1
+                if v > u and x != prevx:
+                    arcs += 1
+                prevx = x
+                if v != prev:
+                    ent[w] = <uint32_t>v
+                    w += 1
+                    prev = v
+                    if v > u:
+                        pairs += 1
+            s = e
+        indptr[n] = w
+        free(tmp)
+        free(count)
+    cdef uint32_t* shrunk = <uint32_t*>realloc(ent, max(w, 1) * sizeof(uint32_t))
+    if shrunk != NULL:
+        ent = shrunk
+    return indptr_arr, _array_from(ent, w, cnp.NPY_INT32), loops, arcs, pairs

@@ -6,15 +6,15 @@ Two kernels beneath :func:`anonspread.spread.graphs.from_edgelist`:
   ids and a table of distinct node names (ints, or their text), never a Python object per
   line. It stops at every line its caller must see (the header, a comment that may say
   "directed", an error) and says why (``EV_*``);
-* :func:`simple_csr`, the undirected simple graph of a list of arcs as CSR (self-loops and
-  duplicates dropped, each row's neighbours in increasing order), with the counts that tell
-  a directed list from an undirected one. One sort of one uint64 key per arc, then a
-  linear pass: no hash-based ``np.unique``, no ``lexsort``.
+* :func:`simple_csr_counts`, the undirected simple graph of a list of arcs as CSR
+  (self-loops and duplicates dropped, each row's neighbours in increasing order), with the
+  counts that tell a directed list from an undirected one: a counting sort of the arcs by
+  row, then a small sort per row; no hash-based ``np.unique``, no ``lexsort``.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,42 +46,50 @@ __all__ = [
     "MODE_INT",
     "MODE_INTTEXT",
     "MODE_TEXT",
-    "ArcSummary",
+    "SimpleCSR",
     "Tokenizer",
-    "arc_summary",
-    "csr_from_summary",
     "simple_csr",
+    "simple_csr_counts",
 ]
 
 _MAX_NODES = 2**31 - 1
 
 
-class ArcSummary(NamedTuple):
-    """What the arcs ``(a[i], b[i])`` hold, from one sort of their keys.
+def _ids(name: str, x: Any, n: int) -> np.ndarray:
+    x = np.asarray(x)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a 1-d array of int node ids; got {x.dtype} of shape {x.shape}")
+    if x.dtype != np.int32:
+        if x.size and (x.min() < 0 or x.max() >= n):
+            raise ValueError(f"node ids must be in [0, {n}); got {name} from {x.min()} to {x.max()}")
+        x = x.astype(np.int32)
+    return np.ascontiguousarray(x)
 
-    ``codes`` are the distinct unordered pairs ``(lo << B) | hi`` (``B`` the bits of
-    ``n - 1``) in increasing order;
-    ``arcs`` counts the distinct oriented non-loop arcs, ``pairs`` the distinct unordered
-    ones, ``lines`` the non-loop arcs, ``self_loops`` the loops.
+
+class SimpleCSR(NamedTuple):
+    """The undirected simple graph of a list of arcs, and what the arcs held.
+
+    ``indptr`` (int64) and ``indices`` (int32): row ``u``'s neighbours
+    ``indices[indptr[u]:indptr[u + 1]]`` in increasing order. ``self_loops`` counts the
+    loops, ``lines`` the other arcs, ``arcs`` the distinct oriented ones among them and
+    ``pairs`` the distinct unordered ones (the graph's edges).
     """
 
-    codes: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
     self_loops: int
     lines: int
     arcs: int
     pairs: int
 
 
-def _ids(name: str, x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x)
-    if x.ndim != 1 or x.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be a 1-d array of int node ids; got {x.dtype} of shape {x.shape}")
-    return np.ascontiguousarray(x, dtype=np.int32) if x.size == 0 or (
-        x.min() >= -(2**31) and x.max() < 2**31) else x
+def simple_csr_counts(n: int, a: np.ndarray, b: np.ndarray) -> SimpleCSR:
+    """CSR of the undirected simple graph with edges ``(a[i], b[i])`` on ``n`` nodes, with
+    the counts that tell a directed list from an undirected one.
 
-
-def arc_summary(n: int, a: np.ndarray, b: np.ndarray) -> ArcSummary:
-    """Sort the arcs ``(a[i], b[i])`` of a graph on ``n`` nodes once and count them.
+    Each arc is written into the rows of both its ends (a counting sort by row), then each
+    row is sorted (insertion sort when short, radix sort when long) and its duplicates
+    dropped in place: linear in the arcs, no global sort, no hash-based ``np.unique``.
 
     Parameters
     ----------
@@ -92,45 +100,23 @@ def arc_summary(n: int, a: np.ndarray, b: np.ndarray) -> ArcSummary:
 
     Returns
     -------
-    ArcSummary
+    SimpleCSR
 
     Examples
     --------
     >>> import numpy as np
-    >>> s = arc_summary(3, np.array([0, 1, 1, 2], np.int32), np.array([1, 0, 1, 0], np.int32))
-    >>> s.self_loops, s.lines, s.arcs, s.pairs, s.codes.tolist()
-    (1, 3, 3, 2, [1, 2])
+    >>> g = simple_csr_counts(3, np.array([0, 1, 1, 2]), np.array([1, 0, 1, 0]))
+    >>> g.indptr.tolist(), g.indices.tolist(), g.self_loops, g.lines, g.arcs, g.pairs
+    ([0, 2, 3, 4], [1, 2, 0, 0], 1, 3, 3, 2)
     """
     n = int(n)
     if not 0 <= n <= _MAX_NODES:
         raise ValueError(f"n must be in [0, 2^31 - 1]; got {n}")
-    a, b = _ids("a", a), _ids("b", b)
+    a, b = _ids("a", a, n), _ids("b", b, n)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same length; got {a.shape[0]} and {b.shape[0]}")
-    if a.dtype != np.int32 or b.dtype != np.int32:
-        raise ValueError(f"node ids must be in [0, {n}); got ids beyond int32")
-    keys, loops = _edgelist.arc_keys(n, a, b)
-    arcs, pairs = _edgelist.count_and_compact(keys)
-    return ArcSummary(keys[:pairs], int(loops), int(keys.shape[0]), int(arcs), int(pairs))
-
-
-def csr_from_summary(n: int, summary: ArcSummary) -> tuple[np.ndarray, np.ndarray]:
-    """CSR ``(indptr int64, indices int32)`` of the pairs of :func:`arc_summary`.
-
-    Parameters
-    ----------
-    n : int
-        Number of nodes.
-    summary : ArcSummary
-        From :func:`arc_summary` on the same ``n``.
-
-    Returns
-    -------
-    indptr, indices : numpy.ndarray
-        Row ``u``'s neighbours ``indices[indptr[u]:indptr[u + 1]]``, increasing.
-    """
-    codes = np.ascontiguousarray(summary.codes, dtype=np.uint64)
-    return _edgelist.csr_from_codes(int(n), codes)
+    indptr, indices, loops, arcs, pairs = _edgelist.csr_by_rows(n, a, b)
+    return SimpleCSR(indptr, indices, int(loops), int(a.shape[0] - loops), int(arcs), int(pairs))
 
 
 def simple_csr(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -158,6 +144,5 @@ def simple_csr(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nda
     >>> indptr.tolist(), indices.tolist(), dropped
     ([0, 1, 3, 4], [1, 0, 2, 1], {'self_loops': 1, 'duplicate_edges': 1})
     """
-    s = arc_summary(n, a, b)
-    indptr, indices = csr_from_summary(n, s)
-    return indptr, indices, {"self_loops": s.self_loops, "duplicate_edges": s.lines - s.pairs}
+    g = simple_csr_counts(n, a, b)
+    return g.indptr, g.indices, {"self_loops": g.self_loops, "duplicate_edges": g.lines - g.pairs}

@@ -170,8 +170,8 @@ def test_kernels_refuse_ids_out_of_range():
         kernels.simple_csr(3, np.array([0, 3]), np.array([1, 1]))
     with pytest.raises(ValueError, match="node ids must be in"):
         kernels.simple_csr(3, np.array([-1]), np.array([1]))
-    with pytest.raises(ValueError, match="pair codes must name nodes"):
-        kernels.csr_from_summary(2, kernels.ArcSummary(np.array([5 << 32], np.uint64), 0, 1, 1, 1))
+    with pytest.raises(ValueError, match="node ids must be in"):
+        kernels.simple_csr_counts(2, np.array([0], np.int32), np.array([2], np.int32))
     tok = kernels.Tokenizer(0, 1, [], False, 100, 10)
     with pytest.raises(ValueError, match="start <= stop"):
         tok.feed(bytearray(b"0 1\n"), 0, 9, True)
