@@ -897,21 +897,31 @@ cdef void _radix_sort32(uint32_t* x, uint32_t* tmp, Py_ssize_t n, int bits,
 def csr_by_rows(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
     """The undirected simple graph of the arcs ``(a[i], b[i])`` as CSR, and what they hold.
 
-    Each arc is written into the rows of both its ends (a counting sort by row, the entry
-    ``(other end << 1) | orientation``); each row is then sorted (insertion sort when short,
-    radix sort when long) and its duplicates dropped in place. Returns ``(indptr int64,
-    indices int32, self_loops, arcs, pairs)``: distinct oriented non-loop arcs and distinct
-    unordered pairs.
+    Each arc end is written, as ``(row << 32) | (other end << 1) | orientation``, into the
+    block of rows its row belongs to (2^14 rows a block: sequential writes to a few hundred
+    streams), then block by block, in cache, into its row (a counting sort); each row is then
+    sorted (insertion sort when short, radix sort when long) and its duplicates dropped in
+    place. Returns ``(indptr int64, indices int32, self_loops, arcs, pairs)``: distinct
+    oriented non-loop arcs and distinct unordered pairs.
     """
-    cdef Py_ssize_t m = a.shape[0], i, j, s, e, w
-    cdef int64_t loops = 0, arcs = 0, pairs = 0, u, maxdeg = 0, total
+    cdef Py_ssize_t m = a.shape[0], i, j, s, e, w, k, t
+    cdef int64_t loops = 0, arcs = 0, pairs = 0, u, maxdeg = 0, total = 0, base, top
     cdef int64_t x, v, prev, prevx
+    cdef uint64_t y
     cdef bint bad = False
     cdef int B = _bits(n)
+    cdef int SHIFT = 14
     if b.shape[0] != m or not (0 <= n <= 2147483647):
         raise ValueError(f"a and b must have the same length and 0 <= n < 2^31; got {m}, {b.shape[0]}, n={n}")
+    cdef Py_ssize_t nblocks = ((n + (1 << SHIFT) - 1) >> SHIFT) + 1
     indptr_arr = np.zeros(n + 1, np.int64)
     cdef int64_t[::1] indptr = indptr_arr
+    cdef int64_t* bstart = <int64_t*>calloc(nblocks + 1, sizeof(int64_t))
+    cdef int64_t* bpos = <int64_t*>malloc((nblocks + 1) * sizeof(int64_t))
+    if bstart == NULL or bpos == NULL:
+        free(bstart)
+        free(bpos)
+        raise MemoryError("edge list: out of memory for the adjacency")
     with nogil:
         for i in range(m):
             if a[i] < 0 or a[i] >= n or b[i] < 0 or b[i] >= n:
@@ -920,62 +930,100 @@ def csr_by_rows(int64_t n, const int32_t[::1] a, const int32_t[::1] b):
             if a[i] == b[i]:
                 loops += 1
                 continue
-            indptr[a[i] + 1] += 1
-            indptr[b[i] + 1] += 1
+            bstart[(a[i] >> SHIFT) + 1] += 1
+            bstart[(b[i] >> SHIFT) + 1] += 1
     if bad:
+        free(bstart)
+        free(bpos)
         raise ValueError(f"node ids must be in [0, {n}); got a[{i}], b[{i}] = {a[i]}, {b[i]}")
-    with nogil:
-        for u in range(n):
-            if indptr[u + 1] > maxdeg:
-                maxdeg = indptr[u + 1]
-            indptr[u + 1] += indptr[u]
-    total = indptr[n]
+    for k in range(nblocks):
+        bstart[k + 1] += bstart[k]
+    total = bstart[nblocks]
+    cdef uint64_t* tmp = <uint64_t*>malloc(max(total, 1) * sizeof(uint64_t))
     cdef uint32_t* ent = <uint32_t*>malloc(max(total, 1) * sizeof(uint32_t))
-    cdef uint32_t* tmp = <uint32_t*>malloc(max(maxdeg, 1) * sizeof(uint32_t))
-    cdef int64_t* pos = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef int64_t* cnt = <int64_t*>malloc(((1 << SHIFT) + 1) * sizeof(int64_t))
     cdef Py_ssize_t* count = <Py_ssize_t*>malloc(256 * sizeof(Py_ssize_t))
-    if ent == NULL or tmp == NULL or pos == NULL or count == NULL:
-        free(ent)
+    cdef uint32_t* rtmp = NULL
+    if tmp == NULL or ent == NULL or cnt == NULL or count == NULL:
         free(tmp)
-        free(pos)
+        free(ent)
+        free(cnt)
         free(count)
+        free(bstart)
+        free(bpos)
         raise MemoryError("edge list: out of memory for the adjacency")
     with nogil:
-        memcpy(pos, &indptr[0], n * sizeof(int64_t))
+        memcpy(bpos, bstart, (nblocks + 1) * sizeof(int64_t))
         for i in range(m):
             if a[i] != b[i]:
-                ent[pos[a[i]]] = (<uint32_t>b[i]) << 1
-                pos[a[i]] += 1
-                ent[pos[b[i]]] = ((<uint32_t>a[i]) << 1) | 1
-                pos[b[i]] += 1
-        free(pos)
+                tmp[bpos[a[i] >> SHIFT]] = ((<uint64_t>a[i]) << 32) | ((<uint64_t>b[i]) << 1)
+                bpos[a[i] >> SHIFT] += 1
+                tmp[bpos[b[i] >> SHIFT]] = ((<uint64_t>b[i]) << 32) | ((<uint64_t>a[i]) << 1) | 1
+                bpos[b[i] >> SHIFT] += 1
+        # block by block: count the rows, place the entries, sort and deduplicate each row
         w = 0
-        s = 0
-        for u in range(n):
-            e = indptr[u + 1]
-            if e - s <= 48:
-                _insertion_sort(ent + s, e - s)
-            else:
-                _radix_sort32(ent + s, tmp, e - s, B + 1, count)
-            indptr[u] = w
-            prev = -1
-            prevx = -1
-            for j in range(s, e):
-                x = ent[j]
-                v = x >> 1
-                if v > u and x != prevx:
-                    arcs += 1
-                prevx = x
-                if v != prev:
-                    ent[w] = <uint32_t>v
-                    w += 1
-                    prev = v
-                    if v > u:
-                        pairs += 1
-            s = e
+        for k in range(nblocks - 1):
+            base = (<int64_t>k) << SHIFT
+            top = min(base + (1 << SHIFT), n)
+            memset(cnt, 0, ((1 << SHIFT) + 1) * sizeof(int64_t))
+            for i in range(bstart[k], bstart[k + 1]):
+                cnt[((tmp[i] >> 32) - base) + 1] += 1
+            for t in range(top - base):
+                if cnt[t + 1] > maxdeg:
+                    maxdeg = cnt[t + 1]
+                cnt[t + 1] += cnt[t]
+            for i in range(bstart[k], bstart[k + 1]):
+                y = tmp[i]
+                t = <Py_ssize_t>((y >> 32) - base)
+                ent[bstart[k] + cnt[t]] = <uint32_t>(y & 0xFFFFFFFFULL)
+                cnt[t] += 1
+            # cnt[t] is now the end of row base + t within the block
+            s = bstart[k]
+            for t in range(top - base):
+                u = base + t
+                e = bstart[k] + cnt[t]
+                if e - s <= 48:
+                    _insertion_sort(ent + s, e - s)
+                else:
+                    if rtmp == NULL:
+                        rtmp = <uint32_t*>malloc(max(maxdeg, 1) * sizeof(uint32_t))
+                        if rtmp == NULL:
+                            bad = True
+                            break
+                    _radix_sort32(ent + s, rtmp, e - s, B + 1, count)
+                indptr[u] = w
+                prev = -1
+                prevx = -1
+                for j in range(s, e):
+                    x = ent[j]
+                    v = x >> 1
+                    if v > u and x != prevx:
+                        arcs += 1
+                    prevx = x
+                    if v != prev:
+                        ent[w] = <uint32_t>v
+                        w += 1
+                        prev = v
+                        if v > u:
+                            pairs += 1
+                s = e
+            if bad:
+                break
+            # a later block can hold a longer row: the scratch of the radix sort grows with it
+            if rtmp != NULL and k + 1 < nblocks - 1:
+                free(rtmp)
+                rtmp = NULL
+                maxdeg = 0
         indptr[n] = w
-        free(tmp)
-        free(count)
+    free(tmp)
+    free(cnt)
+    free(count)
+    free(bstart)
+    free(bpos)
+    free(rtmp)
+    if bad:
+        free(ent)
+        raise MemoryError("edge list: out of memory for sorting a row")
     cdef uint32_t* shrunk = <uint32_t*>realloc(ent, max(w, 1) * sizeof(uint32_t))
     if shrunk != NULL:
         ent = shrunk
