@@ -51,9 +51,9 @@ __all__ = [
 
 #: Longest line (characters) an edge list may hold: two node ids and a few columns.
 MAX_LINE_CHARS = 1 << 16
-#: Bytes of reader state per edge line read (two int32 node ids, then one uint64 sort key
-#: beside them, then the key beside the CSR being filled), the bound the memory limit uses.
-BYTES_PER_EDGE_READ = 24
+#: Bytes of reader state per edge line read, the bound the memory limit uses: two int32 node
+#: ids, then each arc end (8 bytes, twice) in its block of rows beside them, then the rows.
+BYTES_PER_EDGE_READ = 32
 #: Accepted ``delimiter`` names of :func:`read_edgelist` and the character each splits on
 #: (``None``: runs of spaces and tabs). ``"auto"`` picks comma, semicolon or whitespace from
 #: the first edge line.

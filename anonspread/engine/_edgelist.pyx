@@ -54,6 +54,8 @@ ctypedef struct IntSlot:
 ctypedef struct StrSlot:
     uint64_t h
     int64_t idp1
+    uint64_t inl     # a name of at most 8 bytes, in place (compared without the arena)
+    int64_t n        # its length in bytes
 
 
 cdef class _Owner:
@@ -478,10 +480,16 @@ cdef class Tokenizer:
         cdef int64_t mask = self.table_cap - 1
         cdef int64_t j = <int64_t>(h >> 17) & mask, k
         cdef StrSlot* t = <StrSlot*>self.table
+        cdef uint64_t inl = 0
+        if n <= 8:
+            memcpy(&inl, s + lo, n)
         while t[j].idp1:
-            if t[j].h == h:
+            if t[j].h == h and t[j].n == n:
                 k = t[j].idp1 - 1
-                if self.offs[k + 1] - self.offs[k] == n and memcmp(self.arena + self.offs[k], s + lo, n) == 0:
+                if n <= 8:
+                    if t[j].inl == inl:
+                        return k
+                elif memcmp(self.arena + self.offs[k], s + lo, n) == 0:
                     return k
             j = (j + 1) & mask
         if self.n_nodes >= self.node_cap:
@@ -502,6 +510,8 @@ cdef class Tokenizer:
         cdef int64_t i = self.n_nodes
         t[j].h = h
         t[j].idp1 = i + 1
+        t[j].inl = inl
+        t[j].n = n
         self.offs[i + 1] = need
         self.first_line[i] = self.lineno
         self.n_nodes = i + 1
