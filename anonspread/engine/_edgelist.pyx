@@ -686,6 +686,8 @@ cdef class Tokenizer:
         """
         if not (0 <= start <= stop <= buf.shape[0]):
             raise ValueError(f"need 0 <= start <= stop <= len(buf); got {start}, {stop}, {buf.shape[0]}")
+        if self.a == NULL:
+            raise ValueError("the tokenizer's arcs were taken (take_arcs): it reads no more")
         if buf.shape[0] == 0:
             return EV_MORE, start
         cdef Py_ssize_t consumed = start
@@ -811,6 +813,8 @@ cdef class Tokenizer:
     def take_arcs(self):
         """The (a, b) int32 node-id arrays of the edge lines; the tokenizer lets go of them."""
         cdef int64_t m = self.edges
+        if self.a == NULL:
+            raise ValueError("the tokenizer's arcs were taken already")
         cdef int32_t* a = <int32_t*>realloc(self.a, max(m, 1) * sizeof(int32_t))
         cdef int32_t* b = <int32_t*>realloc(self.b, max(m, 1) * sizeof(int32_t))
         if a == NULL or b == NULL:

@@ -175,6 +175,13 @@ def test_kernels_refuse_ids_out_of_range():
     tok = kernels.Tokenizer(0, 1, [], False, 100, 10)
     with pytest.raises(ValueError, match="start <= stop"):
         tok.feed(bytearray(b"0 1\n"), 0, 9, True)
+    assert tok.feed(bytearray(b"0 1\n"), 0, 4, True) == (kernels.EV_MORE, 4)
+    a, b = tok.take_arcs()
+    assert a.tolist() == [0] and b.tolist() == [1]
+    with pytest.raises(ValueError, match="taken"):
+        tok.take_arcs()
+    with pytest.raises(ValueError, match="taken"):
+        tok.feed(bytearray(b"0 1\n"), 0, 4, True)
 
 
 def test_from_edgelist_builds_the_graph_of_the_tuple(tmp_path):
