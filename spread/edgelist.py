@@ -46,7 +46,7 @@ __all__ = [
     "BYTES_PER_EDGE_READ",
     "EDGELIST_DELIMITERS",
     "MAX_LINE_CHARS",
-    "read_edgelist",
+    "parse_edgelist",
 ]
 
 #: Longest line (characters) an edge list may hold: two node ids and a few columns.
@@ -54,7 +54,7 @@ MAX_LINE_CHARS = 1 << 16
 #: Bytes of reader state per edge line read, the bound the memory limit uses: two int32 node
 #: ids, then each arc end (8 bytes, twice) in its block of rows beside them, then the rows.
 BYTES_PER_EDGE_READ = 32
-#: Accepted ``delimiter`` names of :func:`read_edgelist` and the character each splits on
+#: Accepted ``delimiter`` names of :func:`parse_edgelist` and the character each splits on
 #: (``None``: runs of spaces and tabs). ``"auto"`` picks comma, semicolon or whitespace from
 #: the first edge line.
 EDGELIST_DELIMITERS = {"whitespace": None, "comma": ",", "tab": "\t", "semicolon": ";"}
@@ -405,7 +405,7 @@ def _fail(text: str, scan: _Scan, stop: _Stop) -> BaseException:
     return stop.error()
 
 
-def read_edgelist(path: Any, *, nodetype: Any = int, delimiter: Any = "auto", comments: Any = "#%",
+def parse_edgelist(path: Any, *, nodetype: Any = int, delimiter: Any = "auto", comments: Any = "#%",
                   header: Any = False, symmetrize: Any = False):
     """Read an edge list: ``(labels, indptr, indices, dropped, read_info)``.
 
@@ -432,7 +432,7 @@ def read_edgelist(path: Any, *, nodetype: Any = int, delimiter: Any = "auto", co
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
     >>> _ = open(p, "w").write("7 8\\n8 9\\n")
-    >>> labels, indptr, indices, dropped, info = read_edgelist(p)
+    >>> labels, indptr, indices, dropped, info = parse_edgelist(p)
     >>> labels, indptr.tolist(), indices.tolist(), info["edge_lines"]
     ([7, 8, 9], [0, 1, 3, 4], [1, 0, 2, 1], 2)
     """

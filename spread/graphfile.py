@@ -52,7 +52,8 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
-from anonspread.spread.graphs import ContactGraph, _check_path, _edgelist_options, from_edgelist
+from anonspread.spread.edgelist import _check_path, _edgelist_options
+from anonspread.spread.graphs import ContactGraph, from_edgelist
 
 __all__ = [
     "GRAPH_FILE_SUFFIX",
@@ -79,7 +80,7 @@ _MAGIC = b"ASGRAPH\x00"
 _FORMAT = 1
 # Bumped by hand when the reader's result for the same file and options changes
 # (graph, dropped counts or read notes): graph files of an older reader are then rebuilt.
-_READER = 1
+_READER = 2
 _ALIGN = 64
 _PREAMBLE = struct.Struct("<8sQI")  # magic, header length, CRC-32 of the header
 _HASH_CHUNK = 1 << 22

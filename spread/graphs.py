@@ -25,7 +25,7 @@ from anonspread.spread.edgelist import (
     BYTES_PER_EDGE_READ,
     EDGELIST_DELIMITERS,
     MAX_LINE_CHARS,
-    read_edgelist,
+    parse_edgelist,
 )
 from anonspread.validation import check_int, check_rng
 
@@ -389,7 +389,7 @@ def from_edgelist(path: str | os.PathLike, *, nodetype: Any = int, delimiter: st
     >>> g.labels, g.read_info["delimiter"], g.read_info["ignored_columns"]
     (['user0', 'user1', 'user2'], 'comma', 1)
     """
-    labels, indptr, indices, dropped, info = read_edgelist(
+    labels, indptr, indices, dropped, info = parse_edgelist(
         path, nodetype=nodetype, delimiter=delimiter, comments=comments, header=header,
         symmetrize=symmetrize)
     return ContactGraph(labels, indptr, indices, dropped=dropped, read_info=info)

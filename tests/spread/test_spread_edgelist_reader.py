@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from anonspread.engine import edgelist as kernels
 from anonspread.spread import edgelist as reader
-from anonspread.spread.edgelist import read_edgelist
+from anonspread.spread.edgelist import parse_edgelist
 from anonspread.spread.graphs import _csr_from_pairs, from_edgelist
 
 
@@ -35,7 +35,7 @@ def outcome(fn, path, **kw):
 
 
 def same(path, **kw):
-    new = outcome(read_edgelist, path, **kw)
+    new = outcome(parse_edgelist, path, **kw)
     old = outcome(old_from_edgelist, path, **kw)
     assert new == old
     return new
@@ -104,7 +104,7 @@ def test_the_suites_bad_files_fail_as_before(tmp_path):
     for name in [*cases, "plain.gz", "adir", "long.txt", "missing.txt"]:
         assert same(str(tmp_path / name))[0] == "error"
     for bad in (None, 3, ["g.txt"]):
-        assert outcome(read_edgelist, bad) == outcome(old_from_edgelist, bad)
+        assert outcome(parse_edgelist, bad) == outcome(old_from_edgelist, bad)
 
 
 def test_block_boundaries_everywhere(tmp_path, monkeypatch):
@@ -116,7 +116,7 @@ def test_block_boundaries_everywhere(tmp_path, monkeypatch):
             expected = outcome(old_from_edgelist, path, **kw)
             for block in (1, 2, 3, 5, 7, 64):
                 monkeypatch.setattr(reader, "_BLOCK", block)
-                assert outcome(read_edgelist, path, **kw) == expected
+                assert outcome(parse_edgelist, path, **kw) == expected
 
 
 def test_ids_beyond_int64_and_equal_spellings(tmp_path):
@@ -145,7 +145,7 @@ def test_memory_limit_is_checked_while_reading(tmp_path, monkeypatch):
     path = _file(tmp_path, "".join(f"{i} {i + 1}\n" for i in range(1000)).encode(), "g.txt")
     monkeypatch.setenv(limits.MEMORY_ENV, str(500 * reader.BYTES_PER_EDGE_READ))
     with pytest.raises(Exception, match=r"more than 500 edges"):
-        read_edgelist(path)
+        parse_edgelist(path)
 
 
 def test_csr_kernel_matches_the_previous_numpy_steps():
