@@ -25,6 +25,7 @@ from anonspread.harness.grid import Scalar
 from anonspread.harness.stats import Moments
 
 __all__ = [
+    "Preparation",
     "Task",
     "Unit",
     "UnitResult",
@@ -168,6 +169,44 @@ class Task:
     #: per unit the (point, value) pairs of its group; the unit is the group's first point.
     paired: str | None = None
     members: tuple[tuple[tuple[int, Scalar], ...], ...] = ()
+    #: What the worker installs before running the units (:class:`Preparation`'s payload),
+    #: only for executors that cannot install it once per worker (then it travels with
+    #: every task; installing is idempotent).
+    preload: Any = None
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What an experiment's one-off work (:attr:`harness.Experiment.prepare`) hands the run.
+
+    Parameters
+    ----------
+    payload : object or None
+        Picklable, with ``install()`` (and ``uninstall()``): what every worker installs
+        once, before its first task (the learned adversary's trained models,
+        :class:`adversaries.learned.TrainedModels`); None: nothing to install.
+    seconds : mapping of str to list of float
+        The seconds of the work by label, one entry per item (per trained model, say):
+        measured, or, from a pilot (``prepare(points, pilot=True)``), the estimate of the
+        full work.
+    estimated : bool
+        Whether ``seconds`` are a pilot's estimates.
+
+    Examples
+    --------
+    >>> prep = Preparation(None, {"learned training": [2.0, 3.5]})
+    >>> prep.total
+    5.5
+    """
+
+    payload: Any = None
+    seconds: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    estimated: bool = False
+
+    @property
+    def total(self) -> float:
+        """Seconds of all the work (it runs in the run's own process, one item at a time)."""
+        return float(sum(sum(v) for v in self.seconds.values()))
 
 
 #: Most batches one run may plan (each is a task entry and a journal line).
@@ -369,6 +408,8 @@ def run_task(task: Task) -> list[UnitResult]:
         One per unit (per member point, for a paired experiment).
     """
     out: list[UnitResult] = []
+    if task.preload is not None:
+        task.preload.install()
     if task.paired is not None:
         for u, p, m in zip(task.units, task.params, task.members):
             t0 = time.perf_counter()

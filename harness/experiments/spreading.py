@@ -415,6 +415,51 @@ def detection_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] |
         return 1.0
 
 
+#: The registered estimator whose model :func:`detection_prepare` trains once per run.
+LEARNED = "learned"
+
+
+def detection_prepare(points: Any, pilot: bool, components: Mapping[str, Any] | None = None) -> Any:
+    """The detection sweep's one-off work: the ``learned`` adversary trained once per
+    (graph, protocol, T) for the whole run (:class:`adversaries.learned.TrainedModels`,
+    installed in every worker before its first batch) instead of once per worker.
+
+    The model is the one :func:`adversaries.learned_estimator` would train in a worker
+    (its default budget and ``train_seed``, the infection tree revealed as the sweep
+    reveals it), so results do not change. A point with ``fresh_graph`` (a graph per
+    batch) is left to its workers. With ``pilot`` each model is a scaled-down pilot
+    training and the seconds are the estimate of the full one
+    (:func:`adversaries.learned.estimate_training_seconds`).
+    """
+    import time
+
+    from anonspread.adversaries import learned
+    from anonspread.harness.work import Preparation
+
+    models: dict[Any, Any] = {}
+    seconds: list[float] = []
+    for point in points:
+        comp = _component("estimator", point, components)
+        if point["estimator"] != LEARNED or not _is_compiled(comp) or point.get("fresh_graph"):
+            continue
+        g = make_graph(point, np.random.default_rng(0), components=components)
+        proto = make_protocol(point, g, components=components)
+        T = int(point["T"])
+        key = learned.model_key(g, proto, T, reveal_edges=True)
+        if key in models:
+            continue
+        if pilot:
+            secs, models[key] = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
+        else:
+            t0 = time.perf_counter()
+            models[key] = learned.cached_adversary(g, proto, T, reveal_edges=True)
+            secs = time.perf_counter() - t0
+        seconds.append(secs)
+    if not models:
+        return None
+    return Preparation(learned.TrainedModels(models), {"learned training": seconds}, estimated=pilot)
+
+
 DETECTION_METRICS = (
     Metric("detection", "proportion", "P(detect)",
            description="probability that the estimator names the true source"),
@@ -500,6 +545,8 @@ register_template(SweepTemplate(
     cost=detection_cost,
     derived=is_derived,
     derive=derived_detection,
+    prepare=detection_prepare,
+    pilot=True,
 ))
 
 
