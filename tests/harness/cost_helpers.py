@@ -10,8 +10,6 @@ import functools
 import os
 import time
 
-import numpy as np
-
 from anonspread import harness
 from anonspread.harness.executors import ProcessPoolExecutor
 
