@@ -75,13 +75,17 @@ class CostEstimate:
     rows : list of dict
         One per (point, estimator) pair: ``"params"`` (the point, the estimator's
         value on the paired axis), ``"label"`` (the estimator's, or the point's, name),
-        ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``.
+        ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
+        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process).
     one_off : mapping of str to list of float
         Estimated seconds of the run's one-off work by label, one per item.
     cpu_seconds : float
-        Trials and one-off work.
+        CPU time of the trials and the one-off work (the pilot's CPU time, one-off work
+        by its elapsed time).
     wall_seconds : float
-        On ``workers`` workers.
+        Elapsed time on ``workers`` workers: the one-off work, then the trials' elapsed
+        time shared by the workers (at least the longest batch); the workers' start is
+        not counted. Measured on this machine as loaded as it is during the pilot.
     workers : int
         The executor's workers.
     executor : str
@@ -94,8 +98,8 @@ class CostEstimate:
     Examples
     --------
     >>> est = CostEstimate("demo", [{"params": {"T": 2}, "label": "ml", "trials": 100,
-    ...     "pilot_trials": 8, "seconds_per_trial": 0.002}], {}, 0.2, 0.1, 2, "processes(workers=2)",
-    ...     0.02, 100)
+    ...     "pilot_trials": 8, "seconds_per_trial": 0.002, "cpu_per_trial": 0.002}], {}, 0.2, 0.1, 2,
+    ...     "processes(workers=2)", 0.02, 100)
     >>> print(est.summary())
     demo: pilot estimate (1 (point, estimator) pairs x 8 trials each, 0.0 s): per trial ml 2 ms; run ~00:00 CPU, ~00:00 wall on processes(workers=2)
     """
@@ -112,14 +116,14 @@ class CostEstimate:
     notes: Sequence[str] = field(default_factory=tuple)
 
     def per_label(self) -> dict[str, tuple[float, float, float]]:
-        """Per estimator: (least, largest seconds per trial over its points, CPU seconds of
-        its trials in the run)."""
+        """Per estimator: (least, largest elapsed seconds per trial over its points, CPU
+        seconds of its trials in the run)."""
         out: dict[str, list[float]] = {}
         for r in self.rows:
             lo_hi = out.setdefault(r["label"], [float("inf"), 0.0, 0.0])
             lo_hi[0] = min(lo_hi[0], r["seconds_per_trial"])
             lo_hi[1] = max(lo_hi[1], r["seconds_per_trial"])
-            lo_hi[2] += r["seconds_per_trial"] * r["trials"]
+            lo_hi[2] += r["cpu_per_trial"] * r["trials"]
         return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
     def summary(self) -> str:
@@ -141,12 +145,15 @@ class CostEstimate:
                 f"wall on {self.executor}")
 
     def format_text(self) -> str:
-        """The summary, then one line per (point, estimator) pair (``--dry-run``)."""
+        """The summary, then one line per (point, estimator) pair (``--dry-run``), naming
+        the parameters that vary."""
         lines = [self.summary()]
+        keys = list(dict.fromkeys(k for r in self.rows for k in r["params"]))
+        varying = [k for k in keys if len({repr(r["params"].get(k)) for r in self.rows}) > 1] or keys
         for r in self.rows:
-            point = ", ".join(f"{k}={v}" for k, v in r["params"].items())
+            point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
             lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
-                         f"= {format_duration(r['seconds_per_trial'] * r['trials'])} CPU "
+                         f"= {format_duration(r['cpu_per_trial'] * r['trials'])} CPU "
                          f"(pilot: {r['pilot_trials']} trials)")
         for label, v in self.one_off.items():
             lines.append(f"  {label}: {len(v)} x, estimated {format_duration(sum(v))} in all")
@@ -166,19 +173,21 @@ def _seconds(s: float) -> str:
 
 
 def _time_pair(call: Callable[[int, np.random.Generator], Any], most: int,
-               rng: np.random.Generator) -> tuple[int, float]:
-    """Run 1, 2, 4... trials while the pilot has taken under PILOT_SECONDS; (trials, seconds)."""
-    done, took, n = 0, 0.0, 1
+               rng: np.random.Generator) -> tuple[int, float, float]:
+    """Run 1, 2, 4... trials while the pilot has taken under PILOT_SECONDS;
+    (trials, elapsed seconds, CPU seconds)."""
+    done, took, cpu, n = 0, 0.0, 0.0, 1
     while done < most:
         n = min(n, most - done)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         call(n, rng)
         took += time.perf_counter() - t0
+        cpu += time.process_time() - c0
         done += n
         if took >= PILOT_SECONDS:
             break
         n *= 2
-    return done, took
+    return done, took, cpu
 
 
 def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequence[int], *,
@@ -230,25 +239,28 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                 for j, (q, value) in enumerate(members):
                     params = {**points[lead], exp.paired: (value,)}
                     rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(lead, j)))
-                    n, took = _time_pair(call_for(params), min(PILOT_TRIALS, trials[lead]), rng)
+                    n, took, cpu = _time_pair(call_for(params), min(PILOT_TRIALS, trials[lead]), rng)
                     rows.append({"params": dict(points[q]), "label": str(value), "trials": trials[q],
-                                 "pilot_trials": n, "seconds_per_trial": took / n})
+                                 "pilot_trials": n, "seconds_per_trial": took / n,
+                                 "cpu_per_trial": cpu / n})
                     group_cost += took / n
                 unit_costs.append(group_cost * min(batch_size, trials[lead]))
         else:
             for i, point in enumerate(points):
                 rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(i,)))
-                n, took = _time_pair(call_for(point), min(PILOT_TRIALS, trials[i]), rng)
+                n, took, cpu = _time_pair(call_for(point), min(PILOT_TRIALS, trials[i]), rng)
                 label = ", ".join(f"{k}={v}" for k, v in point.items())
                 rows.append({"params": dict(point), "label": label, "trials": trials[i],
-                             "pilot_trials": n, "seconds_per_trial": took / n})
+                             "pilot_trials": n, "seconds_per_trial": took / n,
+                             "cpu_per_trial": cpu / n})
                 unit_costs.append(took / n * min(batch_size, trials[i]))
     finally:
         if payload is not None:
             payload.uninstall()
-    trial_cpu = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
+    trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
+    trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
     once = sum(sum(v) for v in one_off.values())
-    wall = once + max(trial_cpu / max(workers, 1), max(unit_costs, default=0.0))
+    wall = once + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
     notes = []
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "

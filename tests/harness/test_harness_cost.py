@@ -26,11 +26,14 @@ def test_pilot_prices_trials_of_known_cost():
         # a sleep of k x 4 ms per trial, measured with the call's overhead on a busy machine
         assert k * ch.SLEEP_SECONDS <= r["seconds_per_trial"] < 3 * k * ch.SLEEP_SECONDS + 0.005
     expected = 200 * 4 * ch.SLEEP_SECONDS
-    assert expected <= est.cpu_seconds < 3 * expected + 0.5
-    assert est.wall_seconds == pytest.approx(est.cpu_seconds / 2, rel=1e-9)
+    elapsed = sum(r["seconds_per_trial"] * r["trials"] for r in est.rows)
+    assert expected <= elapsed < 3 * expected + 0.5
+    # CPU time: at most the elapsed time (less when the shared machine preempted the spin)
+    assert 0.2 * expected < est.cpu_seconds <= 1.05 * elapsed
+    assert est.wall_seconds == pytest.approx(elapsed / 2, rel=1e-9)
     # one batch per point: the longest batch bounds the wall time
     whole = harness.estimate_cost(ch.SLEEPY, trials=200, batch_size=200, executor="inprocess", workers=2)
-    assert whole.wall_seconds >= 200 * 3 * ch.SLEEP_SECONDS > whole.cpu_seconds / 2
+    assert whole.wall_seconds >= 200 * 3 * ch.SLEEP_SECONDS
     line = est.summary()
     assert line.startswith("test-sleepy: pilot estimate (2 (point, estimator) pairs x ")
     assert "CPU" in line and "wall on inprocess(workers=2)" in line
@@ -43,15 +46,15 @@ def test_pilot_never_runs_more_trials_than_the_point(tmp_path):
 
 
 def test_run_refuses_an_estimate_above_the_work_limit_before_writing(tmp_path):
-    # 200 trials x 4 sleeps of 4 ms: at least 3.2 s of CPU, 3.2e7 "node visits" at 1e7/s
-    with raised_limits(work=1e7), pytest.raises(InvalidParameterError) as err:
+    # 200 trials x 4 spins of 4 ms: about 3.2 s of CPU, 3.2e7 "node visits" at 1e7/s
+    with raised_limits(work=1e6), pytest.raises(InvalidParameterError) as err:
         harness.run(ch.SLEEPY, trials=200, rng=1, out=tmp_path, executor="inprocess",
                     plot=False, progress=False, pilot=True)
     msg = str(err.value)
     assert msg.startswith("trials must be small enough for the sweep 'test-sleepy' (pilot estimate")
-    assert "node visits, more than the 1e+07 allowed" in msg and "ANONSPREAD_MAX_WORK" in msg
+    assert "node visits, more than the 1e+06 allowed" in msg and "ANONSPREAD_MAX_WORK" in msg
     assert list(tmp_path.iterdir()) == []
-    with raised_limits(work=1e7), pytest.raises(InvalidParameterError, match="pilot estimate"):
+    with raised_limits(work=1e6), pytest.raises(InvalidParameterError, match="pilot estimate"):
         harness.estimate_cost(ch.SLEEPY, trials=200, executor="inprocess")
 
 
