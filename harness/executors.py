@@ -166,6 +166,18 @@ class InProcessExecutor(Executor):
         self._installed: list[Any] = []
 
     def preload(self, payload: Any) -> bool:
+        """Install ``payload`` here (the only worker); uninstalled when the executor exits.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (``install()``, ``uninstall()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
         payload.install()
         self._installed.append(payload)
         return True
@@ -280,7 +292,18 @@ class ProcessPoolExecutor(Executor):
     def preload(self, payload: Any) -> bool:
         """Install ``payload`` in every worker as it starts (the pool's initializer): once
         per worker process. Workers start with the first task; a pool that already ran
-        tasks is replaced by a new one."""
+        tasks is replaced by a new one.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (picklable, with ``install()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
         if self._pool is None:
             raise ExecutorError("preload needs a started executor (inside its with block)")
         self._payload = payload
@@ -406,7 +429,18 @@ class DaskExecutor(Executor):
     def preload(self, payload: Any) -> bool:
         """Scatter ``payload`` to every worker once (``broadcast``); each task then gets the
         worker's copy (a worker that joins later fetches it once) and installs it, which
-        is idempotent."""
+        is idempotent.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (picklable, with ``install()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
         if self._client is None:
             raise ExecutorError("preload needs a started executor (inside its with block)")
         self._payload = self._client.scatter(payload, broadcast=True, hash=False)

@@ -94,6 +94,8 @@ class CostEstimate:
         What the pilot took.
     batch_size : int
         Trials per batch of the run.
+    notes : sequence of str
+        What the estimate does not see (printed by :meth:`format_text`).
 
     Examples
     --------

@@ -145,6 +145,10 @@ class Task:
     members : tuple
         For a paired experiment, per unit the (point, value) pairs of its group; the
         unit is the group's first point.
+    preload : object or None
+        What the worker installs (``install()``) before running the units: the run's
+        :class:`Preparation` payload, for an executor that cannot install it once per
+        worker (:meth:`harness.Executor.preload`).
 
     Examples
     --------
