@@ -516,6 +516,10 @@ def _prepare_once(exp: Experiment, points: Sequence[Mapping[str, Scalar]], todo:
         groups = _groups(exp, points)
         lead = {q: g for g, members in groups.items() for q, _ in members}
         wanted = sorted({q for p in wanted for q, _ in groups[lead[p]]})
+    if estimate is not None and estimate.one_off:
+        what = ", ".join(f"{k} x {len(v)}" for k, v in estimate.one_off.items())
+        bar.say(f"one-off work first, once for the whole run ({what}; pilot estimate "
+                f"{format_duration(sum(sum(v) for v in estimate.one_off.values()))})")
     t0 = time.perf_counter()
     prepared = exp.prepare([points[i] for i in wanted], False)
     if prepared is None:
