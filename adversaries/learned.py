@@ -707,7 +707,7 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
     """:func:`train_adversary` after its checks; ``timing`` receives the seconds of its
     phases (``rows``: the training spreads and features, ``fit``, ``held_out``) and the
     training rows (``X``, ``y``, ``w``) for :func:`estimate_training_seconds`."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ss_train, ss_held, ss_model = np.random.SeedSequence(train_seed).spawn(3)
     gen_train, gen_model = np.random.default_rng(ss_train), np.random.default_rng(ss_model)
     rows, labels, weights = [], [], []
@@ -720,13 +720,13 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
         labels.append(np.concatenate([[1], np.zeros(keep.shape[0], np.int8)]))
         weights.append(np.concatenate([[1.0], w_neg]))
     X, y, w = np.concatenate(rows), np.concatenate(labels), np.concatenate(weights)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     model = None
     if (y == 0).any():
         model = _new_model(max_iter, gen_model)
         with _one_thread():
             model.fit(X, y, sample_weight=w)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     adv = LearnedAdversary(
         model=model, protocol=protocol, T=T, budget=spreads, train_seed=train_seed,
         reveal_edges=reveal, likelihoods=tuple(likelihoods), likelihood_params=likelihoods,
@@ -734,7 +734,9 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
     )
     adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level)
     if timing is not None:
-        timing.update(rows=t1 - t0, fit=t2 - t1, held_out=time.perf_counter() - t2, X=X, y=y, w=w)
+        timing.update(rows=t1 - t0, fit=t2 - t1, held_out=time.perf_counter() - t2,
+                      rows_cpu=c1 - c0, fit_cpu=c2 - c1, held_out_cpu=time.process_time() - c2,
+                      X=X, y=y, w=w)
     return adv
 
 
@@ -938,7 +940,7 @@ PILOT_TRAINING_HELD_OUT = 4
 def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
                               spreads: int = DEFAULT_SPREADS, held_out: int = DEFAULT_HELD_OUT,
                               train_seed: int = 0, reveal_edges: bool = False
-                              ) -> tuple[float, LearnedAdversary]:
+                              ) -> tuple[float, float, LearnedAdversary]:
     """A pilot estimate of :func:`train_adversary`'s seconds, and the pilot's model.
 
     Trains on :data:`PILOT_TRAINING_SPREADS` spreads (and :data:`PILOT_TRAINING_HELD_OUT`
@@ -956,17 +958,18 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
 
     Returns
     -------
-    (float, LearnedAdversary)
-        Estimated seconds of the full training, and the pilot's model.
+    (float, float, LearnedAdversary)
+        Estimated elapsed and CPU seconds of the full training (measured on this machine
+        as loaded as it is), and the pilot's model.
 
     Examples
     --------
     >>> from anonspread import spread
     >>> from anonspread.adversaries import learned
-    >>> secs, adv = learned.estimate_training_seconds(spread.graphs.regular_tree(3),
-    ...                                                spread.Flooding(), 2)
-    >>> secs > 0, adv.budget
-    (True, 12)
+    >>> secs, cpu, adv = learned.estimate_training_seconds(spread.graphs.regular_tree(3),
+    ...                                                     spread.Flooding(), 2)
+    >>> secs > 0, cpu > 0, adv.budget
+    (True, True, 12)
     """
     spreads = check_int(spreads, "spreads", low=10)
     held_out = check_int(held_out, "held_out", low=1)
@@ -982,20 +985,21 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT,
                  check_int(train_seed, "train_seed", low=0), reveal,
                  _likelihood_params(protocol, g, reveal), DEFAULT_NEGATIVES, 150, 0.95, timing)
-    per_spread = timing["rows"] / PILOT_TRAINING_SPREADS
-    per_held = timing["held_out"] / PILOT_TRAINING_HELD_OUT
-    fit = 0.0
+    scale = (spreads / PILOT_TRAINING_SPREADS, held_out / PILOT_TRAINING_HELD_OUT)
+    wall = timing["rows"] * scale[0] + timing["held_out"] * scale[1]
+    cpu = timing["rows_cpu"] * scale[0] + timing["held_out_cpu"] * scale[1]
     X, y, w = timing["X"], timing["y"], timing["w"]
     if (y == 0).any():
         # the full fit: the pilot's rows repeated to the full budget's count, a tenth of
         # the boosting iterations timed (each costs about the same), times ten
         reps = max(1, round(spreads / PILOT_TRAINING_SPREADS))
         model = _new_model(15, np.random.default_rng(0))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with _one_thread():
             model.fit(np.tile(X, (reps, 1)), np.tile(y, reps), sample_weight=np.tile(w, reps))
-        fit = 10.0 * (time.perf_counter() - t0)
-    return per_spread * spreads + per_held * held_out + fit, adv
+        wall += 10.0 * (time.perf_counter() - t0)
+        cpu += 10.0 * (time.process_time() - c0)
+    return wall, cpu, adv
 
 
 @register_estimator(

@@ -78,10 +78,9 @@ class CostEstimate:
         ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
         (elapsed) and ``"cpu_per_trial"`` (CPU time of this process).
     one_off : mapping of str to list of float
-        Estimated seconds of the run's one-off work by label, one per item.
+        Estimated elapsed seconds of the run's one-off work by label, one per item.
     cpu_seconds : float
-        CPU time of the trials and the one-off work (the pilot's CPU time, one-off work
-        by its elapsed time).
+        CPU time of the trials and the one-off work (from the pilot's CPU times).
     wall_seconds : float
         Elapsed time on ``workers`` workers: the one-off work, then the trials' elapsed
         time shared by the workers (at least the longest batch); the workers' start is
@@ -224,6 +223,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     prep = exp.prepare(points, True) if exp.prepare is not None else None
     payload = getattr(prep, "payload", None)
     one_off = {k: list(v) for k, v in (getattr(prep, "seconds", None) or {}).items()}
+    once_cpu = prep.total_cpu if prep is not None else 0.0
     rows: list[dict[str, Any]] = []
     unit_costs: list[float] = []
 
@@ -267,7 +267,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "
                      "the spreads of a point, so where simulation dominates this over-estimates")
-    return CostEstimate(exp.name, rows, one_off, trial_cpu + once, wall, workers, executor,
+    return CostEstimate(exp.name, rows, one_off, trial_cpu + once_cpu, wall, workers, executor,
                         time.perf_counter() - started, batch_size, tuple(notes))
 
 

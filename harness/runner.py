@@ -543,6 +543,7 @@ def _timing_extras(estimate: CostEstimate | None, prepared: Any) -> dict[str, An
                         "one_off_s": {k: list(v) for k, v in estimate.one_off.items()}}
     if prepared is not None and prepared.seconds:
         out["one_off_s"] = {k: list(v) for k, v in prepared.seconds.items()}
+        out["one_off_cpu_s"] = prepared.total_cpu
     return out
 
 

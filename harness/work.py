@@ -195,6 +195,8 @@ class Preparation:
         full work.
     estimated : bool
         Whether ``seconds`` are a pilot's estimates.
+    cpu : mapping of str to list of float
+        The CPU seconds of the same items (default: ``seconds``).
 
     Examples
     --------
@@ -206,11 +208,17 @@ class Preparation:
     payload: Any = None
     seconds: Mapping[str, Sequence[float]] = field(default_factory=dict)
     estimated: bool = False
+    cpu: Mapping[str, Sequence[float]] | None = None
 
     @property
     def total(self) -> float:
         """Seconds of all the work (it runs in the run's own process, one item at a time)."""
         return float(sum(sum(v) for v in self.seconds.values()))
+
+    @property
+    def total_cpu(self) -> float:
+        """CPU seconds of all the work (``seconds`` when ``cpu`` is not given)."""
+        return float(sum(sum(v) for v in (self.seconds if self.cpu is None else self.cpu).values()))
 
 
 #: Most batches one run may plan (each is a task entry and a journal line).

@@ -436,20 +436,23 @@ def learned_preparation(settings: Any, pilot: bool) -> Any:
 
     models: dict[Any, Any] = {}
     seconds: list[float] = []
+    cpu: list[float] = []
     for g, proto, T in settings:
         key = learned.model_key(g, proto, T, reveal_edges=True)
         if key in models:
             continue
         if pilot:
-            secs, models[key] = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
+            secs, used, models[key] = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
         else:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             models[key] = learned.cached_adversary(g, proto, T, reveal_edges=True)
-            secs = time.perf_counter() - t0
+            secs, used = time.perf_counter() - t0, time.process_time() - c0
         seconds.append(secs)
+        cpu.append(used)
     if not models:
         return None
-    return Preparation(learned.TrainedModels(models), {"learned training": seconds}, estimated=pilot)
+    return Preparation(learned.TrainedModels(models), {"learned training": seconds},
+                       estimated=pilot, cpu={"learned training": cpu})
 
 
 def detection_prepare(points: Any, pilot: bool, components: Mapping[str, Any] | None = None) -> Any:
