@@ -25,14 +25,20 @@ What this adversary is, and is not:
 The registered estimator ``"learned"`` (:func:`learned_estimator`) trains once per
 (graph fingerprint, protocol, T, budget, train_seed, observation) and process, keeps the
 model in a bounded LRU (:func:`cache_info`, :func:`cache_clear`; nothing on disk), and
-scores.
+scores. A run over many workers trains once for all of them instead: it trains the
+models of its keys in one process (:func:`cached_adversary`), bundles them
+(:class:`TrainedModels`) and installs the bundle in every worker before its first task
+(:meth:`TrainedModels.install`); an installed model is used before the LRU and never
+evicted from it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -62,9 +68,13 @@ __all__ = [
     "FEATURES",
     "HeldOut",
     "LearnedAdversary",
+    "TrainedModels",
     "cache_clear",
     "cache_info",
+    "cached_adversary",
+    "estimate_training_seconds",
     "learned_estimator",
+    "model_key",
     "snapshot_features",
     "train_adversary",
 ]
@@ -677,6 +687,27 @@ def train_adversary(
     _check_training_size(g, protocol, T, spreads, held_out, negatives)
     likelihoods = _likelihood_params(protocol, g, reveal)
 
+    return _train(g, protocol, T, spreads, held_out, train_seed, reveal, likelihoods, negatives,
+                  max_iter, level)
+
+
+def _new_model(max_iter: int, gen_model: np.random.Generator) -> Any:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(
+        learning_rate=0.1, max_iter=max_iter, max_leaf_nodes=15, min_samples_leaf=20,
+        l2_regularization=1.0,
+        early_stopping=False, random_state=int(gen_model.integers(0, 2**31 - 1)),
+    )
+
+
+def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, train_seed: int,
+           reveal: bool, likelihoods: dict, negatives: int, max_iter: int, level: float,
+           timing: dict | None = None) -> LearnedAdversary:
+    """:func:`train_adversary` after its checks; ``timing`` receives the seconds of its
+    phases (``rows``: the training spreads and features, ``fit``, ``held_out``) and the
+    training rows (``X``, ``y``, ``w``) for :func:`estimate_training_seconds`."""
+    t0, c0 = time.perf_counter(), time.process_time()
     ss_train, ss_held, ss_model = np.random.SeedSequence(train_seed).spawn(3)
     gen_train, gen_model = np.random.default_rng(ss_train), np.random.default_rng(ss_model)
     rows, labels, weights = [], [], []
@@ -689,23 +720,23 @@ def train_adversary(
         labels.append(np.concatenate([[1], np.zeros(keep.shape[0], np.int8)]))
         weights.append(np.concatenate([[1.0], w_neg]))
     X, y, w = np.concatenate(rows), np.concatenate(labels), np.concatenate(weights)
+    t1, c1 = time.perf_counter(), time.process_time()
     model = None
     if (y == 0).any():
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        model = HistGradientBoostingClassifier(
-            learning_rate=0.1, max_iter=max_iter, max_leaf_nodes=15, min_samples_leaf=20,
-            l2_regularization=1.0,
-            early_stopping=False, random_state=int(gen_model.integers(0, 2**31 - 1)),
-        )
+        model = _new_model(max_iter, gen_model)
         with _one_thread():
             model.fit(X, y, sample_weight=w)
+    t2, c2 = time.perf_counter(), time.process_time()
     adv = LearnedAdversary(
         model=model, protocol=protocol, T=T, budget=spreads, train_seed=train_seed,
         reveal_edges=reveal, likelihoods=tuple(likelihoods), likelihood_params=likelihoods,
         fingerprint=graph_fingerprint(g), training_rows=int(X.shape[0]),
     )
     adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level)
+    if timing is not None:
+        timing.update(rows=t1 - t0, fit=t2 - t1, held_out=time.perf_counter() - t2,
+                      rows_cpu=c1 - c0, fit_cpu=c2 - c1, held_out_cpu=time.process_time() - c2,
+                      X=X, y=y, w=w)
     return adv
 
 
@@ -742,42 +773,90 @@ def _evaluate(adv: LearnedAdversary, g: Any, spreads: int, gen: np.random.Genera
 _CACHE: OrderedDict = OrderedDict()
 _LOCK = threading.RLock()
 _STATS = {"hits": 0, "misses": 0}
+#: Models installed by :meth:`TrainedModels.install` (a run's, for its duration): used
+#: before the LRU, never evicted by it.
+_PINNED: dict = {}
 
 
 def cache_info() -> dict[str, int]:
-    """The registered estimator's model cache: ``hits``, ``misses`` (trainings), ``size``, ``maxsize``.
+    """The registered estimator's model cache: ``hits``, ``misses`` (trainings), ``size``,
+    ``maxsize`` (of the LRU) and ``pinned`` (models installed by :meth:`TrainedModels.install`).
 
     Examples
     --------
     >>> from anonspread.adversaries import learned
     >>> sorted(learned.cache_info())
-    ['hits', 'maxsize', 'misses', 'size']
+    ['hits', 'maxsize', 'misses', 'pinned', 'size']
     """
     with _LOCK:
-        return {**_STATS, "size": len(_CACHE), "maxsize": CACHE_SIZE}
+        return {**_STATS, "size": len(_CACHE), "maxsize": CACHE_SIZE, "pinned": len(_PINNED)}
 
 
 def cache_clear() -> None:
-    """Forget every cached model and reset the counts of :func:`cache_info`."""
+    """Forget every cached and installed model and reset the counts of :func:`cache_info`."""
     with _LOCK:
         _CACHE.clear()
+        _PINNED.clear()
         _STATS.update(hits=0, misses=0)
+
+
+def model_key(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_SPREADS,
+              held_out: int = DEFAULT_HELD_OUT, train_seed: int = 0,
+              reveal_edges: bool = False) -> tuple:
+    """The key a trained model is cached under: (:func:`graph_fingerprint`, protocol, T,
+    spreads, held_out, train_seed, whether the infection tree is revealed on a graph with
+    cycles).
+
+    Parameters
+    ----------
+    graph, protocol, T, spreads, held_out, train_seed, reveal_edges
+        As :func:`cached_adversary` takes them.
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> from anonspread.adversaries import learned
+    >>> key = learned.model_key(spread.graphs.regular_tree(3), spread.Flooding(), 2)
+    >>> key[0], key[2:]
+    (('tree', 'regular', ((3, 1.0),)), (2, 1000, 500, 0, False))
+    """
+    g = as_contact_graph(graph)
+    reveal = bool(reveal_edges) and not graph_is_forest(g)
+    return (graph_fingerprint(g), protocol, int(T), int(spreads), int(held_out), int(train_seed),
+            reveal)
 
 
 def cached_adversary(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_SPREADS,
                      held_out: int = DEFAULT_HELD_OUT, train_seed: int = 0,
                      reveal_edges: bool = False) -> LearnedAdversary:
-    """:func:`train_adversary` through the process's bounded LRU of models.
+    """:func:`train_adversary` through the process's installed models and bounded LRU.
 
-    Keyed by (:func:`graph_fingerprint`, protocol, T, spreads, held_out, train_seed,
-    whether the infection tree is revealed on a graph with cycles); at most
-    :data:`CACHE_SIZE` models.
+    Keyed by :func:`model_key`; a model installed by :meth:`TrainedModels.install` is used
+    first (a hit); else the LRU of at most :data:`CACHE_SIZE` models; else it is trained
+    (a miss).
+
+    Parameters
+    ----------
+    graph, protocol, T, spreads, held_out, train_seed, reveal_edges
+        As :func:`train_adversary` takes them.
+
+    Returns
+    -------
+    LearnedAdversary
     """
     g = as_contact_graph(graph)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
-    key = (graph_fingerprint(g), protocol, int(T), int(spreads), int(held_out), int(train_seed),
-           reveal)
+    key = model_key(g, protocol, T, spreads=spreads, held_out=held_out, train_seed=train_seed,
+                    reveal_edges=reveal)
     with _LOCK:
+        adv = _PINNED.get(key)
+        if adv is not None:
+            _STATS["hits"] += 1
+            return adv
         adv = _CACHE.get(key)
         if adv is not None:
             _CACHE.move_to_end(key)
@@ -790,6 +869,137 @@ def cached_adversary(graph: Any, protocol: Protocol, T: int, *, spreads: int = D
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
         return adv
+
+
+class TrainedModels:
+    """Trained models by :func:`model_key`, to install in a worker before it scores.
+
+    A run trains each key once (:func:`cached_adversary`, in one process) and ships this
+    bundle to every worker once; :meth:`install` makes :func:`learned_estimator` use the
+    models there instead of training again. A model depends only on its key (the
+    training draws from ``train_seed`` alone), so the scores are those the worker would
+    have computed by training itself: results do not depend on where the training ran.
+
+    Parameters
+    ----------
+    models : mapping of tuple to LearnedAdversary
+        Keyed by :func:`model_key`.
+
+    Examples
+    --------
+    >>> from anonspread import adversaries, spread
+    >>> from anonspread.adversaries import learned
+    >>> tree, proto = spread.graphs.regular_tree(3), spread.Flooding()
+    >>> adv = adversaries.train_adversary(tree, proto, 2, spreads=20, held_out=5)
+    >>> bundle = learned.TrainedModels({learned.model_key(tree, proto, 2): adv})
+    >>> with bundle.installed():
+    ...     learned.cached_adversary(tree, proto, 2) is adv
+    True
+    >>> learned.cache_info()["pinned"]
+    0
+    """
+
+    def __init__(self, models: Any) -> None:
+        self.models = dict(models)
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    def __repr__(self) -> str:
+        return f"TrainedModels({len(self.models)} models)"
+
+    def install(self) -> None:
+        """Use these models in this process (before the LRU; never evicted). Cheap and
+        idempotent: installing the same bundle twice changes nothing."""
+        with _LOCK:
+            _PINNED.update(self.models)
+
+    def uninstall(self) -> None:
+        """Stop using these models here (models installed by others stay)."""
+        with _LOCK:
+            for key, adv in self.models.items():
+                if _PINNED.get(key) is adv:
+                    del _PINNED[key]
+
+    @contextlib.contextmanager
+    def installed(self) -> Any:
+        """Install the models for the duration of a ``with`` block."""
+        self.install()
+        try:
+            yield self
+        finally:
+            self.uninstall()
+
+
+#: Training spreads of the pilot :func:`estimate_training_seconds` times.
+PILOT_TRAINING_SPREADS = 12
+#: Held-out spreads of that pilot.
+PILOT_TRAINING_HELD_OUT = 4
+
+
+def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
+                              spreads: int = DEFAULT_SPREADS, held_out: int = DEFAULT_HELD_OUT,
+                              train_seed: int = 0, reveal_edges: bool = False
+                              ) -> tuple[float, float, LearnedAdversary]:
+    """A pilot estimate of :func:`train_adversary`'s seconds, and the pilot's model.
+
+    Trains on :data:`PILOT_TRAINING_SPREADS` spreads (and :data:`PILOT_TRAINING_HELD_OUT`
+    held out), timing each phase: a training's time is its spreads' simulation and
+    features (the bulk when snapshots are large), scaled by ``spreads`` (and
+    ``held_out``) over the pilot's, plus the boosting fit, timed on the pilot's rows
+    repeated to the full budget's count for a tenth of the iterations, times ten.
+    The pilot model is weak (a few spreads) but costs what the full one costs to score
+    a snapshot (the same features and trees), so a pilot of the scoring may use it.
+
+    Parameters
+    ----------
+    graph, protocol, T, spreads, held_out, train_seed, reveal_edges
+        As :func:`train_adversary` takes them (the training whose time is estimated).
+
+    Returns
+    -------
+    (float, float, LearnedAdversary)
+        Estimated elapsed and CPU seconds of the full training (measured on this machine
+        as loaded as it is), and the pilot's model.
+
+    Examples
+    --------
+    >>> from anonspread import spread
+    >>> from anonspread.adversaries import learned
+    >>> secs, cpu, adv = learned.estimate_training_seconds(spread.graphs.regular_tree(3),
+    ...                                                     spread.Flooding(), 2)
+    >>> secs > 0, cpu > 0, adv.budget
+    (True, True, 12)
+    """
+    spreads = check_int(spreads, "spreads", low=10)
+    held_out = check_int(held_out, "held_out", low=1)
+    g = as_contact_graph(graph)
+    protocol = _check_protocol(protocol)
+    T = check_int(T, "T", low=0)
+    # what the full training would refuse, the estimate refuses too
+    _check_training_size(g, protocol, T, spreads, held_out, DEFAULT_NEGATIVES)
+    reveal = bool(reveal_edges) and not graph_is_forest(g)
+    with _one_thread():  # loads scikit-learn and the OpenMP controller outside the timing
+        pass
+    timing: dict = {}
+    adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT,
+                 check_int(train_seed, "train_seed", low=0), reveal,
+                 _likelihood_params(protocol, g, reveal), DEFAULT_NEGATIVES, 150, 0.95, timing)
+    scale = (spreads / PILOT_TRAINING_SPREADS, held_out / PILOT_TRAINING_HELD_OUT)
+    wall = timing["rows"] * scale[0] + timing["held_out"] * scale[1]
+    cpu = timing["rows_cpu"] * scale[0] + timing["held_out_cpu"] * scale[1]
+    X, y, w = timing["X"], timing["y"], timing["w"]
+    if (y == 0).any():
+        # the full fit: the pilot's rows repeated to the full budget's count, a tenth of
+        # the boosting iterations timed (each costs about the same), times ten
+        reps = max(1, round(spreads / PILOT_TRAINING_SPREADS))
+        model = _new_model(15, np.random.default_rng(0))
+        t0, c0 = time.perf_counter(), time.process_time()
+        with _one_thread():
+            model.fit(np.tile(X, (reps, 1)), np.tile(y, reps), sample_weight=np.tile(w, reps))
+        wall += 10.0 * (time.perf_counter() - t0)
+        cpu += 10.0 * (time.process_time() - c0)
+    return wall, cpu, adv
 
 
 @register_estimator(

@@ -45,6 +45,7 @@ from anonspread.harness.executors import Executor, make_executor, register_execu
 from anonspread.harness.experiment import Experiment, Metric, PlotSpec, Reference, Theory
 from anonspread.harness.grid import Grid, expand
 from anonspread.harness.params import Param
+from anonspread.harness.pilot import CostEstimate
 from anonspread.harness.registry import (
     get_experiment,
     list_experiments,
@@ -52,7 +53,7 @@ from anonspread.harness.registry import (
     unregister_experiment,
 )
 from anonspread.harness.results import Table, read_table
-from anonspread.harness.runner import RunResult, run
+from anonspread.harness.runner import RunResult, estimate_cost, run
 from anonspread.harness.stats import normal_interval, wilson_interval
 
 
@@ -69,6 +70,7 @@ del _registry
 
 __all__ = [
     "Component",
+    "CostEstimate",
     "Executor",
     "ExecutorError",
     "Experiment",
@@ -91,6 +93,7 @@ __all__ = [
     "component_info",
     "compose",
     "declare_kind",
+    "estimate_cost",
     "expand",
     "get_component",
     "get_experiment",

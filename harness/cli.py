@@ -184,9 +184,21 @@ def _report(res: Any) -> None:
     print(f"{res.experiment.name}: {res.computed} batches computed{reused} in {res.elapsed:.1f} s; wrote {files}")
 
 
+def _dry_run(exp: Any, args: argparse.Namespace, opts: dict[str, Any]) -> int:
+    """``--dry-run``: the pilot's estimate, per (point, estimator), and stop."""
+    from anonspread.harness.runner import estimate_cost
+
+    keys = ("trials", "workers", "scheduler", "executor", "batch_size")
+    print(estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
+                        **{k: opts[k] for k in keys}).format_text())
+    return 0
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from anonspread.harness.runner import run
 
+    if args.dry_run:
+        return _dry_run(args.name, args, _run_options(args))
     res = run(args.name, overrides=_assignments(args.set), **_run_options(args))
     _report(res)
     return 0
@@ -235,6 +247,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     for key in ("trials", "rng", "batch_size"):
         if opts[key] is None and key in config:
             opts[key] = config[key]
+    if args.dry_run:
+        return _dry_run(exp, args, opts)
     from anonspread.harness.runner import run
 
     _report(run(exp, overwrite=args.overwrite, **opts))
@@ -354,6 +368,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pdf", action="store_true", help="also write a PDF figure")
     g.add_argument("--no-plot", action="store_true", help="write only the CSV and JSON")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--dry-run", action="store_true",
+                   help="print the cost a timed pilot estimates (per point and estimator, CPU and wall "
+                   "time on the workers) and stop; nothing is written")
 
 
 def _version() -> str:

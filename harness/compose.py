@@ -91,6 +91,11 @@ class SweepTemplate:
         Points derived from the others (:attr:`Experiment.derived`, called with the point)
         and how (``derive(table, points, level, components)``; :attr:`Experiment.derive`):
         the strongest attack of each protocol (:mod:`harness.selection`).
+    prepare : callable or None
+        ``prepare(points, pilot, components) -> Preparation | None``: one-off work done
+        once per run before its batches (:attr:`Experiment.prepare`).
+    pilot : bool
+        Estimate the cost from a timed pilot first (:attr:`Experiment.pilot`).
 
     Examples
     --------
@@ -125,6 +130,8 @@ class SweepTemplate:
     cost: Callable[..., float] | None = None
     derived: Callable[..., bool] | None = None
     derive: Callable[..., Any] | None = None
+    prepare: Callable[..., Any] | None = None
+    pilot: bool = False
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -249,6 +256,11 @@ def _skip(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], p
 def _derive(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], table: Any,
             points: Any, level: float) -> Any:
     return fn(table, points, level, components)
+
+
+def _prepare(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], points: Any,
+             pilot: bool) -> Any:
+    return fn(points, pilot, components)
 
 
 def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, Param]]:
@@ -413,6 +425,8 @@ def compose(
         cost=functools.partial(_bound, tpl.cost, resolved) if tpl.cost is not None else None,
         derived=tpl.derived,
         derive=functools.partial(_derive, tpl.derive, resolved) if tpl.derive is not None else None,
+        prepare=functools.partial(_prepare, tpl.prepare, resolved) if tpl.prepare is not None else None,
+        pilot=tpl.pilot,
         **{mode: fn},
     )
     return check_experiment(exp)

@@ -106,6 +106,28 @@ class Executor:
         """Short description for the sidecar file."""
         return f"{self.name}(workers={self.workers})"
 
+    def preload(self, payload: Any) -> bool:
+        """Install ``payload`` in every worker once, before its first task (while inside
+        the ``with`` block).
+
+        ``payload`` is picklable and has ``install()`` (and ``uninstall()``): the one-off
+        work of a run done once in its own process (:class:`harness.work.Preparation`),
+        such as the learned adversary's trained models. This base class cannot reach the
+        workers of a subclass: it returns False, and the runner then sends the payload
+        with every task instead (correct, but shipped once per task).
+
+        Parameters
+        ----------
+        payload : object
+            What to install.
+
+        Returns
+        -------
+        bool
+            True when every worker of this executor will have it installed.
+        """
+        return False
+
     @classmethod
     def from_options(cls, *, workers: int, scheduler: str | None, timeout: float) -> Executor:
         """Build from the CLI's options; only executors that use a scheduler accept one.
@@ -141,13 +163,39 @@ class InProcessExecutor(Executor):
 
     name = "inprocess"
 
+    def __init__(self, workers: int = 1) -> None:
+        super().__init__(workers)
+        self._installed: list[Any] = []
+
+    def preload(self, payload: Any) -> bool:
+        """Install ``payload`` here (the only worker); uninstalled when the executor exits.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (``install()``, ``uninstall()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
+        payload.install()
+        self._installed.append(payload)
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        while self._installed:  # this process outlives the run: leave it as it was
+            self._installed.pop().uninstall()
+
     def imap_unordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         for task in tasks:
             yield fn(task)
 
 
-def _worker_init(parent: int) -> None:
-    """Pool worker set-up: leave Ctrl-C to the parent, and die with the parent.
+def _worker_init(parent: int, payload: Any = None) -> None:
+    """Pool worker set-up: leave Ctrl-C to the parent, die with the parent, and install
+    the run's ``payload`` (:meth:`Executor.preload`) once.
 
     Ctrl-C is handled by the parent, which journals what finished and stops the pool.
     If the parent dies without stopping the pool (SIGKILL, a crash), the kernel sends
@@ -170,6 +218,8 @@ def _worker_init(parent: int) -> None:
             pass
     if os.getppid() != parent:
         os._exit(1)
+    if payload is not None:
+        payload.install()
 
 
 @contextlib.contextmanager
@@ -228,14 +278,40 @@ class ProcessPoolExecutor(Executor):
         super().__init__(workers)
         self.start_method = start_method
         self._pool: Any = None
+        self._payload: Any = None
 
-    def __enter__(self) -> ProcessPoolExecutor:
+    def _new_pool(self) -> Any:
         from concurrent.futures import ProcessPoolExecutor as _Pool
 
         ctx = multiprocessing.get_context(self.start_method)
-        self._pool = _Pool(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
-                           initargs=(os.getpid(),))
+        return _Pool(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
+                     initargs=(os.getpid(), self._payload))
+
+    def __enter__(self) -> ProcessPoolExecutor:
+        self._pool = self._new_pool()
         return self
+
+    def preload(self, payload: Any) -> bool:
+        """Install ``payload`` in every worker as it starts (the pool's initializer): once
+        per worker process. Workers start with the first task; a pool that already ran
+        tasks is replaced by a new one.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (picklable, with ``install()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
+        if self._pool is None:
+            raise ExecutorError("preload needs a started executor (inside its with block)")
+        self._payload = payload
+        old, self._pool = self._pool, self._new_pool()
+        old.shutdown(wait=True)  # no worker started yet: instant
+        return True
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         pool, self._pool = self._pool, None
@@ -298,6 +374,7 @@ class DaskExecutor(Executor):
         self.processes = processes
         self._cluster: Any = None
         self._client: Any = None
+        self._payload: Any = None
 
     def __enter__(self) -> DaskExecutor:
         try:
@@ -333,6 +410,7 @@ class DaskExecutor(Executor):
     def __exit__(self, *exc: object) -> None:
         client, self._client = self._client, None
         cluster, self._cluster = self._cluster, None
+        self._payload = None
         if client is not None:
             client.close()
         if cluster is not None:
@@ -345,12 +423,36 @@ class DaskExecutor(Executor):
         files = _graph_files(tasks)
         if files:
             ship_graph_files(self._client, files)
-        futures = self._client.map(fn, tasks, pure=False)
+        if self._payload is None:
+            futures = self._client.map(fn, tasks, pure=False)
+        else:
+            futures = self._client.map(_run_installed, tasks, fn=fn, payload=self._payload,
+                                       pure=False)
         try:
             for fut in as_completed(futures):
                 yield fut.result()
         finally:
             self._client.cancel([f for f in futures if not f.done()])
+
+    def preload(self, payload: Any) -> bool:
+        """Scatter ``payload`` to every worker once (``broadcast``); each task then gets the
+        worker's copy (a worker that joins later fetches it once) and installs it, which
+        is idempotent.
+
+        Parameters
+        ----------
+        payload : object
+            What to install (picklable, with ``install()``).
+
+        Returns
+        -------
+        bool
+            True.
+        """
+        if self._client is None:
+            raise ExecutorError("preload needs a started executor (inside its with block)")
+        self._payload = self._client.scatter(payload, broadcast=True, hash=False)
+        return True
 
     def describe(self) -> str:
         return f"dask(scheduler={self.scheduler!r}, workers={self.workers})"
@@ -420,6 +522,12 @@ def ship_graph_files(client: Any, files: Iterable[tuple[str, Any]], *, force: bo
         client.run(_install_on_worker, source, ref, data, workers=lacking)
         sent[ref.path] = lacking
     return sent
+
+
+def _run_installed(task: Any, *, fn: Callable[[Any], Any], payload: Any) -> Any:
+    """A Dask task of a run with a payload: install the worker's copy (idempotent), run."""
+    payload.install()
+    return fn(task)
 
 
 _EXECUTORS: Registry[type[Executor]] = Registry("executor")

@@ -327,6 +327,19 @@ class Experiment:
         ``derive(table, points, level) -> Table``: the aggregated table of the computed
         points, with the rows of the ``derived`` points (and any records in
         :attr:`Table.derived`); called before the outputs are written.
+    prepare : callable or None
+        ``prepare(points, pilot) -> Preparation | None``: one-off work of a run, done once
+        in the run's own process before any batch is dispatched (the detection sweep
+        trains the learned adversary once per graph, protocol and T there), for the
+        ``points`` that have batches to run. It returns a
+        :class:`~harness.work.Preparation` whose ``payload`` (picklable, with
+        ``install()``) every worker installs once, before its first task. With
+        ``pilot=True`` it does a scaled-down version for the cost estimate and returns the
+        estimated seconds of the full one (:mod:`harness.pilot`).
+    pilot : bool
+        Estimate the run's cost from a small timed pilot before it starts, print it as
+        the first line, and refuse a run whose estimate is above the work limit
+        (:mod:`harness.pilot`; the detection sweep does).
 
     Examples
     --------
@@ -369,6 +382,8 @@ class Experiment:
     cost: Callable[[Params], float] | None = None
     derived: Callable[[Params], bool] | None = None
     derive: Callable[..., Any] | None = None
+    prepare: Callable[..., Any] | None = None
+    pilot: bool = False
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""
@@ -540,7 +555,9 @@ def check_experiment(exp: Any) -> Experiment:
             spec.check_all(key, values)
     if (exp.derived is None) != (exp.derive is None):
         raise InvalidParameterError(f"{where}: derived and derive go together; got only one of them")
-    for hook in ("metadata", "point_trials", "skip", "derived", "derive"):
+    if not isinstance(exp.pilot, bool):
+        raise InvalidTypeError(f"{where}: pilot must be True or False; got {exp.pilot!r}")
+    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

@@ -143,11 +143,15 @@ class Progress:
         Default: ``sys.stderr``.
     interval : float
         Seconds between two lines in ``"log"`` mode.
+    priors : mapping point -> float, optional
+        Seconds per trial of each point before any of its batches finished (a pilot's
+        estimate, :mod:`harness.pilot`); a measured point's own time replaces it.
     """
 
     def __init__(self, desc: str, total_trials: int, total_points: int, *, enabled: bool | None = None,
                  units: Sequence[tuple[int, int]] = (), shapes: Mapping[int, Hashable] | None = None,
-                 stream: TextIO | None = None, interval: float = LOG_INTERVAL) -> None:
+                 stream: TextIO | None = None, interval: float = LOG_INTERVAL,
+                 priors: Mapping[int, float] | None = None) -> None:
         self.desc = desc
         self.total_trials = total_trials
         self.total_points = total_points
@@ -161,6 +165,7 @@ class Progress:
         for point, n in units:
             self._remaining[point] = self._remaining.get(point, 0) + n
         self._shapes = dict(shapes or {})
+        self._priors = dict(priors or {})
         self._cost: dict[int, list[float]] = {}  # point -> [seconds, trials]
         self._done_cost = 0.0
         self._t0 = time.monotonic()
@@ -201,11 +206,26 @@ class Progress:
             self._announced = True
             self._line(f"{self.desc}: {text}")
 
+    def say(self, text: str) -> None:
+        """Print ``text`` now, whatever the mode but ``"off"`` (a cost estimate: the line a
+        person must see before the run commits them).
+
+        Parameters
+        ----------
+        text : str
+            The line.
+        """
+        self.mode = progress_mode(self.enabled, self.stream)
+        if self.mode != "off":
+            self._line(text)
+
     # ------------------------------------------------------------------ estimates
     def _per_trial(self, point: int) -> float | None:
         own = self._cost.get(point)
         if own and own[1] > 0:
             return own[0] / own[1]
+        if point in self._priors:
+            return self._priors[point]
         shape = self._shapes.get(point)
         same = [c for q, c in self._cost.items() if c[1] > 0 and self._shapes.get(q) == shape]
         pool = same or [c for c in self._cost.values() if c[1] > 0]

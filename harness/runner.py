@@ -35,14 +35,15 @@ from anonspread.harness.executors import Executor, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
 from anonspread.harness.grid import Scalar, expand, grid_size
 from anonspread.harness.journal import Journal, check_units
-from anonspread.harness.progress import Progress
+from anonspread.harness.pilot import CostEstimate, check_estimate, pilot_estimate
+from anonspread.harness.progress import Progress, format_duration
 from anonspread.harness.registry import get_experiment
 from anonspread.harness.results import Table, aggregate, atomic_write, dumps_sidecar
 from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
 from anonspread.spread.limits import check_size, work_budget
 from anonspread.validation import check_int, check_real
 
-__all__ = ["RunResult", "output_paths", "resolve_seed", "run"]
+__all__ = ["RunResult", "estimate_cost", "output_paths", "resolve_seed", "run"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -265,6 +266,7 @@ def run(
     level: float = 0.95,
     progress: bool | None = None,
     overwrite: bool = True,
+    pilot: bool | None = None,
 ) -> RunResult:
     """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
 
@@ -301,6 +303,11 @@ def run(
         Replace the results of an earlier run of the same name in ``out``. With False
         (what ``anonspread sweep`` does unless ``--overwrite``) such results are refused
         before anything runs, unless ``resume`` continues that run.
+    pilot : bool or None
+        Estimate the run's cost from a small timed pilot first (:mod:`harness.pilot`),
+        print it as the first line and refuse a run whose estimate is above the work
+        limit. ``None``: when the experiment asks for it (:attr:`Experiment.pilot`, the
+        detection sweep does) and progress is shown (``progress`` is not False).
 
     Returns
     -------
@@ -344,8 +351,10 @@ def run(
     if exp.cost is not None:  # before the points are prepared: a sweep too big is refused at once
         _check_work(exp, grid_points, n_trials, skipped_known=False)
     per = "" if exp.is_exact else f" x {n_trials} trials"
-    Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
-        f"{len(grid_points)} grid points{per}; preparing")
+    piloted = _wants_pilot(exp, pilot, progress)
+    if not piloted:  # a piloted run's first line is its cost estimate
+        Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
+            f"{len(grid_points)} grid points{per}; preparing")
     points, skipped = _applicable(exp, grid_points)
     derived: list[dict[str, Scalar]] = []
     if exp.derived is not None:
@@ -376,9 +385,16 @@ def run(
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
     if exp.cost is None:
         _check_work(exp, points, n_trials, skipped_known=True)
+    estimate: CostEstimate | None = None
+    if piloted:
+        estimate = _pilot(exp, points, per_point, bsize, executor)
+        check_estimate(estimate, n_trials)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
-                   units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)})
+                   units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)},
+                   priors=_priors(estimate, points))
+    if estimate is not None:
+        bar.say(f"{estimate.summary()}{' (the whole run; finished batches of the journal not subtracted)' if resume else ''}")
     trials_text = "" if exp.is_exact else f", {sum(u.n for u in units)} trials in {len(units)} batches"
     skipped_text = f" ({len(skipped)} skipped: they do not apply)" if skipped else ""
     bar.announce(f"{len(points)} points{skipped_text}{trials_text}; starting {executor.describe()}")
@@ -415,7 +431,13 @@ def run(
             results, rejected = check_units(finished, units, header["metrics"], proportions)
             _report_untrusted(journal, rejected)
             todo = [u for u in units if (u.point, u.batch) not in results]
-            computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar)
+            shipped, prepared = _prepare_once(exp, points, todo, executor, bar, estimate)
+            try:
+                computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar,
+                                    preload=shipped)
+            finally:
+                if shipped is not None:  # tasks an executor ran in this process installed it
+                    shipped.uninstall()
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
         table = dataclasses.replace(table, skipped=tuple(skipped))
         if exp.derive is not None:
@@ -430,7 +452,8 @@ def run(
                                  timing={"started": started, "finished": finished_at,
                                          "elapsed_s": finished_at - started,
                                          "units_computed": computed,
-                                         "units_reused": len(units) - computed})
+                                         "units_reused": len(units) - computed,
+                                         **_timing_extras(estimate, prepared)})
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
@@ -446,6 +469,151 @@ def run(
             guard.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed,
                      time.time() - started, sidecar)
+
+
+def _wants_pilot(exp: Experiment, pilot: bool | None, progress: bool | None) -> bool:
+    if exp.is_exact:
+        return False
+    if pilot is None:
+        return exp.pilot and progress is not False
+    if not isinstance(pilot, bool):
+        raise InvalidTypeError(f"pilot must be True, False or None; got {pilot!r}")
+    return pilot
+
+
+def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: int | Sequence[int],
+           bsize: int, executor: Executor) -> CostEstimate:
+    counts = [per_point] * len(points) if isinstance(per_point, int) else list(per_point)
+    groups = _groups(exp, points) if exp.paired is not None else None
+    return pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,
+                          workers=executor.workers, executor=executor.describe())
+
+
+def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
+    """Seconds per trial of each point by the pilot (the progress ETA's prior)."""
+    if estimate is None:
+        return {}
+    index = {repr(sorted(p.items())): i for i, p in enumerate(points)}
+    out: dict[int, float] = {}
+    for r in estimate.rows:
+        i = index.get(repr(sorted(r["params"].items())))
+        if i is not None:
+            out[i] = r["seconds_per_trial"]
+    return out
+
+
+def _prepare_once(exp: Experiment, points: Sequence[Mapping[str, Scalar]], todo: Sequence[Unit],
+                  executor: Executor, bar: Progress, estimate: CostEstimate | None) -> tuple[Any, Any]:
+    """The experiment's one-off work (:attr:`Experiment.prepare`), done here once for the
+    points with batches to run, its payload installed in every worker once.
+
+    Returns what every task must carry (an executor that cannot install once per worker)
+    and the :class:`~harness.work.Preparation`."""
+    if exp.prepare is None or not todo:
+        return None, None
+    wanted = sorted({u.point for u in todo})
+    if exp.paired is not None:  # a group's batch runs every member point
+        groups = _groups(exp, points)
+        lead = {q: g for g, members in groups.items() for q, _ in members}
+        wanted = sorted({q for p in wanted for q, _ in groups[lead[p]]})
+    if estimate is not None and estimate.one_off:
+        what = ", ".join(f"{k} x {len(v)}" for k, v in estimate.one_off.items())
+        bar.say(f"one-off work first, once for the whole run ({what}; pilot estimate "
+                f"{format_duration(sum(sum(v) for v in estimate.one_off.values()))})")
+    t0 = time.perf_counter()
+    prepared = exp.prepare([points[i] for i in wanted], False)
+    if prepared is None:
+        return None, None
+    if prepared.seconds:
+        guess = "" if estimate is None or not estimate.one_off else \
+            f" (pilot estimate {format_duration(sum(sum(v) for v in estimate.one_off.values()))})"
+        what = ", ".join(f"{k}: {len(v)}" for k, v in prepared.seconds.items())
+        bar.say(f"one-off work done once for the whole run ({what}) in "
+                f"{format_duration(time.perf_counter() - t0)}{guess}")
+    if prepared.payload is None or executor.preload(prepared.payload):
+        return None, prepared
+    return prepared.payload, prepared
+
+
+def _timing_extras(estimate: CostEstimate | None, prepared: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if estimate is not None:
+        out["pilot"] = {"summary": estimate.summary(), "cpu_s": estimate.cpu_seconds,
+                        "wall_s": estimate.wall_seconds, "pilot_s": estimate.pilot_seconds,
+                        "one_off_s": {k: list(v) for k, v in estimate.one_off.items()}}
+    if prepared is not None and prepared.seconds:
+        out["one_off_s"] = {k: list(v) for k, v in prepared.seconds.items()}
+        out["one_off_cpu_s"] = prepared.total_cpu
+    return out
+
+
+def estimate_cost(
+    experiment: str | Experiment,
+    *,
+    trials: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: str | Executor | None = None,
+    overrides: Mapping[str, Sequence[Scalar]] | None = None,
+    batch_size: int | None = None,
+) -> CostEstimate:
+    """What :func:`run` would cost, from its pilot, without running it (``--dry-run``).
+
+    The same checks as :func:`run` (sizes, the work limit by nodes and by the pilot's
+    estimate) refuse what it would refuse; nothing is written and no executor is
+    started (a remote scheduler's workers are not counted: ``workers`` is assumed).
+
+    Parameters
+    ----------
+    experiment, trials, workers, scheduler, executor, overrides, batch_size
+        As :func:`run` takes them.
+
+    Returns
+    -------
+    CostEstimate
+        :meth:`~harness.pilot.CostEstimate.summary` is :func:`run`'s first line.
+
+    Examples
+    --------
+    >>> from anonspread import harness
+    >>> def coin(params, n, rng):
+    ...     return {"heads": (rng.random(n) < params["p"]).astype(float)}
+    >>> exp = harness.Experiment(name="coin", title="coin", description="p",
+    ...     grid=harness.Grid(product={"p": [0.25, 0.5]}),
+    ...     metrics=(harness.Metric("heads", "proportion"),), trials=coin)
+    >>> est = harness.estimate_cost(exp, trials=1000, workers=1, executor="inprocess")
+    >>> [r["pilot_trials"] for r in est.rows], est.cpu_seconds < 1.0
+    ([16, 16], True)
+    """
+    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
+    check_experiment(exp)
+    if overrides:
+        exp = with_overrides(exp, overrides)
+    if exp.is_exact:
+        raise InvalidParameterError(
+            f"experiment {exp.name!r} is exact (one evaluation per point, no trials): it has no pilot")
+    n_trials = exp.default_trials if trials is None else check_int(trials, "trials", low=1)
+    n_points = grid_size(exp.grid)
+    check_size("grid", f"{n_points} points", nbytes=_POINT_BYTES * n_points,
+               what=f"the sweep {exp.name!r} ({n_points} points)")
+    bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
+    if not isinstance(executor, Executor):
+        executor = make_executor(executor, workers=workers, scheduler=scheduler)
+    grid_points = expand(exp.grid)
+    if exp.cost is not None:
+        _check_work(exp, grid_points, n_trials, skipped_known=False)
+    points, _ = _applicable(exp, grid_points)
+    if exp.derived is not None:
+        points = [p for p in points if not exp.derived(p)]
+    per_point: int | list[int] = n_trials
+    if exp.point_trials is not None:
+        per_point = [check_int(exp.point_trials(p, n_trials), f"point_trials at {p}", low=1) for p in points]
+    plan_units(len(points), per_point, bsize, exact=False)
+    if exp.cost is None:
+        _check_work(exp, points, n_trials, skipped_known=True)
+    estimate = _pilot(exp, points, per_point, bsize, executor)
+    check_estimate(estimate, n_trials)
+    return estimate
 
 
 #: A proportion metric of this name flags trials whose spread covered the source's
@@ -630,8 +798,13 @@ def _execute(
     journal: Journal,
     executor: Executor,
     bar: Progress,
+    *,
+    preload: Any = None,
 ) -> int:
-    """Run the missing units, journaling each finished chunk; return how many ran."""
+    """Run the missing units, journaling each finished chunk; return how many ran.
+
+    ``preload``: a payload every task carries (for an executor that cannot install it
+    once per worker, :meth:`Executor.preload`)."""
     fn = getattr(exp, exp.mode)
     proportions = tuple(m.name for m in exp.metrics if m.kind == "proportion")
     remaining: dict[int, int] = {}
@@ -648,7 +821,7 @@ def _execute(
             if exp.paired is None:
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
-                         tuple(points[u.point] for u in c))
+                         tuple(points[u.point] for u in c), preload=preload)
                     for c in chunk(todo, executor.workers)
                 ]
             else:
@@ -661,7 +834,8 @@ def _execute(
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
                          tuple(_group_params(exp, points, u.point, groups[u.point]) for u in c),
-                         paired=exp.paired, members=tuple(tuple(groups[u.point]) for u in c))
+                         paired=exp.paired, members=tuple(tuple(groups[u.point]) for u in c),
+                         preload=preload)
                     for c in chunk(gunits, executor.workers)
                 ]
             for batch in executor.imap_unordered(run_task, tasks):

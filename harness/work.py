@@ -25,6 +25,7 @@ from anonspread.harness.grid import Scalar
 from anonspread.harness.stats import Moments
 
 __all__ = [
+    "Preparation",
     "Task",
     "Unit",
     "UnitResult",
@@ -144,6 +145,10 @@ class Task:
     members : tuple
         For a paired experiment, per unit the (point, value) pairs of its group; the
         unit is the group's first point.
+    preload : object or None
+        What the worker installs (``install()``) before running the units: the run's
+        :class:`Preparation` payload, for an executor that cannot install it once per
+        worker (:meth:`harness.Executor.preload`).
 
     Examples
     --------
@@ -168,6 +173,52 @@ class Task:
     #: per unit the (point, value) pairs of its group; the unit is the group's first point.
     paired: str | None = None
     members: tuple[tuple[tuple[int, Scalar], ...], ...] = ()
+    #: What the worker installs before running the units (:class:`Preparation`'s payload),
+    #: only for executors that cannot install it once per worker (then it travels with
+    #: every task; installing is idempotent).
+    preload: Any = None
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What an experiment's one-off work (:attr:`harness.Experiment.prepare`) hands the run.
+
+    Parameters
+    ----------
+    payload : object or None
+        Picklable, with ``install()`` (and ``uninstall()``): what every worker installs
+        once, before its first task (the learned adversary's trained models,
+        :class:`adversaries.learned.TrainedModels`); None: nothing to install.
+    seconds : mapping of str to list of float
+        The seconds of the work by label, one entry per item (per trained model, say):
+        measured, or, from a pilot (``prepare(points, pilot=True)``), the estimate of the
+        full work.
+    estimated : bool
+        Whether ``seconds`` are a pilot's estimates.
+    cpu : mapping of str to list of float
+        The CPU seconds of the same items (default: ``seconds``).
+
+    Examples
+    --------
+    >>> prep = Preparation(None, {"learned training": [2.0, 3.5]})
+    >>> prep.total
+    5.5
+    """
+
+    payload: Any = None
+    seconds: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    estimated: bool = False
+    cpu: Mapping[str, Sequence[float]] | None = None
+
+    @property
+    def total(self) -> float:
+        """Seconds of all the work (it runs in the run's own process, one item at a time)."""
+        return float(sum(sum(v) for v in self.seconds.values()))
+
+    @property
+    def total_cpu(self) -> float:
+        """CPU seconds of all the work (``seconds`` when ``cpu`` is not given)."""
+        return float(sum(sum(v) for v in (self.seconds if self.cpu is None else self.cpu).values()))
 
 
 #: Most batches one run may plan (each is a task entry and a journal line).
@@ -369,6 +420,8 @@ def run_task(task: Task) -> list[UnitResult]:
         One per unit (per member point, for a paired experiment).
     """
     out: list[UnitResult] = []
+    if task.preload is not None:
+        task.preload.install()
     if task.paired is not None:
         for u, p, m in zip(task.units, task.params, task.members):
             t0 = time.perf_counter()

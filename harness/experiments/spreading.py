@@ -481,6 +481,62 @@ def detection_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] |
         return 1.0
 
 
+#: The registered estimator whose model :func:`detection_prepare` trains once per run.
+LEARNED = "learned"
+
+
+def learned_preparation(settings: Any, pilot: bool) -> Any:
+    """The ``learned`` adversary's models for ``settings`` (``(graph, protocol, T)`` triples),
+    each trained once, as a :class:`~harness.work.Preparation` (None when there are none).
+
+    The model is the one :func:`adversaries.learned_estimator` would train in a worker
+    (its default budget and ``train_seed``, the infection tree revealed as the sweeps
+    reveal it), so results do not change. With ``pilot`` each model is a scaled-down pilot
+    training and the seconds are the estimate of the full one
+    (:func:`adversaries.learned.estimate_training_seconds`).
+    """
+    import time
+
+    from anonspread.adversaries import learned
+    from anonspread.harness.work import Preparation
+
+    models: dict[Any, Any] = {}
+    seconds: list[float] = []
+    cpu: list[float] = []
+    for g, proto, T in settings:
+        key = learned.model_key(g, proto, T, reveal_edges=True)
+        if key in models:
+            continue
+        if pilot:
+            secs, used, models[key] = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
+        else:
+            t0, c0 = time.perf_counter(), time.process_time()
+            models[key] = learned.cached_adversary(g, proto, T, reveal_edges=True)
+            secs, used = time.perf_counter() - t0, time.process_time() - c0
+        seconds.append(secs)
+        cpu.append(used)
+    if not models:
+        return None
+    return Preparation(learned.TrainedModels(models), {"learned training": seconds},
+                       estimated=pilot, cpu={"learned training": cpu})
+
+
+def detection_prepare(points: Any, pilot: bool, components: Mapping[str, Any] | None = None) -> Any:
+    """The detection sweep's one-off work: the ``learned`` adversary trained once per
+    (graph, protocol, T) for the whole run (:func:`learned_preparation`; installed in every
+    worker before its first batch) instead of once per worker. A point with
+    ``fresh_graph`` (a graph per batch) is left to its workers."""
+    def settings():
+        for point in points:
+            comp = _component("estimator", point, components)
+            if point["estimator"] != LEARNED or not _is_compiled(comp) or point.get("fresh_graph"):
+                continue
+            g = make_graph(point, np.random.default_rng(0), components=components)
+            yield g, make_protocol(point, g, components=components), int(point["T"])
+
+    return learned_preparation(settings(), pilot)
+
+
 DETECTION_METRICS = (
     Metric("detection", "proportion", "P(detect)",
            description="probability that the estimator names the true source"),
@@ -566,6 +622,8 @@ register_template(SweepTemplate(
     cost=detection_cost,
     derived=is_derived,
     derive=derived_detection,
+    prepare=detection_prepare,
+    pilot=True,
 ))
 
 
@@ -872,6 +930,25 @@ FACEBOOK_BUDGETS = {"soft-margin": {"simulations": 250, "max_simulations": 2000}
 FACEBOOK_ATTACKS = ("ml", "jordan", "rumor", "soft-margin", "learned", STRONGEST)
 
 
+def _facebook_protocol(params: Mapping[str, Any]) -> Any:
+    from anonspread.spread.protocols import AdaptiveDiffusion
+
+    return AdaptiveDiffusion(math.inf, 3, infectors=str(params["infectors"]),
+                             stuck=str(params.get("stuck", "keep")))
+
+
+def facebook_prepare(points: Any, pilot: bool) -> Any:
+    """``fig2.8-facebook-strongest-attack``'s one-off work: the learned adversary trained
+    once per round for the whole run (:func:`learned_preparation`)."""
+    def settings():
+        for point in points:
+            if point["estimator"] == LEARNED:
+                g = make_graph(point, np.random.default_rng(0))
+                yield g, _facebook_protocol(point), 2 * int(point["rounds"])
+
+    return learned_preparation(settings(), pilot)
+
+
 def facebook_attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator, *,
                            components: Mapping[str, Any] | None = None) -> dict:
     """``n`` spreads of Figs. 2.8-2.9's setting, each scored by every estimator of the
@@ -880,11 +957,9 @@ def facebook_attack_trials(params: Mapping[str, Any], n: int, rng: np.random.Gen
     strongest attack (:func:`harness.selection.selection_arrays`)."""
     from anonspread import adversaries, spread
     from anonspread.harness.selection import selection_arrays
-    from anonspread.spread.protocols import AdaptiveDiffusion
 
     g = make_graph(params, rng, components=components)
-    proto = AdaptiveDiffusion(math.inf, 3, infectors=str(params["infectors"]),
-                              stuck=str(params.get("stuck", "keep")))
+    proto = _facebook_protocol(params)
     names = params["estimator"] if isinstance(params["estimator"], tuple) else (params["estimator"],)
     if STRONGEST in names:
         raise InvalidParameterError(
@@ -938,7 +1013,7 @@ register_experiment(Experiment(
     with 10 runs near the snapshot, else the widest), which estimates the protocol's own
     likelihood from the infected set, and the learned adversary (adversaries.train_adversary:
     gradient-boosted trees over per-node features, the near-ML score among them, trained on
-    1,000 simulated spreads of this very protocol on this graph, once per worker and round),
+    1,000 simulated spreads of this very protocol on this graph, once per round for the run),
     and 'strongest' names the best of them chosen by the data (the most detections on the
     even-numbered trials of each batch, its detection reported on the odd-numbered ones).
     Rounds 1-3 only: a trial costs about 1 s of soft-margin at round 3 (~50 infected nodes)
@@ -967,6 +1042,8 @@ register_experiment(Experiment(
     batch_size=25,
     derived=is_strongest,
     derive=strongest_detection,
+    prepare=facebook_prepare,
+    pilot=True,
     plot=PlotSpec(x="rounds", xlabel="time in rounds (2 protocol steps each)", series="estimator",
                   y=("detection", "hops")),
 ))

@@ -128,7 +128,7 @@ def test_registered_estimator_caches_per_graph_protocol_and_T():
     assert info["misses"] == 4 and info["size"] == 4 and info["maxsize"] == learned.CACHE_SIZE
     learned.cache_clear()
     assert learned.cache_info() == {"hits": 0, "misses": 0, "size": 0,
-                                    "maxsize": learned.CACHE_SIZE}
+                                    "maxsize": learned.CACHE_SIZE, "pinned": 0}
 
 
 def test_pickle_round_trip():

@@ -1,0 +1,294 @@
+"""What a run will cost, before it runs: a small timed pilot.
+
+Estimators differ by orders of magnitude (milliseconds for the message-passing ones,
+seconds per snapshot for simulation-based ones, a training of seconds to minutes for a
+learned one), and the node-visit estimate of :mod:`spread.limits` sees only the spreads.
+An experiment with :attr:`~harness.Experiment.pilot` set (the ``detection`` sweep) is
+therefore piloted before it starts:
+
+* every (point, estimator) -- for a paired experiment, every value of the paired axis
+  at every group of points; else every point -- runs a few trials in this process,
+  timed: 1, then 2, 4, ... more while the pilot of that pair has taken less than
+  :data:`PILOT_SECONDS` (so at least one trial, at most :data:`PILOT_TRIALS`, and never
+  more than the point will run). The pilot draws from its own streams; its results are
+  thrown away and the run's are the same with or without it;
+* one-off work (:attr:`~harness.Experiment.prepare`: the learned adversary's training)
+  is estimated by its own scaled-down pilot (``prepare(points, pilot=True)``);
+* the run's CPU time is the sum over points of trials x the seconds per trial of each
+  of its estimators, plus the one-off work; its wall time on ``workers`` workers is the
+  one-off work (done once, in the run's own process) plus the trials' CPU time over the
+  workers (at least the longest batch).
+
+An estimator is piloted on its own, simulating its own spreads, while a run's estimators
+share the spreads of a point: where simulation dominates, the estimate counts the spreads
+once per estimator. Derived points (``strongest``, ``ceiling``) run no trials and are not
+piloted.
+
+:func:`pilot_estimate` returns a :class:`CostEstimate`; :func:`harness.run` prints its
+:meth:`~CostEstimate.summary` as the first line and refuses a run whose CPU estimate,
+counted at :data:`VISITS_PER_SECOND`, is above the work limit of :mod:`spread.limits`
+(``ANONSPREAD_MAX_WORK``); :func:`harness.estimate_cost` and ``--dry-run`` stop there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anonspread.harness.progress import format_duration
+from anonspread.spread.limits import check_size
+
+__all__ = [
+    "PILOT_SECONDS",
+    "PILOT_TRIALS",
+    "VISITS_PER_SECOND",
+    "CostEstimate",
+    "check_estimate",
+    "pilot_estimate",
+]
+
+#: A (point, estimator) pair's pilot stops adding trials once it has taken this long.
+PILOT_SECONDS = 0.05
+#: Most pilot trials of one (point, estimator) pair.
+PILOT_TRIALS = 16
+#: How a pilot's CPU seconds are compared with the work limit (node visits) of
+#: :mod:`spread.limits`: the slow end of the compiled kernels' pace that limit is sized by,
+#: so the default limit (1e12) allows about 28 CPU-hours.
+VISITS_PER_SECOND = 1e7
+#: Entropy of the pilot's streams (independent of the run's seed: the pilot's draws are
+#: thrown away).
+_PILOT_ENTROPY = 0x5EED_C057
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """A run's cost as a pilot measured it.
+
+    Parameters
+    ----------
+    experiment : str
+        The run's name.
+    rows : list of dict
+        One per (point, estimator) pair: ``"params"`` (the point, the estimator's
+        value on the paired axis), ``"label"`` (the estimator's, or the point's, name),
+        ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
+        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process).
+    one_off : mapping of str to list of float
+        Estimated elapsed seconds of the run's one-off work by label, one per item.
+    cpu_seconds : float
+        CPU time of the trials and the one-off work (from the pilot's CPU times).
+    wall_seconds : float
+        Elapsed time on ``workers`` workers: the one-off work, then the trials' elapsed
+        time shared by the workers (at least the longest batch); the workers' start is
+        not counted. Measured on this machine as loaded as it is during the pilot.
+    workers : int
+        The executor's workers.
+    executor : str
+        Its description.
+    pilot_seconds : float
+        What the pilot took.
+    batch_size : int
+        Trials per batch of the run.
+    notes : sequence of str
+        What the estimate does not see (printed by :meth:`format_text`).
+
+    Examples
+    --------
+    >>> est = CostEstimate("demo", [{"params": {"T": 2}, "label": "ml", "trials": 100,
+    ...     "pilot_trials": 8, "seconds_per_trial": 0.002, "cpu_per_trial": 0.002}], {}, 0.2, 0.1, 2,
+    ...     "processes(workers=2)", 0.02, 100)
+    >>> print(est.summary())
+    demo: pilot estimate (1 (point, estimator) pairs x 8 trials each, 0.0 s): per trial ml 2 ms; run ~00:00 CPU, ~00:00 wall on processes(workers=2)
+    """
+
+    experiment: str
+    rows: Sequence[Mapping[str, Any]]
+    one_off: Mapping[str, Sequence[float]]
+    cpu_seconds: float
+    wall_seconds: float
+    workers: int
+    executor: str
+    pilot_seconds: float
+    batch_size: int
+    notes: Sequence[str] = field(default_factory=tuple)
+
+    def per_label(self) -> dict[str, tuple[float, float, float]]:
+        """Per estimator: (least, largest elapsed seconds per trial over its points, CPU
+        seconds of its trials in the run)."""
+        out: dict[str, list[float]] = {}
+        for r in self.rows:
+            lo_hi = out.setdefault(r["label"], [float("inf"), 0.0, 0.0])
+            lo_hi[0] = min(lo_hi[0], r["seconds_per_trial"])
+            lo_hi[1] = max(lo_hi[1], r["seconds_per_trial"])
+            lo_hi[2] += r["cpu_per_trial"] * r["trials"]
+        return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+    def summary(self) -> str:
+        """One line: the pilot's size, seconds per trial of each estimator (range over the
+        points), the one-off work, and the run's CPU and wall time."""
+        sizes = [r["pilot_trials"] for r in self.rows]
+        size = (f"{min(sizes)}" if min(sizes, default=0) == max(sizes, default=0)
+                else f"{min(sizes, default=0)}-{max(sizes, default=0)}")
+        parts = []
+        for label, (lo, hi, _) in self.per_label().items():
+            parts.append(f"{label} {_seconds(lo)}" + (f"-{_seconds(hi)}" if _seconds(hi) != _seconds(lo) else ""))
+        once = "; ".join(f"{label} {len(v)} x ~{_seconds(min(v))}" + (f"-{_seconds(max(v))}" if len(v) > 1 else "")
+                         + f" ({format_duration(sum(v))}, once, before the trials)"
+                         for label, v in self.one_off.items() if v)
+        return (f"{self.experiment}: pilot estimate ({len(self.rows)} (point, estimator) pairs x {size} "
+                f"trials each, {self.pilot_seconds:.1f} s): per trial {', '.join(parts) or 'nothing to run'}"
+                + (f"; {once}" if once else "")
+                + f"; run ~{format_duration(self.cpu_seconds)} CPU, ~{format_duration(self.wall_seconds)} "
+                f"wall on {self.executor}")
+
+    def format_text(self) -> str:
+        """The summary, then one line per (point, estimator) pair (``--dry-run``), naming
+        the parameters that vary."""
+        lines = [self.summary()]
+        keys = list(dict.fromkeys(k for r in self.rows for k in r["params"]))
+        varying = [k for k in keys if len({repr(r["params"].get(k)) for r in self.rows}) > 1] or keys
+        for r in self.rows:
+            point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
+            lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
+                         f"= {format_duration(r['cpu_per_trial'] * r['trials'])} CPU "
+                         f"(pilot: {r['pilot_trials']} trials)")
+        for label, v in self.one_off.items():
+            lines.append(f"  {label}: {len(v)} x, estimated {format_duration(sum(v))} in all")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _seconds(s: float) -> str:
+    """2 ms, 35 ms, 1.2 s, 31 s, 04:10."""
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1.0:
+        return f"{s * 1e3:.0f} ms"
+    if s < 60.0:
+        return f"{s:.1f} s" if s < 10 else f"{s:.0f} s"
+    return format_duration(s)
+
+
+def _time_pair(call: Callable[[int, np.random.Generator], Any], most: int,
+               rng: np.random.Generator) -> tuple[int, float, float]:
+    """Run 1, 2, 4... trials while the pilot has taken under PILOT_SECONDS;
+    (trials, elapsed seconds, CPU seconds)."""
+    done, took, cpu, n = 0, 0.0, 0.0, 1
+    while done < most:
+        n = min(n, most - done)
+        t0, c0 = time.perf_counter(), time.process_time()
+        call(n, rng)
+        took += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        done += n
+        if took >= PILOT_SECONDS:
+            break
+        n *= 2
+    return done, took, cpu
+
+
+def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequence[int], *,
+                   groups: Mapping[int, Sequence[tuple[int, Any]]] | None, batch_size: int,
+                   workers: int, executor: str) -> CostEstimate:
+    """Time a few trials of every (point, estimator) pair and price the whole run.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (``trials`` or ``trial`` mode).
+    points : sequence of dict
+        The points that run trials (derived and skipped ones left out).
+    trials : sequence of int
+        The run's trials of each point.
+    groups : mapping or None
+        For a paired experiment, the first point of each group -> its (point, value)
+        pairs (the runner's grouping).
+    batch_size : int
+        Trials per batch of the run.
+    workers : int
+        The executor's workers.
+    executor : str
+        Its description.
+
+    Returns
+    -------
+    CostEstimate
+    """
+    started = time.perf_counter()
+    fn = getattr(exp, exp.mode)
+    prep = exp.prepare(points, True) if exp.prepare is not None else None
+    payload = getattr(prep, "payload", None)
+    one_off = {k: list(v) for k, v in (getattr(prep, "seconds", None) or {}).items()}
+    once_cpu = prep.total_cpu if prep is not None else 0.0
+    rows: list[dict[str, Any]] = []
+    unit_costs: list[float] = []
+
+    def call_for(params: Mapping[str, Any]) -> Callable[[int, np.random.Generator], Any]:
+        if exp.mode == "trials":
+            return lambda n, rng: fn(dict(params), n, rng)
+        return lambda n, rng: [fn(dict(params), rng) for _ in range(n)]
+
+    if payload is not None:
+        payload.install()
+    try:
+        if groups is not None:
+            for lead, members in groups.items():
+                group_cost = 0.0
+                for j, (q, value) in enumerate(members):
+                    params = {**points[lead], exp.paired: (value,)}
+                    rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(lead, j)))
+                    n, took, cpu = _time_pair(call_for(params), min(PILOT_TRIALS, trials[lead]), rng)
+                    rows.append({"params": dict(points[q]), "label": str(value), "trials": trials[q],
+                                 "pilot_trials": n, "seconds_per_trial": took / n,
+                                 "cpu_per_trial": cpu / n})
+                    group_cost += took / n
+                unit_costs.append(group_cost * min(batch_size, trials[lead]))
+        else:
+            for i, point in enumerate(points):
+                rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(i,)))
+                n, took, cpu = _time_pair(call_for(point), min(PILOT_TRIALS, trials[i]), rng)
+                label = ", ".join(f"{k}={v}" for k, v in point.items())
+                rows.append({"params": dict(point), "label": label, "trials": trials[i],
+                             "pilot_trials": n, "seconds_per_trial": took / n,
+                             "cpu_per_trial": cpu / n})
+                unit_costs.append(took / n * min(batch_size, trials[i]))
+    finally:
+        if payload is not None:
+            payload.uninstall()
+    trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
+    trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
+    once = sum(sum(v) for v in one_off.values())
+    wall = once + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
+    notes = []
+    if groups is not None and any(len(m) > 1 for m in groups.values()):
+        notes.append("each estimator was piloted on its own spreads; a run's estimators share "
+                     "the spreads of a point, so where simulation dominates this over-estimates")
+    return CostEstimate(exp.name, rows, one_off, trial_cpu + once_cpu, wall, workers, executor,
+                        time.perf_counter() - started, batch_size, tuple(notes))
+
+
+def check_estimate(est: CostEstimate, trials: int) -> None:
+    """Refuse a run whose pilot-estimated CPU time, at :data:`VISITS_PER_SECOND`, is above
+    the work limit (:func:`spread.limits.work_budget`), naming the estimate.
+
+    Parameters
+    ----------
+    est : CostEstimate
+        The pilot's estimate.
+    trials : int
+        The run's trials per point (the parameter named in the refusal).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``trials``, the estimated CPU time and node visits, and the limit.
+    """
+    heavy = max(est.per_label().items(), key=lambda kv: kv[1][2], default=None)
+    most = f"; most of it {heavy[0]}'s trials, {format_duration(heavy[1][2])}" if heavy else ""
+    check_size("trials", trials, work=est.cpu_seconds * VISITS_PER_SECOND,
+               what=(f"the sweep {est.experiment!r} (pilot estimate {format_duration(est.cpu_seconds)} "
+                     f"of CPU{most}, counted at {VISITS_PER_SECOND:.0e} node visits a second)"))

@@ -1,0 +1,59 @@
+"""Helpers of test_harness_cost: an executor whose workers log their learned-model cache,
+and a piloted experiment whose trials take a known time.
+
+Importable by spawned pool workers (they unpickle :func:`counted_run` from here).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+
+from anonspread import harness
+from anonspread.harness.executors import ProcessPoolExecutor
+
+__all__ = ["SLEEPY", "SLEEP_SECONDS", "CountingPool", "counted_run"]
+
+
+def counted_run(task, *, fn, log):
+    """Run ``task`` and append ``pid misses hits pinned`` of this worker's learned cache to ``log``."""
+    from anonspread.adversaries import learned
+
+    out = fn(task)
+    info = learned.cache_info()
+    with open(log, "a") as f:
+        f.write(f"{os.getpid()} {info['misses']} {info['hits']} {info['pinned']}\n")
+    return out
+
+
+class CountingPool(ProcessPoolExecutor):
+    """A process pool whose every task logs the worker's learned-model cache to ``log``."""
+
+    name = "test-counting-pool"
+
+    def __init__(self, workers: int = 2, *, log: str) -> None:
+        super().__init__(workers)
+        self.log = log
+
+    def imap_unordered(self, fn, tasks):
+        yield from super().imap_unordered(functools.partial(counted_run, fn=fn, log=self.log), tasks)
+
+
+#: Seconds one step of a :data:`SLEEPY` trial takes (it spins: CPU and elapsed time).
+SLEEP_SECONDS = 0.004
+
+
+def sleepy_trials(params, n, rng):
+    """``n`` trials of ``params["k"]`` spins of SLEEP_SECONDS each (a cost known in advance)."""
+    end = time.perf_counter() + SLEEP_SECONDS * params["k"] * n
+    while time.perf_counter() < end:
+        pass
+    return {"u": rng.random(n)}
+
+
+SLEEPY = harness.Experiment(
+    name="test-sleepy", title="trials of known cost", description="k sleeps per trial",
+    grid=harness.Grid(product={"k": [1, 3]}),
+    metrics=(harness.Metric("u", "mean"),), trials=sleepy_trials, default_trials=100, pilot=True,
+)

@@ -1,0 +1,132 @@
+"""Cost before running (issue 31): the pilot's estimate, the dry run, the refusal, and the
+learned adversary trained once per key for a whole run, whatever the executor."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import cost_helpers as ch
+import pytest
+
+from anonspread import harness
+from anonspread.adversaries import learned
+from anonspread.errors import InvalidParameterError
+from anonspread.harness import pilot
+from anonspread.harness.cli import main
+from anonspread.harness.executors import InProcessExecutor
+from anonspread.spread.limits import raised_limits
+
+
+def test_pilot_prices_trials_of_known_cost():
+    est = harness.estimate_cost(ch.SLEEPY, trials=200, batch_size=20, executor="inprocess", workers=2)
+    by_k = {r["params"]["k"]: r for r in est.rows}
+    for k, r in by_k.items():
+        assert 1 <= r["pilot_trials"] <= pilot.PILOT_TRIALS
+        # a spin of k x 4 ms per trial: never less; more on a busy machine (a sanity bound)
+        assert k * ch.SLEEP_SECONDS <= r["seconds_per_trial"] < 10 * k * ch.SLEEP_SECONDS + 0.05
+    expected = 200 * 4 * ch.SLEEP_SECONDS
+    elapsed = sum(r["seconds_per_trial"] * r["trials"] for r in est.rows)
+    assert expected <= elapsed < 10 * expected + 5
+    # CPU time: at most the elapsed time (less when the shared machine preempted the spin)
+    assert 0 < est.cpu_seconds <= 1.05 * elapsed
+    assert est.wall_seconds == pytest.approx(elapsed / 2, rel=1e-9)
+    # one batch per point: the longest batch bounds the wall time
+    whole = harness.estimate_cost(ch.SLEEPY, trials=200, batch_size=200, executor="inprocess", workers=2)
+    assert whole.wall_seconds >= 200 * 3 * ch.SLEEP_SECONDS
+    line = est.summary()
+    assert line.startswith("test-sleepy: pilot estimate (2 (point, estimator) pairs x ")
+    assert "CPU" in line and "wall on inprocess(workers=2)" in line
+    assert len(est.format_text().splitlines()) == 3
+
+
+def test_pilot_never_runs_more_trials_than_the_point(tmp_path):
+    est = harness.estimate_cost(ch.SLEEPY, trials=2, executor="inprocess")
+    assert [r["pilot_trials"] for r in est.rows] == [2, 2]
+
+
+def test_run_refuses_an_estimate_above_the_work_limit_before_writing(tmp_path):
+    # 200 trials x 4 spins of 4 ms: about 3.2 s of CPU, 3.2e7 "node visits" at 1e7/s
+    with raised_limits(work=1e6), pytest.raises(InvalidParameterError) as err:
+        harness.run(ch.SLEEPY, trials=200, rng=1, out=tmp_path, executor="inprocess",
+                    plot=False, progress=False, pilot=True)
+    msg = str(err.value)
+    assert msg.startswith("trials must be small enough for the sweep 'test-sleepy' (pilot estimate")
+    assert "node visits, more than the 1e+06 allowed" in msg and "ANONSPREAD_MAX_WORK" in msg
+    assert list(tmp_path.iterdir()) == []
+    with raised_limits(work=1e6), pytest.raises(InvalidParameterError, match="pilot estimate"):
+        harness.estimate_cost(ch.SLEEPY, trials=200, executor="inprocess")
+
+
+def test_first_line_of_a_piloted_run_is_the_estimate(tmp_path):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        res = harness.run(ch.SLEEPY, trials=20, rng=1, out=tmp_path, executor="inprocess", plot=False)
+    first = err.getvalue().splitlines()[0]
+    assert first.startswith("test-sleepy: pilot estimate (2 (point, estimator) pairs x ")
+    assert res.metadata["timing"]["pilot"]["cpu_s"] > 0
+    # the pilot draws from its own streams: the results are those of a run without it
+    again = harness.run(ch.SLEEPY, trials=20, rng=1, out=tmp_path / "b", executor="inprocess",
+                        plot=False, progress=False)
+    assert again.paths["csv"].read_bytes() == res.paths["csv"].read_bytes()
+    assert "pilot" not in again.metadata["timing"]
+
+
+def test_dry_run_prints_the_estimate_and_writes_nothing(tmp_path, capsys):
+    rc = main(["sweep", "detection", "--set", "T=2,4", "--trials", "300", "--dry-run",
+               "--out", str(tmp_path), "--workers", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("sweep-detection-") and ": pilot estimate (6 (point, estimator) pairs" in lines[0]
+    assert "wall on processes(workers=2)" in lines[0]
+    assert sum(" per trial x 300 trials" in ln for ln in lines) == 6
+    assert list(tmp_path.iterdir()) == []
+
+
+LEARNED_SWEEP = {"graph": ["regular-3"], "protocol": ["adaptive-diffusion"],
+                 "estimator": ["jordan", "learned"], "T": [1, 2]}
+
+
+def _learned_run(tmp_path, name, executor):
+    exp = harness.compose("detection", product=LEARNED_SWEEP, name="learned-once")
+    res = harness.run(exp, trials=40, batch_size=10, rng=7, out=tmp_path / name, executor=executor,
+                      plot=False, progress=False)
+    return res.paths["csv"].read_bytes()
+
+
+def test_learned_trains_once_per_key_for_a_two_worker_pool(tmp_path):
+    learned.cache_clear()
+    log = tmp_path / "workers.log"
+    pool = _learned_run(tmp_path, "pool", ch.CountingPool(2, log=str(log)))
+    # trained here, once per (graph, protocol, T): 2 keys
+    assert learned.cache_info()["misses"] == 2
+    lines = [tuple(map(int, ln.split())) for ln in log.read_text().splitlines()]
+    assert len(lines) >= 2 and len({pid for pid, *_ in lines}) == 2  # both workers ran tasks
+    assert all(misses == 0 and pinned == 2 for _, misses, _, pinned in lines)  # no worker trained
+    assert max(hits for _, _, hits, _ in lines) > 0  # they scored with the shipped models
+    # the same bytes in this process (which keeps its trained models: no training again)
+    inproc = _learned_run(tmp_path, "inproc", InProcessExecutor(1))
+    assert inproc == pool
+    assert learned.cache_info()["misses"] == 2 and learned.cache_info()["pinned"] == 0
+    distributed = pytest.importorskip("distributed")
+    from anonspread.harness.executors import DaskExecutor
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        dask = _learned_run(tmp_path, "dask", DaskExecutor(2, scheduler=cluster.scheduler_address))
+    assert dask == pool
+
+
+def test_an_executor_that_cannot_preload_gets_the_models_with_each_task(tmp_path):
+    class Plain(harness.Executor):
+        name = "test-plain"
+
+        def imap_unordered(self, fn, tasks):
+            for task in tasks:
+                assert task.preload is not None
+                yield fn(task)
+
+    ref = _learned_run(tmp_path, "ref", InProcessExecutor(1))
+    assert _learned_run(tmp_path, "plain", Plain(1)) == ref
+    assert learned.cache_info()["pinned"] == 0  # what the tasks installed here is gone
