@@ -28,7 +28,9 @@ import numpy as np
 # GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
 # that stops it (for every OpenMP region of the process, these included)
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
+from anonspread.engine import _inputs as _check
 from anonspread.engine.store import GraphStore, new_finite_store
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["OPENMP", "PairSums", "SoftMarginSums", "accumulate", "accumulate_chunk",
            "accumulate_shared", "accumulate_shared_chunk", "copy_store"]
@@ -135,8 +137,12 @@ def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims:
     sums : SoftMarginSums
         Updated in place.
     """
-    if not 1 <= len(stores) <= 1024:
-        raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
+    if not isinstance(stores, list) or not 1 <= len(stores) <= 1024:
+        raise InvalidParameterError(f"stores must be a list of 1..1024 stores; got {stores!r:.80}")
+    if not isinstance(sums, SoftMarginSums):
+        raise InvalidTypeError(f"sums must be SoftMarginSums; got {type(sums).__name__}")
+    if not isinstance(gens, list) or not all(isinstance(g, np.random.Generator) for g in gens):
+        raise InvalidTypeError("gens must be a list of numpy.random.Generator, one per source")
     widths = np.asarray(widths, np.float64)
     if widths.ndim != 1 or np.any(~(widths > 0)):
         raise ValueError(f"widths must be positive; got {widths!r}")
@@ -177,7 +183,10 @@ def accumulate_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray
     (SoftMarginSums, list of numpy.random.Generator)
         The chunk's sums and its generators, advanced past this call's runs.
     """
+    if not isinstance(shared, tuple) or len(shared) != 3:
+        raise InvalidParameterError("shared must be the tuple (graph, params, mask)")
     graph, params, mask = shared
+    threads = _check.integer(threads, "threads", low=1, high=1024)
     if isinstance(graph, GraphStore):
         stores = [copy_store(graph) for _ in range(threads)]
     else:
