@@ -147,6 +147,10 @@ class SoftMarginResult:
     runs: np.ndarray
 
 
+#: The narrowest soft-margin width whose 2/a^2 is a finite float (2^-510, about 3e-154).
+_A_MIN = 2.0**-510
+
+
 def _check_widths(a: Any) -> np.ndarray:
     vals = [a] if isinstance(a, (int, float, np.integer, np.floating)) else a
     if isinstance(vals, (str, bytes)) or not isinstance(vals, (Sequence, np.ndarray)):
@@ -154,6 +158,12 @@ def _check_widths(a: Any) -> np.ndarray:
     out = np.array([check_real(v, "a", low=0.0, low_open=True) for v in vals], np.float64)
     if out.shape[0] == 0:
         raise InvalidParameterError("a must hold at least one width; got an empty sequence")
+    with np.errstate(all="ignore"):  # the kernel weighs by exp(-2 (phi - 1)^2 / a^2)
+        finite = np.isfinite(2.0 / out**2)
+    if not finite.all():
+        raise InvalidParameterError(
+            f"a must be at least {_A_MIN:.3g} (narrower widths overflow 1/a^2 and every score "
+            f"would be NaN); got {out[~finite][0]!r}")
     if np.any(np.diff(out) >= 0):
         raise InvalidParameterError(f"a must be strictly decreasing (widest first); got {a!r}")
     return out

@@ -570,6 +570,10 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
                 raise OutputError(f"{csv_path} is not a result table (missing columns {sorted(missing)})")
             rows = []
             for line, rec in enumerate(reader, start=2):
+                if None in rec:  # DictReader's key for the fields beyond the header's
+                    raise OutputError(
+                        f"{csv_path} line {line}: {len(rec[None])} more field(s) than the header's "
+                        f"{len(reader.fieldnames or ())} columns: {rec[None]!r:.80}")
                 column = ""
                 try:
                     row: dict[str, Any] = {}

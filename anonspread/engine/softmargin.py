@@ -146,7 +146,10 @@ def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims:
     widths = np.asarray(widths, np.float64)
     if widths.ndim != 1 or np.any(~(widths > 0)):
         raise ValueError(f"widths must be positive; got {widths!r}")
-    inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    with np.errstate(all="ignore"):
+        inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    if not np.isfinite(2.0 * inv_a2).all():
+        raise ValueError(f"widths must be at least 2**-510 (1/a^2 must stay finite); got {widths!r}")
     mask = np.ascontiguousarray(mask, np.uint8)
     if mask.ndim != 1 or mask.shape[0] == 0 or int(mask.sum()) != n_obs:
         raise ValueError(f"mask must be a non-empty 0/1 vector with n_obs = {n_obs} ones")
