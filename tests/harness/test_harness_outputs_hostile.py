@@ -110,3 +110,12 @@ def test_a_result_row_with_extra_fields_is_refused_with_its_line(result, capsys)
     lines[2] += ",0.5,extra"
     result.write_text("\n".join(lines) + "\n")
     _one_line_error(capsys, ["plot", str(result)], "line 3", "2 more field(s)", code=1)
+
+
+# ----------------------------------------------------------------- class 4: raw errors
+
+def test_a_very_long_name_is_refused(tmp_path, capsys):
+    _one_line_error(capsys, ["sweep", "test-flip", *IMPORT, "--set", "coin=fair", "--out", str(tmp_path), "--name",
+                             "x" * 300, "--workers", "1", "--no-plot", "--trials", "10"],
+                    "at most 200 characters", code=2)
+    assert not list(tmp_path.iterdir())
