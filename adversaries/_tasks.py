@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from anonspread.errors import ExecutorError, InvalidParameterError
 

@@ -33,8 +33,8 @@ from typing import Any
 
 from anonspread.errors import InvalidParameterError
 from anonspread.harness.coverage import HIGH_COVERAGE, covered_points
-from anonspread.harness.experiment import PlotSpec, Reference
 from anonspread.harness.errors import OutputError
+from anonspread.harness.experiment import PlotSpec, Reference
 from anonspread.harness.results import Table, atomic_write, check_replaceable
 
 __all__ = ["SATURATED_SHARE", "draw", "figure_title", "plot_table"]

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-import anonspread.engine  # noqa: F401
+import anonspread.engine
 
 #: Bad scalar values tried for every integer argument (indices, sizes, counts).
 BAD_INTS = (-1, -(2**31) - 5, 7 + 10**6)
@@ -101,24 +101,27 @@ def _recorded(qual: str, driver):
 # ----------------------------------------------------------------- drivers (public layers)
 
 def _drive_simulate():
+    import networkx as nx
+
     from anonspread import spread
     from anonspread.spread.protocols import AdaptiveDiffusion, RandomDiffusion
-    import networkx as nx
     spread.simulate(nx.cycle_graph(8), RandomDiffusion(0.5), 3, rng=0)
     spread.simulate_many(nx.cycle_graph(8), RandomDiffusion(0.5), 3, 4, rng=0)
     spread.simulate(spread.graphs.regular_tree(3), AdaptiveDiffusion(), 4, rng=0)
 
 
 def _drive_batch():
+    import networkx as nx
+
     from anonspread import adversaries
     from anonspread.spread.protocols import RandomDiffusion
-    import networkx as nx
     adversaries.simulate_and_score(nx.cycle_graph(8), RandomDiffusion(0.5), 3, 4,
                                    estimators=["jordan", "rumor"], rng=0)
 
 
 def _drive_dandelion():
     import networkx as nx
+
     from anonspread.spread import dandelion as d
     g = nx.cycle_graph(8)
     d.draw_anonymity_graph(g, d.Dandelion(0.5), rng=0)
@@ -126,8 +129,8 @@ def _drive_dandelion():
 
 
 def _drive_transactions():
+
     from anonspread.adversaries import transactions as tx
-    import inspect as _i
     for name in ("observe", "simulate", "transaction_observation"):
         if hasattr(tx, name):
             break
@@ -136,9 +139,10 @@ def _drive_transactions():
 
 
 def _drive_softmargin():
+    import networkx as nx
+
     from anonspread import adversaries, spread
     from anonspread.spread.protocols import RandomDiffusion
-    import networkx as nx
     g = nx.cycle_graph(8)
     snap = adversaries.observe(spread.simulate(g, RandomDiffusion(0.5), 2, rng=0))
     adversaries.soft_margin(snap, RandomDiffusion(0.5), n_sims=20, rng=0) \
@@ -148,7 +152,6 @@ def _drive_softmargin():
 # ----------------------------------------------------------------- valid calls
 
 def _ws_case():
-    from anonspread.engine import scoring
     return [N], {}
 
 
@@ -238,6 +241,7 @@ def _run_stem_case():
 
 def _drive_dandelion_stems():
     import networkx as nx
+
     from anonspread.spread import dandelion as d
     names = [n for n in dir(d) if "stem" in n.lower() and callable(getattr(d, n))]
     g = nx.cycle_graph(8)
@@ -438,24 +442,24 @@ def bad_calls(args: list, kwargs: dict):
         if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == np.int64
                 and b.dtype == np.int32 and a.shape == (N + 1,)):
             for label, p, q in _odd_graphs():
-                yield f"csr{i}:{label}", args[:i] + [p, q] + args[i + 2:], kwargs
+                yield f"csr{i}:{label}", [*args[:i], p, q, *args[i + 2:]], kwargs
     for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
             for label, b in _bad_arrays(a):
-                yield f"arg{i}:{label}", args[:i] + [b] + args[i + 1:], kwargs
+                yield f"arg{i}:{label}", [*args[:i], b, *args[i + 1:]], kwargs
         elif isinstance(a, (bool, np.bool_)):
             continue
         elif isinstance(a, (int, np.integer)):
             for v in BAD_INTS:
-                yield f"arg{i}:int{v}", args[:i] + [v] + args[i + 1:], kwargs
+                yield f"arg{i}:int{v}", [*args[:i], v, *args[i + 1:]], kwargs
         elif isinstance(a, tuple) and a and all(isinstance(x, np.ndarray) for x in a):
             for j, x in enumerate(a):
                 for label, b in _bad_arrays(x):
-                    t = a[:j] + (b,) + a[j + 1:]
-                    yield f"arg{i}[{j}]:{label}", args[:i] + [t] + args[i + 1:], kwargs
+                    t = (*a[:j], b, *a[j + 1:])
+                    yield f"arg{i}[{j}]:{label}", [*args[:i], t, *args[i + 1:]], kwargs
         elif a is None or isinstance(a, (float, str)):
             continue
-        yield f"arg{i}:None", args[:i] + [None] + args[i + 1:], kwargs
+        yield f"arg{i}:None", [*args[:i], None, *args[i + 1:]], kwargs
     for k, v in kwargs.items():
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
             for bad in BAD_INTS:

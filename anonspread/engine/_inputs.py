@@ -4,9 +4,10 @@ The kernels are compiled without bounds checks, so an out-of-range index or a to
 output array would read or write outside memory. Each public wrapper checks its arrays
 once per call with a few vectorised numpy reductions (never per element in Python): dtype
 kind, shape, contiguity, writability, length, and the range of every index it passes in.
-A CSR graph ``(indptr, indices)`` is checked whole (``indptr`` starts at 0, never decreases,
-ends within ``indices``; every neighbour is a node); a read-only pair that already passed is
-remembered (by identity, while both arrays live), so a graph's own arrays are checked once.
+A CSR graph ``(indptr, indices)`` is checked whole in one compiled pass (:mod:`._checks`:
+``indptr`` starts at 0, never decreases, ends within ``indices``; every neighbour is a node;
+where a kernel needs it, the graph is symmetric and connected, or a tree); only a failing
+graph goes through the slower numpy path that writes the message.
 Errors are :class:`~anonspread.errors.InvalidParameterError` or
 :class:`~anonspread.errors.InvalidTypeError` naming the argument, what it was and what is
 accepted.
@@ -15,17 +16,12 @@ accepted.
 from __future__ import annotations
 
 import operator
-import weakref
 
 import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["csr", "floats", "index", "index_array", "int64", "out", "tree"]
-
-#: Read-only CSR pairs already checked: id pair -> (weak refs, node count).
-_CHECKED: dict[tuple[int, int], tuple] = {}
-
 
 def _describe(a) -> str:
     if isinstance(a, np.ndarray):
@@ -121,41 +117,40 @@ def out(a, dtype, name: str, *, shape: tuple | None = None, min_len: int = 0) ->
     return a.view(np.uint8) if want == np.bool_ else a
 
 
-def _remembered(indptr: np.ndarray, indices: np.ndarray) -> int | None:
-    hit = _CHECKED.get((id(indptr), id(indices)))
-    if hit is not None and hit[0]() is indptr and hit[1]() is indices \
-            and not indptr.flags.writeable and not indices.flags.writeable:
-        return hit[2]
+def _fast(indptr, indices, dt, kind: int) -> tuple | None:
+    """The checked pair when both arrays already have the kernels' layout and pass the
+    compiled check; None otherwise (then the numpy path checks, converts and explains)."""
+    if (type(indptr) is np.ndarray and type(indices) is np.ndarray and indptr.dtype == np.int64
+            and indices.dtype == dt and indptr.ndim == 1 and indices.ndim == 1
+            and indptr.shape[0] >= 1 and indptr.flags.c_contiguous
+            and indices.flags.c_contiguous):
+        from anonspread.engine._checks import csr_status
+
+        if csr_status(indptr, indices, kind) == 0:
+            return indptr, indices
     return None
 
 
-def _frozen(a: np.ndarray) -> bool:
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
-            return False
-        a = a.base
-    return a is None
-
-
-def csr(indptr, indices, name: str = "graph", *, indices_dtype=None
+def csr(indptr, indices, name: str = "graph", *, indices_dtype=None, kind: int = 0
         ) -> tuple[np.ndarray, np.ndarray]:
     """A checked CSR graph: int64 ``indptr`` and ``indices`` as int32 (``indices_dtype``
     int32), int64, or kept int32 / made int64 (``None``: the kernels with a fused index
-    type), both contiguous."""
-    p = _array(indptr, f"{name} indptr", "iu", "a 1-d integer array (CSR row offsets)")
-    q = _array(indices, f"{name} indices", "iu", "a 1-d integer array (CSR neighbours)")
+    type), both contiguous. ``kind`` 1: also symmetric and connected; 2: also a tree."""
     if indices_dtype is None:
-        dt = np.int32 if q.dtype == np.int32 else np.int64
+        dt = np.dtype(np.int32) if getattr(indices, "dtype", None) == np.int32 else np.dtype(np.int64)
     else:
         dt = np.dtype(indices_dtype)
+    hit = _fast(indptr, indices, dt, kind)
+    if hit is not None:
+        return hit
+    p = _array(indptr, f"{name} indptr", "iu", "a 1-d integer array (CSR row offsets)")
+    q = _array(indices, f"{name} indices", "iu", "a 1-d integer array (CSR neighbours)")
     if p.ndim != 1 or q.ndim != 1 or p.shape[0] < 1:
         raise InvalidParameterError(
             f"{name} must be a CSR pair of 1-d arrays with len(indptr) = nodes + 1 >= 1; got "
             f"indptr of shape {p.shape}, indices of shape {q.shape}")
     p64 = np.ascontiguousarray(p, np.int64)
     n = p64.shape[0] - 1
-    if _remembered(p, q) is not None and p is p64 and q.dtype == dt and q.flags.c_contiguous:
-        return p64, q
     if p64[0] != 0 or p64[-1] > q.shape[0] or (n > 0 and bool((p64[1:] < p64[:-1]).any())):
         raise InvalidParameterError(
             f"{name} indptr must start at 0, never decrease and end at most at len(indices) = "
@@ -169,48 +164,29 @@ def csr(indptr, indices, name: str = "graph", *, indices_dtype=None
     if n >= 2**31 - 1 and dt == np.int32:
         raise InvalidParameterError(f"{name} has {n} nodes: more than int32 indices can name")
     q = np.ascontiguousarray(q, dt)
-    if p is p64 and _frozen(p) and _frozen(q):
-        _CHECKED[(id(p), id(q))] = (weakref.ref(p), weakref.ref(q), n)
-        if len(_CHECKED) > 256:
-            for k in [k for k, v in _CHECKED.items() if v[0]() is None or v[1]() is None]:
-                del _CHECKED[k]
+    if kind and _fast(p64, q, dt, kind) is None:
+        m = int(p64[-1])
+        if kind == 2:
+            raise InvalidParameterError(
+                f"{name} must be a tree: a connected symmetric CSR with 2 (n - 1) entries; got "
+                f"{n} nodes and {m} entries")
+        raise InvalidParameterError(
+            f"{name} must be a connected undirected graph (symmetric CSR) with at least one "
+            f"node; got {n} nodes and {m} entries")
     return p64, q
 
 
 def tree(indptr, indices, name: str = "graph", *, indices_dtype=np.int32
          ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`csr`, and the graph must be a tree: connected with ``2 (n - 1)`` symmetric
-    entries (checked with scipy's compiled connected components)."""
-    p, q = csr(indptr, indices, name, indices_dtype=indices_dtype)
-    n = p.shape[0] - 1
-    if n == 0 or p[-1] != 2 * (n - 1) or not _connected_symmetric(p, q):
-        raise InvalidParameterError(
-            f"{name} must be a tree: a connected symmetric CSR with 2 (n - 1) entries; got "
-            f"{n} nodes and {int(p[-1])} entries")
-    return p, q
+    entries."""
+    return csr(indptr, indices, name, indices_dtype=indices_dtype, kind=2)
 
 
 def connected(indptr, indices, name: str = "graph", *, indices_dtype=np.int32
               ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`csr`, and the graph must be connected and symmetric (at least one node)."""
-    p, q = csr(indptr, indices, name, indices_dtype=indices_dtype)
-    if p.shape[0] < 2 or not _connected_symmetric(p, q):
-        raise InvalidParameterError(
-            f"{name} must be a connected undirected graph (symmetric CSR) with at least one "
-            f"node; got {p.shape[0] - 1} nodes")
-    return p, q
-
-
-def _connected_symmetric(p: np.ndarray, q: np.ndarray) -> bool:
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import connected_components
-
-    n = p.shape[0] - 1
-    m = int(p[-1])
-    a = csr_array((np.ones(m, np.int8), q[:m], p), shape=(n, n))
-    if (a != a.T).nnz:
-        return False
-    return connected_components(a, directed=False, return_labels=False) == 1
+    return csr(indptr, indices, name, indices_dtype=indices_dtype, kind=1)
 
 
 def int64(a) -> np.ndarray:

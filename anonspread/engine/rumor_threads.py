@@ -17,8 +17,8 @@ import os
 
 import numpy as np
 
-from anonspread.engine import _rumor_threads
 from anonspread.engine import _inputs as _check
+from anonspread.engine import _rumor_threads
 from anonspread.engine.rumor import _bool_out, _connected
 
 __all__ = ["OPENMP", "PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top"]

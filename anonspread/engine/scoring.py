@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonspread.errors import InvalidParameterError, InvalidTypeError
-from anonspread.engine import _scoring
 from anonspread.engine import _inputs as _check
+from anonspread.engine import _scoring
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 #: Scores within this relative tolerance of the maximum (in log space) are ties.
 TIE_RTOL = 1e-9

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonspread.engine import _sensors
 from anonspread.engine import _inputs as _check
+from anonspread.engine import _sensors
 from anonspread.errors import InvalidParameterError
 
 __all__ = ["direction_mask", "eif_costs", "pinto_loglik"]

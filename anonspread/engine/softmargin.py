@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
+
 # GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
 # that stops it (for every OpenMP region of the process, these included)
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
-from anonspread.engine import _inputs as _check
 from anonspread.engine.store import GraphStore, new_finite_store
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 

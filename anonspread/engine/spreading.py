@@ -31,8 +31,8 @@ import numpy as np
 
 from anonspread.engine import _inputs as _check
 from anonspread.engine import _spreading
-from anonspread.errors import InvalidTypeError
 from anonspread.engine.store import AUX, CHILD, FLAG, NCOL, PARENT, SIB, TIME, GraphStore
+from anonspread.errors import InvalidTypeError
 
 __all__ = [
     "ADAPTIVE_DIFFUSION",

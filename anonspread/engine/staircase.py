@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonspread.errors import InvalidParameterError
-
 from anonspread.engine import _inputs as _check
 from anonspread.engine import _staircase
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["KIND_CHI2", "KIND_HELLINGER", "KIND_KL", "KIND_MI", "KIND_TV", "price_blocks"]
 

@@ -35,8 +35,8 @@ import numpy as np
 
 from anonspread.engine import _inputs as _check
 from anonspread.engine import _store
-from anonspread.errors import InvalidParameterError
 from anonspread.engine._store import GraphStore
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["AUX", "CHILD", "FLAG", "NCOL", "PARENT", "SIB", "TIME", "GraphStore",
            "new_finite_store", "new_lazy_store"]
