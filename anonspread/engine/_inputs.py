@@ -19,6 +19,7 @@ import operator
 
 import numpy as np
 
+from anonspread.engine import _checks
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["csr", "floats", "index", "index_array", "int64", "out", "tree"]
@@ -124,9 +125,8 @@ def _fast(indptr, indices, dt, kind: int) -> tuple | None:
             and indices.dtype == dt and indptr.ndim == 1 and indices.ndim == 1
             and indptr.shape[0] >= 1 and indptr.flags.c_contiguous
             and indices.flags.c_contiguous):
-        from anonspread.engine._checks import csr_status
-
-        if csr_status(indptr, indices, kind) == 0:
+        status = _checks.csr_status32 if dt == np.int32 else _checks.csr_status64
+        if status(indptr, indices, kind) == 0:
             return indptr, indices
     return None
 
