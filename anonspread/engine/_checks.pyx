@@ -126,3 +126,55 @@ def csr_status64(const int64_t[::1] indptr, const int64_t[::1] indices, int kind
     cdef int64_t dummy = 0
     return _status(&indptr[0], <const void*> (&indices[0] if indices.shape[0] else &dummy),
                    True, indptr.shape[0] - 1, indices.shape[0], kind)
+
+
+def chunk_status(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[::1] n_out,
+                 const int64_t[::1] b_vs, const int32_t[::1] b_order, const int64_t[::1] b_par,
+                 const int64_t[::1] b_gdeg, int64_t ng):
+    """0 if trials ``[i0, i1)`` of the fused loop's snapshot buffers can be read safely:
+    ``noff`` 0 at i0 stepping by ``n_out >= 1``, within the buffers; ``b_vs`` -1 or a local
+    id; nodes in ``0..ng-1``; parents -1 for each trial's first node, else an earlier local
+    id; contact degrees at least the infection-tree degrees. Else a positive code naming the
+    first rule broken (1 offsets, 2 virtual source, 3 node, 4 parent, 5 degree)."""
+    cdef int64_t i, k, off, n, p, tot
+    cdef int code = 0
+    if i1 <= i0:
+        return 0
+    if (noff.shape[0] < i1 + 1 or n_out.shape[0] < i1 or b_vs.shape[0] < i1
+            or noff[i0] != 0):
+        return 1
+    tot = 0
+    for i in range(i0, i1):
+        if n_out[i] < 1 or noff[i + 1] != noff[i] + n_out[i]:
+            return 1
+    tot = noff[i1]
+    if b_order.shape[0] < tot or b_par.shape[0] < tot or b_gdeg.shape[0] < tot:
+        return 1
+    deg_arr = np.zeros(tot + 1, np.int64)
+    cdef int64_t[::1] deg = deg_arr
+    with nogil:
+        for i in range(i0, i1):
+            off = noff[i]
+            n = n_out[i]
+            if b_vs[i] < -1 or b_vs[i] >= n:
+                code = 2
+                break
+            for k in range(n):
+                if b_order[off + k] < 0 or b_order[off + k] >= ng:
+                    code = 3
+                    break
+                p = b_par[off + k]
+                if (k == 0 and p != -1) or (k > 0 and (p < 0 or p >= k)):
+                    code = 4
+                    break
+                if k > 0:
+                    deg[off + k] += 1
+                    deg[off + p] += 1
+            if code:
+                break
+        if code == 0:
+            for k in range(tot):
+                if b_gdeg[k] < deg[k]:
+                    code = 5
+                    break
+    return code

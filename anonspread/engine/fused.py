@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonspread.engine import _fused
+from anonspread.engine import _checks, _fused
 from anonspread.engine import _inputs as _check
 from anonspread.engine._fused import JORDAN, LISN, ML, NETSLEUTH, RUMOR
 from anonspread.errors import InvalidParameterError
@@ -26,6 +26,17 @@ __all__ = ["CHUNK_NODES", "JORDAN", "LISN", "ML", "NETSLEUTH", "RUMOR", "local_t
 #: by every chunk) in the caches; 2^20 made the ML path a third slower on the random
 #: {3,4} tree at T = 16 (165 vs 111 us per trial), from writing and re-reading 20 MB.
 CHUNK_NODES = 1 << 16
+
+_RULES = {
+    1: "must be partitioned by noff: noff[i0] = 0, noff[i + 1] = noff[i] + n_out[i] with "
+       "n_out[i] >= 1, within noff, n_out, b_vs, b_order, b_par and b_gdeg",
+    2: "must hold in b_vs a local id of each trial's nodes or -1",
+    3: "must hold in b_order node indices of the contact graph",
+    4: "must hold in b_par infection-tree parents as local ids in infection order (-1 for the "
+       "source, first; each parent before its child)",
+    5: "must hold in b_gdeg at least each node's infection-tree degree (its degree in the "
+       "contact graph)",
+}
 
 _PARENTS = ("must hold infection-tree parents as local ids in infection order (-1 for the "
             "source, first; each parent before its child)")
@@ -76,32 +87,12 @@ def score_chunk(i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind, c
         gptr, gind = _check.csr(gptr, gind, "contact graph", indices_dtype=np.int32)
     if i1 > i0:
         ng = 2**31 - 1 if lazy is True else gptr.shape[0] - 1
-        noff_ = _check.index_array(noff, 2**62, "noff", min_len=i1 + 1)
-        sizes = _check.index_array(n_out, 2**62, "n_out", min_len=i1)[i0:i1]
-        if (sizes < 1).any() or noff_[i0] != 0 or (np.diff(noff_[i0:i1 + 1]) != sizes).any():
-            raise InvalidParameterError("noff must be 0 at i0 and step by n_out >= 1: "
-                                        "noff[i + 1] = noff[i] + n_out[i]")
-        tot = int(noff_[i1])
-        vs = _check.index_array(b_vs, 2**62, "b_vs", low=-1, min_len=i1)[i0:i1]
-        if (vs >= sizes).any():
-            raise InvalidParameterError("b_vs must hold local ids of the trials' nodes or -1")
-        for name, a in (("b_order", b_order), ("b_par", b_par), ("b_gdeg", b_gdeg)):
-            if not isinstance(a, np.ndarray) or a.ndim != 1 or a.shape[0] < tot:
-                raise InvalidParameterError(f"{name} must be an array of at least noff[i1] = "
-                                            f"{tot} entries; got {a!r:.60}")
-        _check.index_array(b_order[:tot], ng, "b_order")
-        par = _check.index_array(b_par[:tot], 2**62, "b_par", low=-1)
-        gdeg = _check.index_array(b_gdeg[:tot], 2**31, "b_gdeg")
-        start = np.repeat(noff_[i0:i1], sizes)
-        local = np.arange(tot) - start
-        first = local == 0
-        inner = ~first
-        if (par[first] != -1).any() or (par[inner] < 0).any() or (par[inner] >= local[inner]).any():
-            raise InvalidParameterError(f"b_par {_PARENTS}")
-        tdeg = inner.astype(np.int64) + np.bincount(start[inner] + par[inner], minlength=tot)
-        if (gdeg < tdeg).any():
-            raise InvalidParameterError("b_gdeg must be at least each node's infection-tree "
-                                        "degree (its degree in the contact graph)")
+        try:  # one compiled pass; the kernel's own typed arguments check dtypes
+            code = _checks.chunk_status(i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, ng)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"score_chunk's buffers: {exc}") from None
+        if code:
+            raise InvalidParameterError(f"score_chunk's buffers {_RULES[code]}")
     return _fused.score_chunk(i0, i1, noff, n_out, b_vs, b_order, b_par, b_gdeg, gptr, gind,
                               codes, tie_u, seen, detected, pdet, hops, tree_hops, rank,
                               **options)
