@@ -2,7 +2,7 @@
 exact core evaluations on OpenMP threads (:mod:`._rumor_threads`).
 
 The answer is the serial one: the scan takes the nodes in the same order with the same
-stopping rule (:func:`anonspread.engine.rumor.rumor_advance`); only the evaluations it needs
+stopping rule (``anonspread.engine.rumor._rumor_advance``); only the evaluations it needs
 next are computed ahead, a batch at a time (growing from one per thread, doubling, up to
 about 25 million adjacency entries per thread), one work row per thread. A batch may hold
 evaluations the scan then does not need (at most one batch, discarded); the evaluation
