@@ -376,6 +376,16 @@ def check_replaceable(path: str | os.PathLike[str]) -> Path:
     the path names, so anything but a regular file -- a symbolic link, a directory, a FIFO,
     a device, a socket -- is refused before anything is written.
 
+    Parameters
+    ----------
+    path : path-like
+        Where an output is about to be written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
     Raises
     ------
     OutputError
