@@ -132,7 +132,7 @@ def chunk_status(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[
                  const int64_t[::1] b_vs, const int32_t[::1] b_order, const int64_t[::1] b_par,
                  const int64_t[::1] b_gdeg, int64_t ng):
     """0 if trials ``[i0, i1)`` of the fused loop's snapshot buffers can be read safely:
-    ``noff`` 0 at i0 stepping by ``n_out >= 1``, within the buffers; ``b_vs`` -1 or a local
+    ``noff`` from ``noff[i0] >= 0`` stepping by ``n_out >= 1``, within the buffers; ``b_vs`` -1 or a local
     id; nodes in ``0..ng-1``; parents -1 for each trial's first node, else an earlier local
     id; contact degrees at least the infection-tree degrees. Else a positive code naming the
     first rule broken (1 offsets, 2 virtual source, 3 node, 4 parent, 5 degree)."""
@@ -141,7 +141,7 @@ def chunk_status(int64_t i0, int64_t i1, const int64_t[::1] noff, const int64_t[
     if i1 <= i0:
         return 0
     if (noff.shape[0] < i1 + 1 or n_out.shape[0] < i1 or b_vs.shape[0] < i1
-            or noff[i0] != 0):
+            or noff[i0] < 0):
         return 1
     tot = 0
     for i in range(i0, i1):

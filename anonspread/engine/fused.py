@@ -28,7 +28,7 @@ __all__ = ["CHUNK_NODES", "JORDAN", "LISN", "ML", "NETSLEUTH", "RUMOR", "local_t
 CHUNK_NODES = 1 << 16
 
 _RULES = {
-    1: "must be partitioned by noff: noff[i0] = 0, noff[i + 1] = noff[i] + n_out[i] with "
+    1: "must be partitioned by noff: noff[i0] >= 0, noff[i + 1] = noff[i] + n_out[i] with "
        "n_out[i] >= 1, within noff, n_out, b_vs, b_order, b_par and b_gdeg",
     2: "must hold in b_vs a local id of each trial's nodes or -1",
     3: "must hold in b_order node indices of the contact graph",
