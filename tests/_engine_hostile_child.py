@@ -304,6 +304,7 @@ CASES = {
                                  1, np.zeros(3), np.log(np.arange(1, 5)), np.zeros(N), np.zeros(N),
                                  np.zeros(N, np.int64)], {}),
     "scoring.ml_tree": _ml_tree_case,
+    "scoring.ml_tree_walks": _ml_tree_case,
     "scoring.ml_workspace": _ws_case,
     "scoring.score_summary": lambda: ([np.arange(N, dtype=float), 0, 1e-9, np.zeros(N, bool)], {}),
     "scoring.tree_eccentricity": lambda: ([TP, TI, np.zeros(N, np.int64)], {}),
