@@ -44,14 +44,14 @@ from anonspread.adversaries.exact import (
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
-from anonspread.spread.protocols import Protocol
 from anonspread.spread.limits import check_run_size, check_size, run_work
+from anonspread.spread.protocols import Protocol
+from anonspread.validation import check_int, check_real, check_rng
 
 #: Node visits one Monte Carlo trial of :func:`bayes_ceiling` counts for the work limit on
 #: top of its run: a Python-level ``simulate`` and a snapshot key cost about what 10^4
 #: visits of a compiled kernel do (tens of microseconds against a few nanoseconds).
 TRIAL_VISITS = 10_000
-from anonspread.validation import check_int, check_real, check_rng
 
 __all__ = ["METHODS", "Ceiling", "bayes_ceiling", "ceiling_refusal"]
 
