@@ -149,6 +149,19 @@ def _drive_softmargin():
         if hasattr(adversaries, "soft_margin") else None
 
 
+def _drive_sm(executor):
+    import concurrent.futures as cf
+
+    import networkx as nx
+
+    from anonspread import adversaries, spread
+    from anonspread.spread.protocols import RandomDiffusion
+    snap = adversaries.observe(spread.simulate(nx.cycle_graph(8), RandomDiffusion(0.5), 2, rng=0))
+    ex = cf.ThreadPoolExecutor(1) if executor else None
+    adversaries.soft_margin_estimate(snap, RandomDiffusion(0.5), simulations=10,
+                                     max_simulations=10, rng=0, executor=ex)
+
+
 # ----------------------------------------------------------------- valid calls
 
 def _ws_case():
@@ -317,6 +330,10 @@ CASES = {
     "softmargin.SoftMarginSums": lambda: ([2, 1], {}),
     "softmargin.accumulate": _accumulate_case,
     "softmargin.accumulate_chunk": _accumulate_chunk_case,
+    "softmargin.PairSums": lambda: ([2, 1], {}),
+    "softmargin.accumulate_shared": _recorded("softmargin.accumulate_shared", lambda: _drive_sm(None)),
+    "softmargin.accumulate_shared_chunk": _recorded("softmargin.accumulate_shared_chunk",
+                                                    lambda: _drive_sm("pool")),
     "softmargin.copy_store": lambda: ([__import__("anonspread.engine.store", fromlist=["x"])
                                        .new_finite_store(GP, GI)], {}),
     "softmargin.new_finite_store": lambda: ([GP, GI], {}),
