@@ -44,8 +44,14 @@ from anonspread.adversaries.exact import (
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
+from anonspread.spread.limits import check_run_size, check_size, run_work
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_int, check_real, check_rng
+
+#: Node visits one Monte Carlo trial of :func:`bayes_ceiling` counts for the work limit on
+#: top of its run: a Python-level ``simulate`` and a snapshot key cost about what 10^4
+#: visits of a compiled kernel do (tens of microseconds against a few nanoseconds).
+TRIAL_VISITS = 10_000
 
 __all__ = ["METHODS", "Ceiling", "bayes_ceiling", "ceiling_refusal"]
 
@@ -451,6 +457,12 @@ def bayes_ceiling(
     if found is not None:
         raise found[1](found[0])
     protocol.kernel_params(g, T)  # the protocol's own checks (e.g. a design degree) on this graph
+    # the size guard every simulator shares: T, and the Monte Carlo's trials, refused up
+    # front with the size they would need (the exact method simulates nothing)
+    check_run_size(g, protocol, T, 1 if method == "exact" else trials)
+    if method != "exact":  # each Monte Carlo trial is a Python-level simulate() and a lookup
+        check_size("trials", trials, work=trials * (run_work(g, protocol, T) + TRIAL_VISITS),
+                   nbytes=trials * 8.0 * (MAX_INFECTED + 8), what="the Monte Carlo's trials")
     traj = TRAJECTORIES[protocol.name]
     if method == "exact":
         return _exact(g, protocol, T, traj, max_states)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from anonspread.adversaries import _tasks
 from anonspread.adversaries.estimators import _check_snapshot, jordan_center
 from anonspread.adversaries.observation import Snapshot
 from anonspread.adversaries.registry import register_estimator
@@ -147,6 +148,10 @@ class SoftMarginResult:
     runs: np.ndarray
 
 
+#: The narrowest soft-margin width whose 2/a^2 is a finite float (2^-510, about 3e-154).
+_A_MIN = 2.0**-510
+
+
 def _check_widths(a: Any) -> np.ndarray:
     vals = [a] if isinstance(a, (int, float, np.integer, np.floating)) else a
     if isinstance(vals, (str, bytes)) or not isinstance(vals, (Sequence, np.ndarray)):
@@ -154,6 +159,12 @@ def _check_widths(a: Any) -> np.ndarray:
     out = np.array([check_real(v, "a", low=0.0, low_open=True) for v in vals], np.float64)
     if out.shape[0] == 0:
         raise InvalidParameterError("a must hold at least one width; got an empty sequence")
+    with np.errstate(all="ignore"):  # the kernel weighs by exp(-2 (phi - 1)^2 / a^2)
+        finite = np.isfinite(2.0 / out**2)
+    if not finite.all():
+        raise InvalidParameterError(
+            f"a must be at least {_A_MIN:.3g} (narrower widths overflow 1/a^2 and every score "
+            f"would be NaN); got {out[~finite][0]!r}")
     if np.any(np.diff(out) >= 0):
         raise InvalidParameterError(f"a must be strictly decreasing (widest first); got {a!r}")
     return out
@@ -234,6 +245,7 @@ def _check_executor(executor: Any) -> None:
         raise InvalidTypeError(
             "executor must be None, a concurrent.futures.Executor, a dask.distributed.Client or "
             f"any object with .submit(fn, *args) returning futures; got {executor!r}")
+    _tasks.check_open(executor)
 
 
 def _n_chunks(executor: Any, chunks: int | None, nc: int) -> int:
@@ -292,8 +304,8 @@ class _ChunkedRunner:
         self.dask = _is_dask_client(executor)
         data = graph.store if isinstance(graph, LazyTree) else (graph.indptr, graph.indices)
         shared = (data, np.asarray(params, np.float64), lay.snap_ptr, lay.snap_ids, lay.n_obs)
-        # dask: ship the graph to the workers once per call, tasks name it by key
-        self.shared = executor.scatter([shared], broadcast=True, hash=False)[0] if self.dask else shared
+        self._data = shared
+        self.shared = self._scatter()
         nc = lay.sources.shape[0]
         bounds = np.linspace(0, nc, n_chunks + 1).round().astype(int)
         self.rows = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
@@ -304,16 +316,21 @@ class _ChunkedRunner:
         self.gens = [gens[lo:hi] for lo, hi in self.rows]
         self.sums = [_sm.PairSums(p.stop - p.start, n_widths) for p in self.pairs]
 
+    def _scatter(self) -> Any:
+        # dask: ship the graph to the workers once per call, tasks name it by key
+        if not self.dask:
+            return self._data
+        return self.executor.scatter([self._data], broadcast=True, hash=False)[0]
+
     def accumulate(self, n_sims: int, T: int, active: np.ndarray, widths: np.ndarray) -> Any:
-        args = [(self.code, self.shared, self.threads, self.sources[k], self.gens[k], n_sims, T,
-                 self.ptrs[k], self.snaps[k], active[self.pairs[k]], widths, self.sums[k])
-                for k in range(len(self.rows))]
-        if self.dask:
-            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a, pure=False) for a in args]
-            results = self.executor.gather(futures)
-        else:
-            futures = [self.executor.submit(_sm.accumulate_shared_chunk, *a) for a in args]
-            results = [f.result() for f in futures]
+        def make_args(lost: bool) -> list:
+            if lost:  # the graph may have gone with the worker: scatter it again
+                self.shared = self._scatter()
+            return [(self.code, self.shared, self.threads, self.sources[k], self.gens[k], n_sims,
+                     T, self.ptrs[k], self.snaps[k], active[self.pairs[k]], widths, self.sums[k])
+                    for k in range(len(self.rows))]
+
+        results = _tasks.run_tasks(self.executor, _sm.accumulate_shared_chunk, make_args)
         self.sums = [r[0] for r in results]
         self.gens = [list(r[1]) for r in results]
         return _sm.PairSums.concatenate(self.sums)

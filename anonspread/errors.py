@@ -9,6 +9,7 @@ working for users who do not know our classes.
 __all__ = [
     "AnonspreadError",
     "DatasetError",
+    "ExecutorError",
     "GraphError",
     "InfeasibleError",
     "InvalidParameterError",
@@ -71,6 +72,18 @@ class GraphError(InvalidParameterError):
     Traceback (most recent call last):
     ...
     anonspread.errors.GraphError: source must be a node of the graph; got 9
+    """
+
+
+class ExecutorError(AnonspreadError, RuntimeError):
+    """An executor the caller passed could not run the tasks (its worker died, a process
+    pool broke); the message says what happened and what to do.
+
+    Examples
+    --------
+    >>> from anonspread.errors import ExecutorError
+    >>> issubclass(ExecutorError, RuntimeError)
+    True
     """
 
 

@@ -130,7 +130,7 @@ def check_rumour() -> None:
         _h(f"two_core/{name}", core, att, psize, weight, const)
         sources = sorted({0, n - 1, n // 2, int(np.argmax(core)) if core.any() else 0})
         for s in sources:
-            st = R.rumor_setup(ip, ix, s)
+            st = R._rumor_setup(ip, ix, s)
             _h(f"rumor_setup/{name}/{s}", *[np.asarray(x) for x in st])
             top = np.zeros(n, np.bool_)
             r = R.graph_rumor_top(ip, ix, s, 1e-9, top)
@@ -141,17 +141,17 @@ def check_rumour() -> None:
                 _h(f"rumor_top/{name}/{s}/t{threads}/m{min_core}", r, top)
         if core.any():
             start = int(np.flatnonzero(core)[-1])
-            cid, cptr, cind, cw, cwe = R.core_csr(ip, ix, core, weight, start)
+            cid, cptr, cind, cw, cwe = R._core_csr(ip, ix, core, weight, start)
             _h(f"core_csr/{name}", cid, cptr, cind, cw, cwe)
-            fptr, find, fwe = R.core_flat(cptr, cind, cwe)
+            fptr, find, fwe = R._core_flat(cptr, cind, cwe)
             _h(f"core_flat/{name}", fptr, find, fwe)
             nc = cw.shape[0]
-            ws = R.core_workspace(fptr, 1)
+            ws = R._core_workspace(fptr, 1)
             got = []
             for k, c in enumerate(range(0, nc, max(1, nc // 50))):
-                got.append(R.core_log_sizes(fptr, find, fwe, cw, c, 2 * k + 1, ws[0][0], ws[1][0],
+                got.append(R._core_log_sizes(fptr, find, fwe, cw, c, 2 * k + 1, ws[0][0], ws[1][0],
                                             ws[2][0]))
-                got.append(R.core_log_sizes_dense(fptr, find, fwe, cw, c, 2 * k + 2, ws[0][0],
+                got.append(R._core_log_sizes_dense(fptr, find, fwe, cw, c, 2 * k + 2, ws[0][0],
                                                   ws[1][0], ws[2][0]))
             _h(f"core_log_sizes/{name}", np.array(got))
         # the public estimators

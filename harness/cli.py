@@ -271,8 +271,11 @@ def _plot_overrides(args: argparse.Namespace, spec: Any, params: Sequence[str], 
         changes["xlabel"] = ""  # the recorded label named the old axis
         if spec.facet == changes["x"]:
             changes["facet"] = None
-    if args.metric:
+    if args.metric is not None:
         chosen = [m.strip() for item in args.metric for m in item.split(",") if m.strip()]
+        if not chosen:
+            raise InvalidParameterError(f"--metric must name at least one of the table's metrics "
+                                        f"{list(metrics)}; got {args.metric[-1]!r}")
         for m in chosen:
             if m not in metrics:
                 raise InvalidParameterError(f"--metric must be among the table's metrics {list(metrics)}; got {m!r}")

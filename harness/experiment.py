@@ -51,6 +51,10 @@ METRIC_KINDS = ("proportion", "mean")
 
 _COLUMNS = ("metric", "n", "mean", "stderr", "ci_low", "ci_high")
 
+#: The longest experiment name: its outputs' names (``.NAME.journal.jsonl.XXXXXXXX.tmp``)
+#: must fit the 255 bytes most file systems allow.
+MAX_NAME = 200
+
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
 Params = Mapping[str, Scalar]
@@ -512,6 +516,11 @@ def check_experiment(exp: Any) -> Experiment:
             f"experiment name must start with a letter and use letters, digits, '_', '.', '-'; "
             f"got {exp.name!r}"
         )
+    if len(exp.name) > MAX_NAME:
+        raise InvalidParameterError(
+            f"experiment name must have at most {MAX_NAME} characters (its output files, e.g. "
+            f"NAME.journal.jsonl and their temporary copies, must fit a file system's 255-byte "
+            f"names); got {len(exp.name)} characters: {exp.name[:40]!r}...")
     where = f"experiment {exp.name!r}"
     given = [m for m in ("trial", "trials", "evaluate") if getattr(exp, m) is not None]
     if len(given) != 1:

@@ -33,8 +33,9 @@ from typing import Any
 
 from anonspread.errors import InvalidParameterError
 from anonspread.harness.coverage import HIGH_COVERAGE, covered_points
+from anonspread.harness.errors import OutputError
 from anonspread.harness.experiment import PlotSpec, Reference
-from anonspread.harness.results import Table, atomic_write
+from anonspread.harness.results import Table, atomic_write, check_replaceable
 
 __all__ = ["SATURATED_SHARE", "draw", "figure_title", "plot_table"]
 
@@ -913,14 +914,20 @@ def plot_table(
     list of pathlib.Path
         The files written.
     """
+    path = check_replaceable(path)
+    if path.suffix.lower() != ".png":
+        raise OutputError(f"the figure's path must name a .png file (with pdf, the PDF is "
+                          f"written beside it as .pdf); got {str(path)!r}")
+    if pdf:
+        check_replaceable(path.with_suffix(".pdf"))
     fig = draw(table, spec, title=title, labels=labels, info=info)
-    path = Path(path)
     written = []
-    formats: Sequence[tuple[str, str]] = [("png", ".png")] + ([("pdf", ".pdf")] if pdf else [])
-    for fmt, suffix in formats:
+    formats: Sequence[tuple[str, Path]] = [("png", path)] + (
+        [("pdf", path.with_suffix(".pdf"))] if pdf else [])
+    for fmt, target in formats:
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, dpi=120)
-        written.append(atomic_write(path.with_suffix(suffix), buf.getvalue()))
+        written.append(atomic_write(target, buf.getvalue()))
     return written
 
 

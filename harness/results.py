@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ __all__ = [
     "Table",
     "aggregate",
     "atomic_write",
+    "check_replaceable",
     "dumps_sidecar",
     "format_skipped",
     "format_value",
@@ -361,12 +363,65 @@ def _umask() -> int:
     return mask
 
 
+_KINDS = ((stat.S_ISLNK, "symbolic link"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"),
+          (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+          (stat.S_ISSOCK, "socket"))
+
+
+def check_replaceable(path: str | os.PathLike[str]) -> Path:
+    """``path``, if writing a result there replaces a regular file or nothing.
+
+    Every output of anonspread (a run's CSV, JSON, figures and journal, ``plot --output``,
+    ``report``) is written beside its path and renamed over it. A rename replaces whatever
+    the path names, so anything but a regular file -- a symbolic link, a directory, a FIFO,
+    a device, a socket -- is refused before anything is written.
+
+    Parameters
+    ----------
+    path : path-like
+        Where an output is about to be written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OutputError
+        ``path`` names something other than a regular file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> check_replaceable(d)
+    Traceback (most recent call last):
+    ...
+    anonspread.harness.errors.OutputError: ... is a directory, not a regular file: ...
+    """
+    path = Path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
+        return path
+    kind = next((k for test, k in _KINDS if test(mode)), "special file")
+    raise OutputError(f"{path} is a {kind}, not a regular file: anonspread replaces only "
+                      f"regular files (or creates a new one); choose another path or remove "
+                      f"the {kind} first")
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same directory + replace).
 
     A reader sees either the previous complete file or the new complete file,
     never a partial one. The file gets the mode the process's umask gives new files
-    (0644 under umask 022); a symlink at ``path`` is replaced, never written through.
+    (0644 under umask 022). Only a regular file is replaced: a symbolic link, directory,
+    FIFO, device or socket at ``path`` is refused (:func:`check_replaceable`).
 
     Parameters
     ----------
@@ -383,9 +438,9 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     Raises
     ------
     OutputError
-        The directory is missing or not writable.
+        The directory is missing or not writable, or ``path`` is not a regular file.
     """
-    path = Path(path)
+    path = check_replaceable(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     tmp = None
     try:
@@ -447,6 +502,11 @@ def read_sidecar(csv_path: str | os.PathLike[str]) -> dict[str, Any]:
     OutputError
         The sidecar is missing or not valid JSON.
     """
+    if Path(csv_path).is_dir():
+        runs = sorted(p.name for p in Path(csv_path).glob("*.csv"))[:3]
+        raise OutputError(f"{csv_path} is a directory; give one result CSV of it"
+                          + (f" (e.g. {', '.join(runs)})" if runs else "")
+                          + ", or use 'anonspread report DIR' for the whole folder")
     side = Path(csv_path).with_suffix(".json")
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
@@ -520,6 +580,10 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
                 raise OutputError(f"{csv_path} is not a result table (missing columns {sorted(missing)})")
             rows = []
             for line, rec in enumerate(reader, start=2):
+                if None in rec:  # DictReader's key for the fields beyond the header's
+                    raise OutputError(
+                        f"{csv_path} line {line}: {len(rec[None])} more field(s) than the header's "
+                        f"{len(reader.fieldnames or ())} columns: {rec[None]!r:.80}")
                 column = ""
                 try:
                     row: dict[str, Any] = {}

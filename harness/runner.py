@@ -38,7 +38,13 @@ from anonspread.harness.journal import Journal, check_units
 from anonspread.harness.pilot import CostEstimate, check_estimate, pilot_estimate
 from anonspread.harness.progress import Progress, format_duration
 from anonspread.harness.registry import get_experiment
-from anonspread.harness.results import Table, aggregate, atomic_write, dumps_sidecar
+from anonspread.harness.results import (
+    Table,
+    aggregate,
+    atomic_write,
+    check_replaceable,
+    dumps_sidecar,
+)
 from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
 from anonspread.spread.limits import check_size, work_budget
 from anonspread.validation import check_int, check_real
@@ -878,6 +884,9 @@ def _write_outputs(
     import tempfile
 
     out_dir = paths["csv"].parent
+    for kind in ("csv", "png", "pdf", "json", "journal"):  # refused before anything is written
+        if kind in paths:
+            check_replaceable(paths[kind])
     stage = Path(tempfile.mkdtemp(prefix=f".{paths['csv'].stem}.", suffix=".staging", dir=out_dir))
     try:
         staged = _stage_outputs(exp, points, table, paths, stage, **details)

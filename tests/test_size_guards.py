@@ -228,3 +228,22 @@ def test_points_a_sweep_skips_do_not_count(tmp_path):
     with pytest.raises(InvalidParameterError, match=r"about 2e\+15 node visits"):
         harness.run(dataclasses.replace(exp, skip=None), trials=2, out=tmp_path / "b", workers=1,
                     plot=False, progress=False)
+
+
+# ----------------------------------------------------------------- issue 33, class 2
+
+
+@pytest.mark.parametrize("T, trials, words", [
+    (3, 10**12, "trials must be small enough"),
+    (3, 10**8, "trials must be small enough"),
+    (10**9, 10, "T must be small enough"),
+])
+def test_bayes_ceiling_refuses_absurd_sizes_up_front(T, trials, words):
+    import networkx as nx
+
+    from anonspread.adversaries import bayes_ceiling
+    from anonspread.spread.protocols import RandomDiffusion
+
+    with pytest.raises(InvalidParameterError, match=words):
+        bayes_ceiling(nx.cycle_graph(10), RandomDiffusion(0.5), T, method="monte-carlo",
+                      trials=trials, rng=0)

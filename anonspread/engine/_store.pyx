@@ -22,6 +22,30 @@ def _grown(a, int64_t cap, int64_t new):
     return b
 
 
+def _check_content(start, deg, nbr, tpar, dvals, dcdf, ns, int64_t n, int64_t n_nbr, bint lazy):
+    """The kernels index with these arrays' values without bounds checks: every value they
+    read must name a node or a neighbour slot in use (vectorised, once per store)."""
+    def bad(what):
+        raise ValueError(f"GraphStore content out of range: {what}")
+    st, dg = start[:n], deg[:n].astype(np.int64)
+    if n and dg.min() < 0:
+        bad("a negative degree")
+    built = st >= 0 if lazy else np.ones(n, bool)
+    if lazy and n and ((st < -1).any() or (tpar[:n] < -1).any() or (tpar[:n] >= n).any()):
+        bad("start must be -1 (not expanded) or a slot, tpar -1 or a node")
+    if n and built.any() and ((st[built] < 0).any() or (st[built] + dg[built] > n_nbr).any()):
+        bad(f"every node's neighbour block start[v]..start[v] + deg[v] must lie in the "
+            f"{n_nbr} slots in use")
+    used = nbr[:n_nbr]
+    if used.size and (used.min() < 0 or used.max() >= n):
+        bad(f"neighbours must be nodes 0..{n - 1}")
+    if (dvals < 0).any() or not np.isfinite(dcdf).all() or (np.diff(dcdf) < 0).any():
+        bad("degree values must be >= 0 and their cdf finite and non-decreasing")
+    links = ns[:n, PARENT:SIB + 1]
+    if links.size and (links.min() < -1 or links.max() >= n):
+        bad("the run state's parent, child and sibling links must be -1 or nodes")
+
+
 cdef class GraphStore:
     """The flat arrays a spreading kernel reads and grows, by name.
 
@@ -60,6 +84,7 @@ cdef class GraphStore:
         if not (0 <= n_nodes <= cap and 0 <= n_nbr <= nbr.shape[0]):
             raise ValueError(f"GraphStore counters out of range: n_nodes={n_nodes} (capacity "
                              f"{cap}), n_nbr={n_nbr} (capacity {nbr.shape[0]})")
+        _check_content(start, deg, nbr, tpar, dvals, dcdf, ns, n_nodes, n_nbr, lazy)
         self.start = start
         self.deg = deg
         self.nbr = nbr

@@ -37,7 +37,8 @@ from __future__ import annotations
 import numpy as np
 
 from anonspread.engine import _dandelion as _k
-from anonspread.engine._inputs import csr, int64
+from anonspread.engine import _inputs as _check
+from anonspread.errors import InvalidParameterError
 
 __all__ = [
     "ROUTING_CODES",
@@ -61,8 +62,53 @@ ROUTING_CODES = {"per-tx": PER_TRANSACTION, "per-edge": PER_EDGE, "all-to-one": 
 STEM, FLUFF = 0, 1
 
 
-def _mask(a) -> np.ndarray:
-    return np.ascontiguousarray(a, np.bool_).view(np.uint8)
+def _mask(a, n: int, name: str = "spy") -> np.ndarray:
+    a = _check.floats(a, name, min_len=n)
+    if a.shape[0] != n:
+        raise InvalidParameterError(f"{name} must be a mask of length {n}; got {a.shape[0]}")
+    return (a != 0).view(np.uint8)
+
+
+def _nodes(n) -> int:
+    return _check.integer(n, "n", low=1, high=2**31 - 2)
+
+
+def _digraph(n: int, indptr, indices) -> tuple[np.ndarray, np.ndarray]:
+    indptr, indices = _check.csr(indptr, indices, indices_dtype=np.int64)
+    if indptr.shape[0] != n + 1:
+        raise InvalidParameterError(f"indptr must have n + 1 = {n + 1} entries; got "
+                                    f"{indptr.shape[0]}")
+    return indptr, indices
+
+
+def _anonymity(n: int, relays: int, arrs: tuple, check_content: bool) -> tuple:
+    """The arrays of an anonymity graph (out_ptr, out, own, in_ptr, in_src, in_to,
+    diffuser), checked for room and, when they are read (a fixed graph), for content."""
+    m = n * relays
+    names = ("out_ptr", "out", "own", "in_ptr", "in_src", "in_to", "diffuser")
+    sizes = (n + 1, m, n, n + 1, m, m, n)
+    dtypes = (np.int64,) * 6 + (np.int8,)
+    arrs = tuple(_check.out(a, dt, nm, min_len=k) for a, dt, nm, k in zip(arrs, dtypes, names, sizes))
+    if check_content:
+        out_ptr, out, own, in_ptr, in_src, in_to, _ = arrs
+        _check.csr(out_ptr[: n + 1], out, "anonymity graph (out_ptr, out)")
+        _check.csr(in_ptr[: n + 1], in_src, "anonymity graph (in_ptr, in_src)")
+        _check.index_array(own[:n], n, "own", low=-1)
+        _check.index_array(in_to[: in_ptr[n]], n, "in_to", low=-1)
+    return arrs
+
+
+def _check_kind(kind, n: int, relays, peers_all, indptr, routing, q) -> tuple:
+    kind = _check.integer(kind, "kind", low=CYCLE, high=RELAYS)
+    # a node with fewer candidates than relays takes them all (the kernel clips per node);
+    # the arrays' room for n * relays entries is checked with them
+    relays = _check.integer(relays, "relays", low=1)
+    if n < 2:
+        raise InvalidParameterError(f"an anonymity graph needs n >= 2 nodes; got {n}")
+    routing = _check.integer(routing, "routing", low=PER_TRANSACTION, high=ONE_TO_ONE)
+    if not 0.0 <= float(q) <= 1.0:
+        raise InvalidParameterError(f"q must be a probability in [0, 1]; got {q}")
+    return kind, relays, routing
 
 
 # ----------------------------------------------------------------- the protocols
@@ -83,10 +129,17 @@ def draw_anonymity(kind, n, indptr, indices, relays, peers_all, routing, coin_ep
     ``out`` / ``in_src`` / ``in_to`` need room for ``n * relays`` entries, ``work`` for
     ``max(n, max degree) + 1`` int64; ``diffuser`` is int8, the other arrays int64.
     """
-    indptr, indices = csr(indptr, indices)
-    return _k.draw_anonymity(int(kind), int(n), indptr, indices, int(relays), bool(peers_all),
-                             int(routing), bool(coin_epoch), float(q), rng, out_ptr, out, own,
-                             in_ptr, in_src, in_to, diffuser, work)
+    n = _nodes(n)
+    indptr, indices = _check.csr(indptr, indices)
+    if indptr.shape[0] != n + 1:
+        raise InvalidParameterError(f"indptr must have n + 1 = {n + 1} entries; got "
+                                    f"{indptr.shape[0]}")
+    kind, relays, routing = _check_kind(kind, n, relays, peers_all, indptr, routing, q)
+    arrs = _anonymity(n, relays, (out_ptr, out, own, in_ptr, in_src, in_to, diffuser), False)
+    work = _check.out(work, np.int64, "work",
+                      min_len=max(n, int(np.diff(indptr).max(initial=0))) + 1)
+    return _k.draw_anonymity(kind, n, indptr, indices, relays, bool(peers_all), routing,
+                             bool(coin_epoch), float(q), rng, *arrs, work)
 
 
 def run_stem_batch(kind, n, indptr, indices, relays, peers_all, routing, coin_epoch, q, rate,
@@ -106,13 +159,32 @@ def run_stem_batch(kind, n, indptr, indices, relays, peers_all, routing, coin_ep
     node and time, the fail-safe flag (bool), the nodes reached, the completion time, and
     per spy the first receipt's time, sender and kind (``STEM``, ``FLUFF``, -1: none).
     """
-    indptr, indices = csr(indptr, indices)
-    _k.run_stem_batch(int(kind), int(n), indptr, indices, int(relays), bool(peers_all),
-                      int(routing), bool(coin_epoch), float(q), float(rate), int(stem_len),
-                      bool(fixed), out_ptr, out, own, in_ptr, in_src, in_to, diffuser,
-                      np.ascontiguousarray(sources, np.int64),
-                      np.ascontiguousarray(spies, np.int64), rng, o_len, o_fnode, o_ftime,
-                      o_repeat.view(np.uint8), o_reached, o_last, o_time, o_sender, o_kind)
+    n = _nodes(n)
+    indptr, indices = _check.csr(indptr, indices)
+    if indptr.shape[0] != n + 1:
+        raise InvalidParameterError(f"indptr must have n + 1 = {n + 1} entries; got "
+                                    f"{indptr.shape[0]}")
+    kind, relays, routing = _check_kind(kind, n, relays, peers_all, indptr, routing, q)
+    arrs = _anonymity(n, relays, (out_ptr, out, own, in_ptr, in_src, in_to, diffuser),
+                      bool(fixed))
+    sources = _check.index_array(sources, n, "sources")
+    trials = sources.shape[0]
+    spies = _check.index_array(spies, n, "spies", ndim=2)
+    if spies.shape[0] != trials:
+        raise InvalidParameterError(f"spies must have one row per trial ({trials}); got shape "
+                                    f"{spies.shape}")
+    k = spies.shape[1]
+    outs = [_check.out(a, dt, nm, min_len=trials) for a, dt, nm in (
+        (o_len, np.int64, "o_len"), (o_fnode, np.int64, "o_fnode"), (o_ftime, np.float64, "o_ftime"),
+        (o_repeat, np.bool_, "o_repeat"), (o_reached, np.int64, "o_reached"),
+        (o_last, np.float64, "o_last"))]
+    outs += [_check.out(a, dt, nm, shape=(trials, k)) for a, dt, nm in (
+        (o_time, np.float64, "o_time"), (o_sender, np.int64, "o_sender"),
+        (o_kind, np.int8, "o_kind"))]
+    _k.run_stem_batch(kind, n, indptr, indices, relays, bool(peers_all), routing,
+                      bool(coin_epoch), float(q), float(rate),
+                      _check.integer(stem_len, "stem_len", low=0), bool(fixed), *arrs, sources,
+                      spies, rng, *outs)
 
 
 # ----------------------------------------------------------------- the transaction model
@@ -126,7 +198,9 @@ def regular_digraph(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarra
     first cycle is ``0 -> 1 -> ... -> n-1 -> 0`` (the model does not depend on labels), each
     further one a uniform reshuffle. The kernel of :func:`draw_anonymity`'s ``CYCLE``.
     """
-    return _k.regular_digraph(int(n), int(d), rng)
+    n = _nodes(n)
+    d = _check.integer(d, "d", low=1, high=max(n - 1, 1))
+    return _k.regular_digraph(n, d, rng)
 
 
 def routing_tables(n: int, indptr, indices, code: int, rng: np.random.Generator):
@@ -141,7 +215,10 @@ def routing_tables(n: int, indptr, indices, code: int, rng: np.random.Generator)
     back to the node it came from. The same kernel as :func:`draw_anonymity`'s tables,
     without the never-back rule.
     """
-    return _k.routing_tables(int(n), int64(indptr), int64(indices), int(code), rng)
+    n = _nodes(n)
+    indptr, indices = _digraph(n, indptr, indices)
+    code = _check.integer(code, "code", low=PER_TRANSACTION, high=ONE_TO_ONE)
+    return _k.routing_tables(n, indptr, indices, code, rng)
 
 
 def stems(n: int, indptr, indices, spy, code: int, q: float, cap: int, escape: bool,
@@ -159,8 +236,13 @@ def stems(n: int, indptr, indices, spy, code: int, q: float, cap: int, escape: b
     successor than its table's, the authors' loop rule. ``kind`` is int8, the other outputs
     int64, one entry per honest node. The stem walk of :func:`run_stem_batch`, configured.
     """
-    _k.stems(int(n), int64(indptr), int64(indices), _mask(spy), int(code), float(q), int(cap),
-             bool(escape), rng, kind, node, spy_of, hops)
+    n = _nodes(n)
+    indptr, indices = _digraph(n, indptr, indices)
+    spy = _mask(spy, n)
+    code = _check.integer(code, "code", low=PER_TRANSACTION, high=ONE_TO_ONE)
+    cap = _check.integer(cap, "cap", low=1)
+    outs = _observation(n, spy, kind, node, spy_of, hops)
+    _k.stems(n, indptr, indices, spy, code, float(q), cap, bool(escape), rng, *outs)
 
 
 def diffusion_first_spy(n: int, indptr, indices, spy, rng: np.random.Generator,
@@ -175,8 +257,11 @@ def diffusion_first_spy(n: int, indptr, indices, spy, rng: np.random.Generator,
     Records who delivered it to the first spy (``kind 0``); ``kind 2`` if the honest
     component holds no spy. ``hops`` counts the infected honest nodes.
     """
-    _k.diffusion_first_spy(int(n), int64(indptr), int64(indices), _mask(spy), rng, kind, node,
-                           spy_of, hops)
+    n = _nodes(n)
+    indptr, indices = _digraph(n, indptr, indices)
+    spy = _mask(spy, n)
+    outs = _observation(n, spy, kind, node, spy_of, hops)
+    _k.diffusion_first_spy(n, indptr, indices, spy, rng, *outs)
 
 
 def precision_recall(n: int, sources, mapping) -> tuple[float, float]:
@@ -186,4 +271,17 @@ def precision_recall(n: int, sources, mapping) -> tuple[float, float]:
     ``precision = (1/h) sum_i 1{M(x_i) = s_i} / |M^{-1}(M(x_i))|`` over the ``h``
     transactions (one per honest node ``s_i``).
     """
-    return _k.precision_recall(int(n), int64(sources), int64(mapping))
+    n = _nodes(n)
+    sources = _check.index_array(sources, n, "sources")
+    mapping = _check.index_array(mapping, n, "mapping", low=-1)
+    if mapping.shape != sources.shape:
+        raise InvalidParameterError(f"mapping must have one entry per transaction "
+                                    f"({sources.shape[0]}); got {mapping.shape[0]}")
+    return _k.precision_recall(n, sources, mapping)
+
+
+def _observation(n: int, spy: np.ndarray, kind, node, spy_of, hops) -> list:
+    h = n - int(spy.sum())
+    return [_check.out(a, dt, nm, min_len=h) for a, dt, nm in (
+        (kind, np.int8, "kind"), (node, np.int64, "node"), (spy_of, np.int64, "spy_of"),
+        (hops, np.int64, "hops"))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonspread.engine import _graphs
+from anonspread.engine import _inputs as _check
 
 __all__ = ["triangles"]
 
@@ -23,8 +24,6 @@ def triangles(indptr: np.ndarray, indices: np.ndarray, nodes: np.ndarray) -> np.
     >>> triangles(indptr, indices, np.arange(3)).tolist()
     [1, 1, 1]
     """
-    indices = np.ascontiguousarray(indices)
-    if indices.dtype != np.int32:
-        indices = np.ascontiguousarray(indices, np.int64)
-    return _graphs.triangles(np.ascontiguousarray(indptr, np.int64), indices,
-                             np.ascontiguousarray(nodes, np.int64))
+    indptr, indices = _check.csr(indptr, indices)
+    return _graphs.triangles(indptr, indices,
+                             _check.index_array(nodes, indptr.shape[0] - 1, "nodes"))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _literature
+from anonspread.errors import InvalidParameterError
 
 __all__ = [
     "DENSE_FALLBACK",
@@ -31,7 +33,7 @@ DENSE_FALLBACK: int = _literature.PY_DENSE_FALLBACK
 
 
 def _csr(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
-    return np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(indices, np.int32)
+    return _check.csr(indptr, indices, indices_dtype=np.int32)
 
 
 def netsleuth_vector(indptr, indices, gdeg, dense_max: int, out: np.ndarray) -> float:
@@ -47,9 +49,15 @@ def netsleuth_vector(indptr, indices, gdeg, dense_max: int, out: np.ndarray) -> 
     unit iterate moved by less than 1e-14 and the residual is below 1e-10 relative to the
     largest degree; otherwise the dense solver up to :data:`DENSE_FALLBACK` nodes).
     """
-    return _literature.py_netsleuth_vector(*_csr(indptr, indices),
-                                           np.ascontiguousarray(gdeg, np.int64),
-                                           int(dense_max), out)
+    indptr, indices = _check.connected(indptr, indices)
+    n = indptr.shape[0] - 1
+    gdeg = _check.index_array(gdeg, 2**62, "gdeg", min_len=n)
+    if (gdeg[:n] < np.diff(indptr)).any():
+        raise InvalidParameterError("gdeg must be at least each node's degree in the infected "
+                                    "subgraph (its degree in the contact graph)")
+    return _literature.py_netsleuth_vector(indptr, indices, gdeg,
+                                           _check.integer(dense_max, "dense_max"),
+                                           _check.out(out, np.float64, "out", min_len=n))
 
 
 def binomial_tail_tables(T: int, p: float, log_p: np.ndarray, log_q: np.ndarray) -> None:
@@ -60,12 +68,9 @@ def binomial_tail_tables(T: int, p: float, log_p: np.ndarray, log_q: np.ndarray)
     sum to at most T, i.e. iff at least k of T Bernoulli(p) trials succeed. ``log_p`` and
     ``log_q`` have length at least ``T + 2``.
     """
-    T = int(T)
-    if T < 0:
-        raise ValueError(f"T must be an integer >= 0, got {T}")
-    for name, a in (("log_p", log_p), ("log_q", log_q)):
-        if a.shape[0] < T + 2:
-            raise ValueError(f"{name} must have length >= T + 2 = {T + 2}, got {a.shape[0]}")
+    T = _check.integer(T, "T", low=0)
+    log_p = _check.out(log_p, np.float64, "log_p", min_len=T + 2)
+    log_q = _check.out(log_q, np.float64, "log_q", min_len=T + 2)
     _literature.py_binomial_tail_tables(T, float(p), log_p, log_q)
 
 
@@ -79,10 +84,16 @@ def lisn_graph(indptr, indices, cand, loc, n_inf: int, log_p, log_q, cap: int,
     adds ``log P(not infected) = 0`` exactly (``cap = len(tables)``); ``cap < 0``: no stop.
     A candidate that cannot reach every infected node scores ``-inf``.
     """
-    _literature.py_lisn_graph(*_csr(indptr, indices), np.ascontiguousarray(cand, np.int64),
-                              np.ascontiguousarray(loc, np.int64), int(n_inf),
-                              np.ascontiguousarray(log_p, np.float64),
-                              np.ascontiguousarray(log_q, np.float64), int(cap), out)
+    indptr, indices = _csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    cand = _check.index_array(cand, n, "cand")
+    n_inf = _check.integer(n_inf, "n_inf", low=0, high=n)
+    loc = _check.index_array(loc, n_inf, "loc", low=-1, min_len=n)
+    log_p = _check.floats(log_p, "log_p", min_len=1)
+    log_q = _check.floats(log_q, "log_q", min_len=log_p.shape[0])
+    cap = _check.integer(cap, "cap", high=log_p.shape[0])
+    _literature.py_lisn_graph(indptr, indices, cand, loc, n_inf, log_p, log_q, cap,
+                              _check.out(out, np.float64, "out", min_len=cand.shape[0]))
 
 
 def lisn_regular_tree(indptr, indices, d: int, log_p, log_q, out: np.ndarray) -> None:
@@ -93,6 +104,10 @@ def lisn_regular_tree(indptr, indices, d: int, log_p, log_q, out: np.ndarray) ->
     ``d (d - 1)^(k - 1)`` nodes at that distance less the infected ones. The tables end
     where ``P(infected) = 0`` (geometric delays: beyond T hops).
     """
-    _literature.py_lisn_regular_tree(*_csr(indptr, indices), int(d),
-                                     np.ascontiguousarray(log_p, np.float64),
-                                     np.ascontiguousarray(log_q, np.float64), out)
+    indptr, indices = _check.tree(indptr, indices)
+    n = indptr.shape[0] - 1
+    d = _check.integer(d, "d", low=max(1, int(np.diff(indptr).max())))
+    log_p = _check.floats(log_p, "log_p", min_len=1)
+    log_q = _check.floats(log_q, "log_q", min_len=log_p.shape[0])
+    _literature.py_lisn_regular_tree(indptr, indices, d, log_p, log_q,
+                                     _check.out(out, np.float64, "out", min_len=n))

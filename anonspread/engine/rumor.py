@@ -12,40 +12,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _rumor
+from anonspread.errors import InvalidParameterError
 
 __all__ = [
-    "core_csr",
-    "core_eval",
-    "core_flat",
-    "core_log_sizes",
-    "core_log_sizes_dense",
-    "core_workspace",
     "cut_rumor_bound",
     "graph_rumor",
     "graph_rumor_top",
-    "rumor_advance",
     "rumor_at",
-    "rumor_finish",
-    "rumor_scan_state",
-    "rumor_setup",
-    "rumor_stop_level",
     "tree_rumor",
     "two_core",
 ]
 
 
 def _csr(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # the scan's pieces (private by name) take what the checked entry points pass on
     return np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(indices, np.int32)
 
 
+def _connected(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
+    return _check.connected(indptr, indices)
+
+
 def _bool_out(top: np.ndarray, n: int, name: str) -> np.ndarray:
-    if not (isinstance(top, np.ndarray) and top.dtype == np.bool_ and top.shape == (n,)
-            and top.flags.c_contiguous):
-        raise ValueError(f"{name} must be a contiguous boolean array of shape ({n},), "
-                         f"got {getattr(top, 'dtype', type(top).__name__)} "
-                         f"of shape {getattr(top, 'shape', None)}")
-    return top.view(np.uint8)
+    return _check.out(top, np.bool_, name, shape=(n,))
+
+
+def _f64_out(out, indptr: np.ndarray, name: str = "out") -> np.ndarray:
+    return _check.out(out, np.float64, name, min_len=indptr.shape[0] - 1)
 
 
 def tree_rumor(indptr, indices, out: np.ndarray) -> None:
@@ -55,7 +50,8 @@ def tree_rumor(indptr, indices, out: np.ndarray) -> None:
     rooted at v (Shah & Zaman 2011, Eq. 20); ``log R`` at the root by one upward pass,
     then ``log R(c) = log R(p) + log T_c - log(n - T_c)`` downwards.
     """
-    _rumor.py_tree_rumor(*_csr(indptr, indices), out)
+    indptr, indices = _check.tree(indptr, indices)
+    _rumor.py_tree_rumor(indptr, indices, _f64_out(out, indptr))
 
 
 def rumor_at(indptr, indices, v: int, lg: float, order, parent, dist, size) -> float:
@@ -65,12 +61,22 @@ def rumor_at(indptr, indices, v: int, lg: float, order, parent, dist, size) -> f
     scratch of length n; ``dist`` must hold -1 and ``size`` 1 for every node on entry
     (both are restored). BFS children are discovered in CSR order.
     """
-    return _rumor.py_rumor_at(*_csr(indptr, indices), v, lg, order, parent, dist, size)
+    indptr, indices = _connected(indptr, indices)
+    n = indptr.shape[0] - 1
+    v = _check.index(v, n, "v")
+    order = _check.out(order, np.int32, "order", min_len=n)
+    parent = _check.out(parent, np.int32, "parent", min_len=n)
+    dist = _check.out(dist, np.int32, "dist", min_len=n)
+    size = _check.out(size, np.int64, "size", min_len=n)
+    if (dist[:n] != -1).any() or (size[:n] != 1).any():
+        raise InvalidParameterError("dist must hold -1 and size 1 for every node on entry")
+    return _rumor.py_rumor_at(indptr, indices, v, float(lg), order, parent, dist, size)
 
 
 def graph_rumor(indptr, indices, out: np.ndarray) -> None:
     """Log rumour centrality on a graph, over the BFS tree rooted at each candidate."""
-    _rumor.py_graph_rumor(*_csr(indptr, indices), out)
+    indptr, indices = _connected(indptr, indices)
+    _rumor.py_graph_rumor(indptr, indices, _f64_out(out, indptr))
 
 
 def cut_rumor_bound(indptr, indices, out: np.ndarray) -> None:
@@ -82,7 +88,8 @@ def cut_rumor_bound(indptr, indices, out: np.ndarray) -> None:
     contribute (one iterative DFS with Tarjan's low points and a difference array over
     DFS pre-order intervals, O(n + m)). On a tree the bound is the exact score.
     """
-    _rumor.py_cut_rumor_bound(*_csr(indptr, indices), out)
+    indptr, indices = _connected(indptr, indices)
+    _rumor.py_cut_rumor_bound(indptr, indices, _f64_out(out, indptr))
 
 
 def two_core(indptr, indices):
@@ -94,10 +101,10 @@ def two_core(indptr, indices):
     hanging from core node a; ``const = sum over pendant nodes of log psize``. An empty
     core means a tree.
     """
-    return _rumor.py_two_core(*_csr(indptr, indices))
+    return _rumor.py_two_core(*_connected(indptr, indices))
 
 
-def core_csr(indptr, indices, core, weight, start: int):
+def _core_csr(indptr, indices, core, weight, start: int):
     """The 2-core as its own CSR, renumbered in BFS order from core node ``start``.
 
     Returns ``(cid, cptr, cind, cw, cwe)``: the new id of each node (-1 off the core),
@@ -108,7 +115,7 @@ def core_csr(indptr, indices, core, weight, start: int):
                               np.ascontiguousarray(weight, np.int64), start)
 
 
-def core_flat(cptr, cind, cwe):
+def _core_flat(cptr, cind, cwe):
     """The core CSR as the evaluation reads it: ``(fptr, find, fwe)``, unsigned (uint64 /
     uint32), padded to the maximum degree D with a dummy node ``nc`` when that at most
     doubles the entries. Same neighbours in the same order, so the same BFS trees."""
@@ -117,7 +124,7 @@ def core_flat(cptr, cind, cwe):
                                np.ascontiguousarray(cwe, np.float64))
 
 
-def core_log_sizes(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
+def _core_log_sizes(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
     """``sum over core nodes u of log T_u`` (weighted subtree sizes of the BFS tree of the
     core rooted at ``root``) by the branchless scan, for sparse cores. ``seen`` (int32,
     ``nc + 1``), ``qpk`` (uint64) and ``spos`` (float64) of length ``nc + D + 1`` are work
@@ -128,13 +135,13 @@ def core_log_sizes(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) 
     return _rumor.py_core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos, False)
 
 
-def core_log_sizes_dense(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
-    """:func:`core_log_sizes` for dense cores (mean degree >= 7): enqueues only new nodes."""
+def _core_log_sizes_dense(fptr, find, fwe, cw, root: int, stamp: int, seen, qpk, spos) -> float:
+    """:func:`_core_log_sizes` for dense cores (mean degree >= 7): enqueues only new nodes."""
     return _rumor.py_core_log_sizes(fptr, find, fwe, cw, root, stamp, seen, qpk, spos, True)
 
 
-def rumor_scan_state(n: int):
-    """The scan's state for :func:`rumor_advance` over ``n`` nodes: ``(exact, cand, val,
+def _rumor_scan_state(n: int):
+    """The scan's state for :func:`_rumor_advance` over ``n`` nodes: ``(exact, cand, val,
     ist, fst)``."""
     fst = np.zeros(3, np.float64)
     fst[0] = -np.inf
@@ -142,7 +149,7 @@ def rumor_scan_state(n: int):
             np.array([-1, 0], np.int64), fst)
 
 
-def rumor_setup(indptr, indices, s: int):
+def _rumor_setup(indptr, indices, s: int):
     """What :func:`graph_rumor_top` needs before its first exact score.
 
     ``(ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse)``: the
@@ -167,7 +174,7 @@ def rumor_setup(indptr, indices, s: int):
     return ub, core, att, const, cid, cptr, cind, cw, fptr, find, fwe, byub, sparse
 
 
-def core_workspace(fptr, rows: int):
+def _core_workspace(fptr, rows: int):
     """Work arrays ``(seen, qpk, spos)`` for ``rows`` concurrent core evaluations."""
     nc = fptr.shape[0] - 1
     maxd = int(np.max(np.diff(fptr.astype(np.int64)))) if nc else 0
@@ -175,27 +182,27 @@ def core_workspace(fptr, rows: int):
             np.empty((rows, nc + maxd + 1), np.float64))
 
 
-def core_eval(fptr, find, fwe, cw, sparse: bool, c: int, stamp: int, ws, row: int) -> float:
+def _core_eval(fptr, find, fwe, cw, sparse: bool, c: int, stamp: int, ws, row: int) -> float:
     """``sum log T_u`` over the weighted core BFS tree rooted at core node ``c``, with work
-    row ``row`` of ``ws`` (:func:`core_workspace`)."""
+    row ``row`` of ``ws`` (:func:`_core_workspace`)."""
     seen, qpk, spos = ws
     return _rumor.py_core_log_sizes(fptr, find, fwe, cw, c, stamp, seen[row], qpk[row],
                                     spos[row], not sparse)
 
 
-def rumor_stop_level(best: float, s0: float, tol0: float, rtol: float) -> float:
+def _rumor_stop_level(best: float, s0: float, tol0: float, rtol: float) -> float:
     """Below this score a node is no maximiser and neither ties with nor beats the source."""
     return _rumor.py_rumor_stop_level(best, s0, tol0, rtol)
 
 
-def rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst) -> int:
+def _rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst) -> int:
     """Take the nodes of the scan's order (s, then decreasing bound) whose exact score is
     known, until one needs a core node's evaluation (returned) or the bound stops the
-    scan (-1); the state is :func:`rumor_scan_state`'s."""
+    scan (-1); the state is :func:`_rumor_scan_state`'s."""
     return _rumor.py_rumor_advance(s, rtol, lg, ub, core, att, byub, exact, cand, val, ist, fst)
 
 
-def rumor_finish(s, rtol, core, att, cand, val, ist, fst, top):
+def _rumor_finish(s, rtol, core, att, cand, val, ist, fst, top):
     """``top`` and ``(best, s0, greater, tied, evaluations used)`` from the taken nodes."""
     return _rumor.py_rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
 
@@ -237,9 +244,8 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     >>> top.tolist(), greater, tied, round(float(np.exp(s0)), 9)
     ([True, True, True], 0, 3, 2.0)
     """
-    indptr, indices = _csr(indptr, indices)
+    indptr, indices = _connected(indptr, indices)
     n = indptr.shape[0] - 1
-    if not 0 <= s < n:
-        raise ValueError(f"s must be a node 0..{n - 1}, got {s}")
-    return _rumor.py_graph_rumor_top(indptr, indices, int(s), float(rtol),
+    s = _check.index(s, n, "s")
+    return _rumor.py_graph_rumor_top(indptr, indices, s, float(rtol),
                                      _bool_out(top, n, "top"))

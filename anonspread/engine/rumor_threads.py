@@ -2,7 +2,7 @@
 exact core evaluations on OpenMP threads (:mod:`._rumor_threads`).
 
 The answer is the serial one: the scan takes the nodes in the same order with the same
-stopping rule (:func:`anonspread.engine.rumor.rumor_advance`); only the evaluations it needs
+stopping rule (``anonspread.engine.rumor._rumor_advance``); only the evaluations it needs
 next are computed ahead, a batch at a time (growing from one per thread, doubling, up to
 about 25 million adjacency entries per thread), one work row per thread. A batch may hold
 evaluations the scan then does not need (at most one batch, discarded); the evaluation
@@ -17,8 +17,9 @@ import os
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _rumor_threads
-from anonspread.engine.rumor import _bool_out, _csr
+from anonspread.engine.rumor import _bool_out, _connected
 
 __all__ = ["OPENMP", "PARALLEL_MIN_CORE", "rumor_scan_parallel", "rumor_top"]
 
@@ -81,9 +82,9 @@ def rumor_scan_parallel(indptr, indices, s: int, rtol: float, top: np.ndarray,
     entry: the number of core evaluations computed, at least the number used (the last
     batch may hold evaluations the scan did not need)."""
     threads = _check_threads(threads)
-    indptr, indices = _csr(indptr, indices)
+    indptr, indices = _connected(indptr, indices)
     n = indptr.shape[0] - 1
-    if not 0 <= s < n:
-        raise ValueError(f"s must be a node 0..{n - 1}, got {s}")
-    return _rumor_threads.rumor_top(indptr, indices, int(s), float(rtol),
-                                    _bool_out(top, n, "top"), threads, int(min_core))
+    s = _check.index(s, n, "s")
+    min_core = _check.integer(min_core, "min_core", low=0)
+    return _rumor_threads.rumor_top(indptr, indices, s, float(rtol),
+                                    _bool_out(top, n, "top"), threads, min_core)

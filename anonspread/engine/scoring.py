@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _scoring
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 #: Scores within this relative tolerance of the maximum (in log space) are ties.
 TIE_RTOL = 1e-9
@@ -48,7 +50,11 @@ __all__ = [
 
 
 def _csr(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
-    return np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(indices, np.int32)
+    return _check.csr(indptr, indices, indices_dtype=np.int32)
+
+
+def _n(indptr) -> int:
+    return indptr.shape[0] - 1
 
 
 def _in(a, dtype) -> np.ndarray:
@@ -62,9 +68,13 @@ class _Out:
 
     __slots__ = ("a", "buf")
 
-    def __init__(self, a, dtype):
+    def __init__(self, a, dtype, n: int = 0, name: str = "output"):
         if not isinstance(a, np.ndarray):
-            raise TypeError(f"output arrays must be numpy arrays; got {type(a).__name__}")
+            raise InvalidTypeError(f"{name} must be a numpy array; got {type(a).__name__}")
+        if a.ndim != 1 or a.shape[0] < n or not a.flags.writeable or a.dtype.kind not in "iufb":
+            raise InvalidParameterError(
+                f"{name} must be a writeable 1-d numeric array of at least {n} entries; got a "
+                f"{a.dtype} array of shape {a.shape}{'' if a.flags.writeable else ' (read-only)'}")
         self.a = a
         ok = a.flags.c_contiguous and a.flags.writeable
         if ok and a.dtype == dtype:
@@ -86,8 +96,14 @@ def bfs(indptr, indices, root: int, order, parent, dist) -> int:
     the root) and ``dist`` their hop count (int32 arrays); ``dist`` must hold -1 for every
     node on entry (unreached nodes keep -1). Neighbours are discovered in CSR order.
     """
-    outs = [_Out(a, np.int32) for a in (order, parent, dist)]
-    k = _scoring.py_bfs(*_csr(indptr, indices), int(root), *(o.buf for o in outs))
+    indptr, indices = _csr(indptr, indices)
+    n = _n(indptr)
+    root = _check.index(root, n, "root")
+    outs = [_Out(a, np.int32, n, nm) for a, nm in ((order, "order"), (parent, "parent"),
+                                                  (dist, "dist"))]
+    if (outs[2].buf[:n] != -1).any():
+        raise InvalidParameterError("dist must hold -1 for every node on entry")
+    k = _scoring.py_bfs(indptr, indices, root, *(o.buf for o in outs))
     for o in outs:
         o.back()
     return k
@@ -102,17 +118,33 @@ def tree_passes(indptr, indices, order, parent, mark, down, up, bdown, bup) -> N
     the smallest distance from v to a marked node inside/outside its subtree (``BIG`` if
     none). Then ``ecc(v) = max(down[v], up[v])``.
     """
-    outs = [_Out(a, np.int64) for a in (down, up, bdown, bup)]
-    _scoring.py_tree_passes(*_csr(indptr, indices), _in(order, np.int32), _in(parent, np.int32),
-                            _in(mark, np.bool_).view(np.uint8), *(o.buf for o in outs))
+    indptr, indices = _check.tree(indptr, indices)
+    n = _n(indptr)
+    order = _check.index_array(order, n, "order", dtype=np.int32)
+    parent = _check.index_array(parent, n, "parent", low=-1, dtype=np.int32)
+    if order.shape[0] != n or parent.shape[0] != n:
+        raise InvalidParameterError(f"order and parent must hold one entry per node ({n})")
+    # a BFS order of the tree: every node once, each parent placed before its child
+    pos = np.full(n, -1, np.int64)
+    pos[order] = np.arange(n)
+    if (pos < 0).any() or parent[order[0]] != -1 or (
+            n > 1 and (pos[parent[order[1:]]] >= np.arange(1, n)).any()):
+        raise InvalidParameterError("order and parent must be a BFS order and its parents "
+                                    "(from bfs)")
+    mark = _check.floats(mark, "mark", min_len=n)[:n] != 0
+    outs = [_Out(a, np.int64, n, nm) for a, nm in ((down, "down"), (up, "up"), (bdown, "bdown"),
+                                                  (bup, "bup"))]
+    _scoring.py_tree_passes(indptr, indices, order, parent, mark.view(np.uint8),
+                            *(o.buf for o in outs))
     for o in outs:
         o.back()
 
 
 def tree_eccentricity(indptr, indices, out) -> None:
     """Eccentricity of every node of a tree by :func:`tree_passes` (O(n))."""
-    o = _Out(out, np.int64)
-    _scoring.py_tree_eccentricity(*_csr(indptr, indices), o.buf)
+    indptr, indices = _check.tree(indptr, indices)
+    o = _Out(out, np.int64, _n(indptr), "out")
+    _scoring.py_tree_eccentricity(indptr, indices, o.buf)
     o.back()
 
 
@@ -128,8 +160,9 @@ def graph_eccentricity(indptr, indices, out) -> None:
     nodes farthest from the node of largest degree first, with the reference-node upper
     bound; issue 32). Exact; at worst one BFS per node (O(n m)), 64 to a pass.
     """
-    o = _Out(out, np.int64)
-    _scoring.py_graph_eccentricity(*_csr(indptr, indices), o.buf)
+    indptr, indices = _check.connected(indptr, indices)
+    o = _Out(out, np.int64, _n(indptr), "out")
+    _scoring.py_graph_eccentricity(indptr, indices, o.buf)
     o.back()
 
 
@@ -141,8 +174,11 @@ def score_summary(sc, s: int, rtol: float, top) -> tuple[int, int]:
     ``rtol`` (relative) of the maximum (every node if all are ``-inf``); returns
     ``(greater, tied)``, the numbers of nodes above s and tied with s (s included).
     """
-    o = _Out(top, np.uint8)
-    r = _scoring.py_score_summary(_in(sc, np.float64), int(s), float(rtol), o.buf)
+    sc = _check.floats(sc, "sc")
+    n = sc.shape[0]
+    s = _check.index(s, n, "s")
+    o = _Out(top, np.uint8, n, "top")
+    r = _scoring.py_score_summary(sc, s, float(rtol), o.buf)
     o.back()
     return r
 
@@ -154,9 +190,11 @@ def bitparallel_eccentricity(indptr, indices, lo, hi, t: int, ehi: int) -> int:
     ``ehi`` get ``lo = hi = ecc`` by a bit-parallel BFS (every other ``lo`` may rise to a
     still valid lower bound); returns the number of passes times 64 (BFS equivalents).
     """
-    outs = [_Out(a, np.int64) for a in (lo, hi)]
-    r = _scoring.py_bitparallel_eccentricity(*_csr(indptr, indices), *(o.buf for o in outs),
-                                             int(t), int(ehi))
+    indptr, indices = _check.connected(indptr, indices)
+    n = _n(indptr)
+    outs = [_Out(a, np.int64, n, nm) for a, nm in ((lo, "lo"), (hi, "hi"))]
+    r = _scoring.py_bitparallel_eccentricity(indptr, indices, *(o.buf for o in outs),
+                                             _check.integer(t, "t"), _check.integer(ehi, "ehi"))
     for o in outs:
         o.back()
     return r
@@ -192,8 +230,11 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     random regular graph), 64 to a pass: certifying every node's eccentricity class has
     no known near-linear algorithm in the worst case.
     """
-    o = _Out(top, np.uint8)
-    r = _scoring.py_graph_jordan_top(*_csr(indptr, indices), int(s), o.buf)
+    indptr, indices = _check.connected(indptr, indices)
+    n = _n(indptr)
+    s = _check.index(s, n, "s")
+    o = _Out(top, np.uint8, n, "top")
+    r = _scoring.py_graph_jordan_top(indptr, indices, s, o.buf)
     o.back()
     return r
 
@@ -254,12 +295,12 @@ def _bp_bounds(indptr, indices, srcs, cnt: int, ecc, lo, hi, order, dist, off) -
 
 def graph_radius(indptr, indices) -> int:
     """The minimum eccentricity (Jordan radius) of a connected graph, by :func:`graph_jordan_top`."""
-    return _scoring.py_graph_radius(*_csr(indptr, indices))
+    return _scoring.py_graph_radius(*_check.connected(indptr, indices))
 
 
 def ml_workspace(n: int) -> tuple[np.ndarray, ...]:
     """Scratch arrays of :func:`ml_tree` for trees of up to ``n`` nodes."""
-    n = int(n)
+    n = _check.integer(n, "n", low=0)
     return (
         np.empty(n, np.int64),  # tdeg
         np.empty(n, np.uint8),  # mark
@@ -275,6 +316,14 @@ def ml_workspace(n: int) -> tuple[np.ndarray, ...]:
         np.empty(n, np.int32),  # came
         np.empty(n, np.int64),  # depth
     )
+
+
+def _check_workspace(ws, n: int) -> tuple:
+    want = ml_workspace(0)
+    if not isinstance(ws, (tuple, list)) or len(ws) != len(want):
+        raise InvalidParameterError(f"ws must be the {len(want)} arrays of ml_workspace(n)")
+    return tuple(_check.out(a, b.dtype, f"ws[{i}]", min_len=n)
+                 for i, (a, b) in enumerate(zip(ws, want)))
 
 
 def ml_tree(indptr, indices, gdeg, check_boundary: bool, r_node: int, logB_alive, logB_dead,
@@ -315,14 +364,15 @@ def ml_tree_walks(indptr, indices, gdeg, check_boundary: bool, r_node: int, logB
 
 def _ml_tree(kernel, indptr, indices, gdeg, check_boundary, r_node, logB_alive, logB_dead,
              r_edge, logB_move, out, ws) -> int:
-    indptr, indices = _csr(indptr, indices)
-    if ws[0].shape[0] < indptr.shape[0] - 1:
-        raise ValueError("anonspread internal error: ml_tree workspace smaller than the tree")
-    o = _Out(out, np.float64)
+    indptr, indices = _check.tree(indptr, indices)
+    n = _n(indptr)
+    ws = _check_workspace(ws, n)
+    gdeg = _check.index_array(gdeg, 2**62, "gdeg", min_len=n)
+    o = _Out(out, np.float64, n, "out")
     found = kernel(
-        indptr, indices, _in(gdeg, np.int64), bool(check_boundary), int(r_node),
-        _in(logB_alive, np.float64), _in(logB_dead, np.float64), int(r_edge),
-        _in(logB_move, np.float64), o.buf, *ws,
+        indptr, indices, gdeg, bool(check_boundary), _check.integer(r_node, "r_node"),
+        _check.floats(logB_alive, "logB_alive"), _check.floats(logB_dead, "logB_dead"),
+        _check.integer(r_edge, "r_edge"), _check.floats(logB_move, "logB_move"), o.buf, *ws,
     )
     if found == -2:
         raise MemoryError(f"the ML's message buffers for a tree of {indptr.shape[0] - 1} nodes "
@@ -351,8 +401,18 @@ def ml_ball(par, gdeg, c: int, logB, logk, out, acc, dist) -> None:
     ``out``, ``acc``, ``dist``: n floats, n floats, n integers (overwritten). ``c`` must
     not be the source (T >= 2).
     """
-    outs = [_Out(out, np.float64), _Out(acc, np.float64), _Out(dist, np.int64)]
-    _scoring.py_ml_ball(_in(par, np.int64), _in(gdeg, np.int64), int(c), _in(logB, np.float64),
-                        _in(logk, np.float64), *(o.buf for o in outs))
+    par = _check.index_array(par, 2**62, "par", low=-1)
+    n = par.shape[0]
+    # infection-tree parents: the source first (-1), every other node's parent before it
+    if n == 0 or par[0] != -1 or (par[1:] >= np.arange(1, n)).any() or (par[1:] < 0).any():
+        raise InvalidParameterError("par must hold infection-tree parents in infection order "
+                                    "(-1 for the source, first; each parent before its child)")
+    c = _check.index(c, n, "c", low=1)
+    logk = _check.floats(logk, "logk")
+    gdeg = _check.index_array(gdeg, logk.shape[0], "gdeg", low=1, min_len=n)
+    outs = [_Out(out, np.float64, n, "out"), _Out(acc, np.float64, n, "acc"),
+            _Out(dist, np.int64, n, "dist")]
+    _scoring.py_ml_ball(par, gdeg, c, _check.floats(logB, "logB"), logk,
+                        *(o.buf for o in outs))
     for o in outs:
         o.back()

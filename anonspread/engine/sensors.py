@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _sensors
-from anonspread.engine._inputs import csr, int64
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["direction_mask", "eif_costs", "pinto_loglik"]
 
@@ -21,8 +22,15 @@ def direction_mask(indptr, indices, spies, senders, bad: np.ndarray) -> None:
     so the source lies on the sender's side of each edge (spy, sender). ``bad`` is a
     boolean array, updated in place.
     """
-    _sensors.direction_mask(*csr(indptr, indices), int64(spies), int64(senders),
-                            bad.view(np.uint8))
+    indptr, indices = _check.tree(indptr, indices, indices_dtype=None)
+    n = indptr.shape[0] - 1
+    spies = _check.index_array(spies, n, "spies")
+    senders = _check.index_array(senders, n, "senders")
+    if spies.shape != senders.shape:
+        raise InvalidParameterError(f"spies and senders must have the same length; got "
+                                    f"{spies.shape[0]} and {senders.shape[0]}")
+    _sensors.direction_mask(indptr, indices, spies, senders,
+                            _check.out(bad, np.bool_, "bad", shape=(n,)))
 
 
 def pinto_loglik(indptr, indices, cands, obs, t, mu: float, sigma2: float,
@@ -39,8 +47,13 @@ def pinto_loglik(indptr, indices, cands, obs, t, mu: float, sigma2: float,
     (Pinto, Thiran & Vetterli 2012, Eqs. 4-7), through the Cholesky factor of
     ``Lambda``; ``-inf`` where an observer is unreachable. ``cands`` are global ids.
     """
-    _sensors.pinto_loglik(*csr(indptr, indices), int64(cands), int64(obs),
-                          np.ascontiguousarray(t, np.float64), float(mu), float(sigma2), out)
+    indptr, indices = _check.csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    cands = _check.index_array(cands, n, "cands")
+    obs = _check.index_array(obs, n, "obs", min_len=1)
+    t = _check.floats(t, "t", min_len=obs.shape[0])
+    _sensors.pinto_loglik(indptr, indices, cands, obs, t, float(mu), float(sigma2),
+                          _check.out(out, np.float64, "out", min_len=cands.shape[0]))
 
 
 def eif_costs(indptr, indices, cands, alpha, t_alpha, blocked, mu: float,
@@ -56,6 +69,11 @@ def eif_costs(indptr, indices, cands, alpha, t_alpha, blocked, mu: float,
     spaced times, which minimise the path's cost ``sum (t_v - t_u - mu)^2``. Ties go to
     the tree node added first. If some a cannot be reached the cost is ``inf``.
     """
-    _sensors.eif_costs(*csr(indptr, indices), int64(cands), int64(alpha),
-                       np.ascontiguousarray(t_alpha, np.float64),
-                       np.ascontiguousarray(blocked, np.bool_).view(np.uint8), float(mu), out)
+    indptr, indices = _check.csr(indptr, indices)
+    n = indptr.shape[0] - 1
+    cands = _check.index_array(cands, n, "cands")
+    alpha = _check.index_array(alpha, n, "alpha", min_len=1)
+    t_alpha = _check.floats(t_alpha, "t_alpha", min_len=alpha.shape[0])
+    blocked = _check.floats(blocked, "blocked", min_len=n)[:n] != 0
+    _sensors.eif_costs(indptr, indices, cands, alpha, t_alpha, blocked.view(np.uint8), float(mu),
+                       _check.out(out, np.float64, "out", min_len=cands.shape[0]))

@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
+
 # GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
 # that stops it (for every OpenMP region of the process, these included)
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
 from anonspread.engine.store import GraphStore, new_finite_store
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["OPENMP", "PairSums", "SoftMarginSums", "accumulate", "accumulate_chunk",
            "accumulate_shared", "accumulate_shared_chunk", "copy_store"]
@@ -135,12 +138,19 @@ def accumulate(code: int, stores: list, sources: np.ndarray, gens: list, n_sims:
     sums : SoftMarginSums
         Updated in place.
     """
-    if not 1 <= len(stores) <= 1024:
-        raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
+    if not isinstance(stores, list) or not 1 <= len(stores) <= 1024:
+        raise InvalidParameterError(f"stores must be a list of 1..1024 stores; got {stores!r:.80}")
+    if not isinstance(sums, SoftMarginSums):
+        raise InvalidTypeError(f"sums must be SoftMarginSums; got {type(sums).__name__}")
+    if not isinstance(gens, list) or not all(isinstance(g, np.random.Generator) for g in gens):
+        raise InvalidTypeError("gens must be a list of numpy.random.Generator, one per source")
     widths = np.asarray(widths, np.float64)
     if widths.ndim != 1 or np.any(~(widths > 0)):
         raise ValueError(f"widths must be positive; got {widths!r}")
-    inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    with np.errstate(all="ignore"):
+        inv_a2 = np.ascontiguousarray(1.0 / widths**2)
+    if not np.isfinite(2.0 * inv_a2).all():
+        raise ValueError(f"widths must be at least 2**-510 (1/a^2 must stay finite); got {widths!r}")
     mask = np.ascontiguousarray(mask, np.uint8)
     if mask.ndim != 1 or mask.shape[0] == 0 or int(mask.sum()) != n_obs:
         raise ValueError(f"mask must be a non-empty 0/1 vector with n_obs = {n_obs} ones")
@@ -177,7 +187,10 @@ def accumulate_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray
     (SoftMarginSums, list of numpy.random.Generator)
         The chunk's sums and its generators, advanced past this call's runs.
     """
+    if not isinstance(shared, tuple) or len(shared) != 3:
+        raise InvalidParameterError("shared must be the tuple (graph, params, mask)")
     graph, params, mask = shared
+    threads = _check.integer(threads, "threads", low=1, high=1024)
     if isinstance(graph, GraphStore):
         stores = [copy_store(graph) for _ in range(threads)]
     else:

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _spreading
 from anonspread.engine.store import AUX, CHILD, FLAG, NCOL, PARENT, SIB, TIME, GraphStore
+from anonspread.errors import InvalidTypeError
 
 __all__ = [
     "ADAPTIVE_DIFFUSION",
@@ -68,7 +70,19 @@ AD_SUMMARY_ONLY = 4
 AD_STUCK_PASS = 8
 
 def _params(params) -> np.ndarray:
-    return np.ascontiguousarray(params, np.float64)
+    return _check.floats(params, "params")
+
+
+def _store(store) -> GraphStore:
+    if not isinstance(store, GraphStore):
+        raise InvalidTypeError(f"store must be a GraphStore; got {type(store).__name__}")
+    return store
+
+
+def _rng(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidTypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    return rng
 
 
 def _stops(stops, trials: int):
@@ -98,7 +112,7 @@ def run_protocol(code: int, store: GraphStore, source: int, T: int, params, rng,
     with ``stop`` or more infected nodes (every node infected during that step is kept,
     so the count may exceed ``stop``), and ``vs_out``, ``sizes_out`` keep that state for
     ``t + 1 .. T``; a run that never reaches ``stop`` runs all ``T`` steps."""
-    return _spreading.run_one(int(code), store, int(source), int(T), _params(params), rng,
+    return _spreading.run_one(int(code), _store(store), int(source), int(T), _params(params), _rng(rng),
                               vs_out, sizes_out, 0, _check_stop(stop))
 
 
@@ -108,15 +122,15 @@ def run_summary(code: int, store: GraphStore, source: int, T: int, params, rng,
     batch drivers, with ``Protocol.summary_params``): for adaptive diffusion on a tree with
     room in the store, the ball is counted instead of created (``store.order`` then does
     not list the infected nodes)."""
-    return _spreading.run_one(int(code), store, int(source), int(T), _params(params), rng,
+    return _spreading.run_one(int(code), _store(store), int(source), int(T), _params(params), _rng(rng),
                               vs_out, sizes_out, 1)
 
 
 def run_adaptive_diffusion_tree(store: GraphStore, source: int, T: int, params, rng,
                                 vs_out: np.ndarray, sizes_out: np.ndarray) -> int:
     """Adaptive diffusion's closed-form tree path (a lazily grown tree without a cap)."""
-    return _spreading.run_one(ADAPTIVE_DIFFUSION, store, int(source), int(T), _params(params),
-                              rng, vs_out, sizes_out, 2)
+    return _spreading.run_one(ADAPTIVE_DIFFUSION, _store(store), int(source), int(T),
+                              _params(params), _rng(rng), vs_out, sizes_out, 2)
 
 
 def run_adaptive_diffusion_relay(store: GraphStore, source: int, T: int, params, rng,
@@ -131,14 +145,14 @@ def run_adaptive_diffusion_relay(store: GraphStore, source: int, T: int, params,
     messages to it and passes the token back. Without it, the token moves to a uniform
     child and a dead end keeps it.
     """
-    return _spreading.run_one(ADAPTIVE_DIFFUSION, store, int(source), int(T), _params(params),
-                              rng, vs_out, sizes_out, 3)
+    return _spreading.run_one(ADAPTIVE_DIFFUSION, _store(store), int(source), int(T),
+                              _params(params), _rng(rng), vs_out, sizes_out, 3)
 
 
 def vs_hops(store: GraphStore, vs: int) -> int:
     """Hop count from the last run's source to node ``vs`` along infection-tree parents
     (-1 for ``vs = -1``)."""
-    return _spreading.vs_hops_of(store, int(vs))
+    return _spreading.vs_hops_of(_store(store), int(vs))
 
 
 def run_batch(code: int, store: GraphStore, lazy: bool, sources: np.ndarray, seeds: np.ndarray,
@@ -155,8 +169,8 @@ def run_batch(code: int, store: GraphStore, lazy: bool, sources: np.ndarray, see
     per trial, or None) stops trial ``i`` by reach when ``stops[i] > 0`` (as in
     :func:`run_protocol`: ``sizes[i]`` then keeps the snapshot's count after its step).
     """
-    _spreading.run_batch(int(code), store, bool(lazy), sources, seeds, int(T), _params(params),
-                         rng, sizes, vs_hops, vs_node, _stops(stops, sources.shape[0]))
+    _spreading.run_batch(int(code), _store(store), bool(lazy), sources, seeds, int(T), _params(params),
+                         _rng(rng), sizes, vs_hops, vs_node, _stops(stops, sources.shape[0]))
 
 
 def simulate_chunk(code: int, store: GraphStore, lazy: bool, sources: np.ndarray,
@@ -177,7 +191,7 @@ def simulate_chunk(code: int, store: GraphStore, lazy: bool, sources: np.ndarray
     ``stops[i] > 0`` (as in :func:`run_protocol`); ``t_out`` (int64, or None) receives the
     step of each trial's snapshot (the first step with ``stops[i]`` infected, else ``T``).
     """
-    return _spreading.simulate_chunk(int(code), store, bool(lazy), sources, seeds, int(i0),
-                                     int(T), _params(params), rng, int(cap), noff, n_out, b_vs,
+    return _spreading.simulate_chunk(int(code), _store(store), bool(lazy), sources, seeds, int(i0),
+                                     int(T), _params(params), _rng(rng), int(cap), noff, n_out, b_vs,
                                      b_order, b_par, b_gdeg, _stops(stops, sources.shape[0]),
                                      t_out)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _staircase
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["KIND_CHI2", "KIND_HELLINGER", "KIND_KL", "KIND_MI", "KIND_TV", "price_blocks"]
 
@@ -40,7 +42,18 @@ def price_blocks(kind: int, a: np.ndarray, b: np.ndarray, w: np.ndarray, eps: fl
     index are written to ``best_rc[h]`` (float64) and ``best_idx[h]`` (int64). Pattern 0
     (``B`` empty, a multiple of the all-ones pattern) is skipped.
     """
-    _staircase.price_blocks(int(kind), np.ascontiguousarray(a, np.float64),
-                            np.ascontiguousarray(b, np.float64),
-                            np.ascontiguousarray(w, np.float64), float(eps), int(n_low),
-                            best_rc, best_idx)
+    kind = _check.integer(kind, "kind", low=KIND_KL, high=KIND_MI)
+    a = _check.floats(a, "a")
+    k = a.shape[0]
+    if not 1 <= k <= 62:
+        raise InvalidParameterError(f"a must hold 1..62 inputs (2^k patterns); got {k}")
+    b = _check.floats(b, "b", min_len=k)
+    w = _check.floats(w, "w", min_len=k)
+    if b.shape[0] != k or w.shape[0] != k:
+        raise InvalidParameterError(f"a, b and w must have the same length; got {k}, "
+                                    f"{b.shape[0]}, {w.shape[0]}")
+    n_low = _check.integer(n_low, "n_low", low=0, high=min(k, 30))
+    blocks = 1 << (k - n_low)
+    _staircase.price_blocks(kind, a, b, w, float(eps), n_low,
+                            _check.out(best_rc, np.float64, "best_rc", min_len=blocks),
+                            _check.out(best_idx, np.int64, "best_idx", min_len=blocks))

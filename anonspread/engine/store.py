@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonspread.engine import _inputs as _check
 from anonspread.engine import _store
 from anonspread.engine._store import GraphStore
+from anonspread.errors import InvalidParameterError
 
 __all__ = ["AUX", "CHILD", "FLAG", "NCOL", "PARENT", "SIB", "TIME", "GraphStore",
            "new_finite_store", "new_lazy_store"]
@@ -58,6 +60,7 @@ def _clean_state(n: int) -> np.ndarray:
 
 def new_finite_store(indptr: np.ndarray, indices: np.ndarray) -> GraphStore:
     """A store over a finite CSR graph (never grows)."""
+    indptr, indices = _check.csr(indptr, indices, indices_dtype=np.int32)
     n = indptr.shape[0] - 1
     return GraphStore(
         np.ascontiguousarray(indptr[:-1], dtype=np.int64),
@@ -77,7 +80,13 @@ def new_finite_store(indptr: np.ndarray, indices: np.ndarray) -> GraphStore:
 
 def new_lazy_store(dvals: np.ndarray, dcdf: np.ndarray, seed: int, capacity: int = 1024) -> GraphStore:
     """An empty lazy tree (only its root, node 0, exists) with room for ``capacity`` nodes."""
-    capacity = max(int(capacity), 16)
+    capacity = max(_check.integer(capacity, "capacity", low=0, high=2**31 - 2), 16)
+    dvals = _check.index_array(dvals, 2**31 - 1, "dvals", dtype=np.int32, min_len=1)
+    dcdf = _check.floats(dcdf, "dcdf", min_len=dvals.shape[0])
+    if dcdf.shape != dvals.shape:
+        raise InvalidParameterError(f"dcdf must have one entry per degree value "
+                                    f"({dvals.shape[0]}); got {dcdf.shape[0]}")
+    seed = _check.integer(seed, "seed")
     store = GraphStore(
         np.full(capacity, -1, np.int64),
         np.zeros(capacity, np.int32),
@@ -86,7 +95,7 @@ def new_lazy_store(dvals: np.ndarray, dcdf: np.ndarray, seed: int, capacity: int
         np.zeros(capacity, np.uint64),
         np.array(dvals, dtype=np.int32, order="C"),
         np.array(dcdf, dtype=np.float64, order="C"),
-        np.empty((capacity, NCOL), np.int32),
+        _clean_state(capacity),
         np.empty(capacity, np.int32),
         1,
         0,

@@ -197,7 +197,7 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
         indptr, indices = snap.subgraph()
         core, att, psize, weight, const = R.two_core(indptr, indices)
         start = int(np.flatnonzero(core)[-1])
-        cid, cptr, cind, cw, cwe = R.core_csr(indptr, indices, core, weight, start)
+        cid, cptr, cind, cw, cwe = R._core_csr(indptr, indices, core, weight, start)
         nc = cw.shape[0]
         assert cid[start] == 0 and sorted(cid[core].tolist()) == list(range(nc))
         assert cw.sum() == snap.n  # every pendant node weighs on exactly one core node
@@ -205,7 +205,7 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
         lg = math.lgamma(snap.n + 1.0)
         # the kernel's layouts: unsigned CSR, and padded to the maximum degree (core_flat
         # pads when that at most doubles the entries)
-        fptr, find, fwe = R.core_flat(cptr, cind, cwe)
+        fptr, find, fwe = R._core_flat(cptr, cind, cwe)
         maxd = int(np.diff(cptr).max())
         assert (fptr.shape[0] - 1, find.shape[0]) == ((nc, nc * maxd) if maxd * nc <= 2 * cptr[-1]
                                                       else (nc, cptr[-1]))
@@ -217,7 +217,7 @@ def test_core_bfs_kernel_equals_the_all_scores_definition_on_both_scans_and_larg
             seen = np.zeros(nc + 1, np.int32)  # visited iff equal to the call's stamp (k + 1)
             qpk = np.empty(size, np.uint64)
             spos = np.empty(size)
-            for kernel in (R.core_log_sizes, R.core_log_sizes_dense):  # branchless / tested scan
+            for kernel in (R._core_log_sizes, R._core_log_sizes_dense):  # branchless / tested scan
                 got = np.array([
                     lg - const - kernel(*f, cw, cid[v], k + 1, seen, qpk, spos)
                     for k, v in enumerate(np.flatnonzero(core))
@@ -246,7 +246,7 @@ def test_rumor_top_on_sparse_cores_with_hubs_equals_the_all_scores_definition():
         snap = A.Snapshot(G, list(G.nodes()), T=3)
         indptr, indices = snap.subgraph()
         core, att, psize, weight, const = R.two_core(indptr, indices)
-        cid, cptr, cind, cw, cwe = R.core_csr(indptr, indices, core, weight,
+        cid, cptr, cind, cw, cwe = R._core_csr(indptr, indices, core, weight,
                                               int(np.flatnonzero(core)[0]))
         nc, d = cw.shape[0], np.diff(cptr)
         assert cind.shape[0] < 7 * nc and d.max() * nc > 2 * cptr[-1]  # sparse, unpadded
