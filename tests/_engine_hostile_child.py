@@ -287,6 +287,12 @@ CASES = {
     "dandelion.stems": _tx_case("stems"),
     "dandelion.diffusion_first_spy": _tx_case("diffusion"),
     "dandelion.precision_recall": lambda: ([4, np.arange(4), np.array([0, 1, -1, 3])], {}),
+    "edgelist.SimpleCSR": lambda: ([np.array([0, 1, 2], np.int64), np.array([1, 0], np.int32),
+                                    0, 1, 2, 1], {}),
+    "edgelist.Tokenizer": lambda: ([0, 0, [35], False, 1000, 100], {}),
+    "edgelist.simple_csr": lambda: ([3, np.array([0, 1, 1, 2]), np.array([1, 0, 1, 0])], {}),
+    "edgelist.simple_csr_counts": lambda: ([3, np.array([0, 1, 1, 2], np.int32),
+                                           np.array([1, 0, 1, 0], np.int32)], {}),
     "features.distance_sums": lambda: ([GP, GI, np.zeros(N, np.int64), np.zeros(N, np.int64)], {}),
     "features.multi_source_distance": lambda: ([GP, GI, np.array([0, 4]), np.zeros(N, np.int64)], {}),
     "fused.local_tree": lambda: ([np.array([-1, 0, 0, 1], np.int64), 4, np.empty(5, np.int64),
@@ -402,10 +408,27 @@ def _use_store(store):
                                    np.empty(4, np.int64))
 
 
+def _use_tokenizer(tok):
+    """Feed a tokenizer the call built: good and out-of-range windows of a buffer, then take
+    its arcs twice (the second must be refused, not read freed memory)."""
+    buf = bytearray(b"0 1\n2 3\n# c\n4\n")
+    for start, stop in ((0, len(buf)), (-1, 3), (3, 1), (0, 10**6), (len(buf), len(buf))):
+        try:
+            tok.feed(buf, start, stop, True)
+        except ValueError:
+            pass
+    for _ in range(2):
+        try:
+            tok.take_arcs()
+        except ValueError:
+            pass
+
+
 #: What to do with a call's result (a built store is run).
 USE = {q: _use_store for q in ("store.GraphStore", "spreading.GraphStore", "softmargin.GraphStore",
                                "store.new_finite_store", "softmargin.new_finite_store",
                                "store.new_lazy_store", "softmargin.copy_store")}
+USE["edgelist.Tokenizer"] = _use_tokenizer
 
 
 # ----------------------------------------------------------------- bad inputs
