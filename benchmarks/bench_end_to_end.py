@@ -31,8 +31,9 @@ Steps (``--steps``, comma-separated; default all):
                  step) from a seeded uniform source until ``--reach`` infected or ``--t-adaptive``
                  steps (``stop="infected:K"``), snapshot pickled for the estimate steps.
 ``sim-random``   random diffusion (p = ``--p``) until ``--reach`` infected or ``--t-random`` steps.
-``est-jordan-random``, ``est-jordan-adaptive``, ``est-ml-adaptive``
-                 the Jordan centre / the near-ML (d0 = 4) of the pickled snapshot through
+``est-jordan-random``, ``est-jordan-adaptive``, ``est-ml-adaptive``, ``est-bp-random``
+                 the Jordan centre / the near-ML (d0 = 4) / belief propagation (random
+                 diffusion, the simulated p) of the pickled snapshot through
                  ``adversaries.top_and_rank`` (the maximisers and the source's rank; the harness's
                  path), timed after the snapshot is loaded.
 ``sweep-pool``, ``sweep-dask``
@@ -63,7 +64,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALL_STEPS = ("gen", "convert", "load", "sim-adaptive", "sim-random", "est-jordan-random",
-             "est-jordan-adaptive", "est-ml-adaptive", "sweep-pool", "sweep-dask")
+             "est-jordan-adaptive", "est-ml-adaptive", "est-bp-random", "sweep-pool", "sweep-dask")
 
 
 # ----------------------------------------------------------------------------- the driver
@@ -277,8 +278,13 @@ def child(a) -> None:
     step = a.child
     if step == "load":
         t1 = time.perf_counter()
-        touched = int(np.asarray(g.indptr)[-1]) + int(np.asarray(g.indices, dtype=np.int64).sum() % 7)
-        emit(map_s=round(t_map, 4), touch_s=round(time.perf_counter() - t1, 3), nodes=int(len(g.indptr) - 1),
+        touched = int(np.asarray(g.indptr)[-1]) + int(np.asarray(g.indices).sum(dtype=np.int64) % 7)
+        from anonspread.spread.graphfile import source_key
+
+        t2 = time.perf_counter()
+        source_key(a.path)  # what every read pays to check the source unchanged (size, mtime, SHA-256)
+        t_key = time.perf_counter() - t2
+        emit(map_s=round(t_map, 4), source_key_s=round(t_key, 3), touch_s=round(time.perf_counter() - t1, 3), nodes=int(len(g.indptr) - 1),
              arcs=int(np.asarray(g.indptr)[-1]), check=touched % 7)
         return
     if step.startswith("sim-"):
@@ -308,8 +314,15 @@ def child(a) -> None:
         t_unpickle = time.perf_counter() - t1
         snap, source = d["snap"], d["source"]
         params = {"d0": 4.0} if est == "ml" else {}
+        if est == "bp":
+            params = {"protocol": spread.protocols.RandomDiffusion(a.p)}
         t2 = time.perf_counter()
-        tr = A.top_and_rank(snap, est, source, **params)
+        try:
+            tr = A.top_and_rank(snap, est, source, **params)
+        except Exception as e:  # a refusal up front is a result: say it
+            emit(map_s=round(t_map, 4), infected=int(snap.n), T=int(snap.T),
+                 refused=f"{type(e).__name__}: {e}"[:400], after_s=round(time.perf_counter() - t2, 3))
+            return
         t_est = time.perf_counter() - t2
         emit(map_s=round(t_map, 4), unpickle_s=round(t_unpickle, 3), estimate_s=round(t_est, 3),
              infected=int(snap.n), T=int(snap.T), rank=float(tr.rank), top=len(tr.maximisers))
