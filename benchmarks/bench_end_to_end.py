@@ -11,10 +11,10 @@ nor anonspread; for every step it records
 
 * wall seconds, and CPU seconds of the step's process tree (the change of the driver's
   ``getrusage(RUSAGE_CHILDREN)``: every descendant that was waited for, workers included);
-* peak resident memory of the step's main process (``VmHWM``, polled every 0.1 s, and the
+* peak resident memory of the step's main process (``VmHWM``, polled every 0.25 s, and the
   ``ru_maxrss`` of ``wait4``) and of every descendant process (sweep workers, the Dask
-  scheduler and nannies), by the last ``VmHWM`` read before it exited (a poll every 0.1 s:
-  growth in a process's last 0.1 s can be missed). Pages of a memory-mapped graph file count
+  scheduler and nannies), by the last ``VmHWM`` read before it exited (a poll every 0.25 s:
+  growth in a process's last 0.25 s can be missed). Pages of a memory-mapped graph file count
   in the resident memory of every process that touched them (they are shared, once, in the
   page cache: the sum over workers overstates the machine's use);
 * what the step printed (sizes, T, its own timing of the work without interpreter start-up
@@ -127,7 +127,7 @@ def run_step(cmd: list[str], *, env: dict | None = None) -> dict:
                 if hwm:
                     name = peaks.get(d, (0, ""))[1] or _cmdline(d)[:160]
                     peaks[d] = (max(hwm, peaks.get(d, (0, ""))[0]), name)
-            done.wait(0.1)
+            done.wait(0.25)
 
     th = threading.Thread(target=poll, daemon=True)
     th.start()
