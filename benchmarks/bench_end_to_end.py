@@ -304,7 +304,7 @@ def child(a) -> None:
         with open(os.path.join(a.work, step[4:] + ".pkl"), "wb") as f:
             pickle.dump({"snap": snap, "source": sp.source}, f, protocol=5)
         emit(map_s=round(t_map, 4), simulate_s=round(t_sim, 3), observe_s=round(t_obs, 3),
-             infected=int(len(sp.infected)), T=int(sp.T), reached=sp.reached)
+             infected=len(sp.infected), T=int(sp.T), reached=sp.reached)
         return
     if step.startswith("est-"):
         _, est, which = step.split("-")
