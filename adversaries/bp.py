@@ -15,14 +15,26 @@ infection times (Altarelli, Braunstein, Dall'Asta, Lage-Castellanos, Zecchina, P
   infected node; the others are impossible), BP with that source clamped, damped, swept
   until the largest message change is below ``tol`` (``converged``) or ``max_iter``
   sweeps, and its Bethe free energy ``log Z = sum_i log Z_i - sum_(ij) log Z_ij``:
-  ``O(candidates * sweeps * sum_i deg_i * (T + 1))``.
+  ``O(candidates * sweeps * sum_i deg_i * (T + 1))``, quadratic in the snapshot;
+* **prior** (any graph, ``p < 1``): ONE damped BP run with independent sources, each node a
+  source with prior ``gamma`` (the model of Altarelli et al. 2014 and of bpepi), and the
+  posterior ``P(s | snapshot) ∝ P(t_s = 0 | snapshot)`` (that run's source marginals,
+  normalised over the infected nodes): ``O(sweeps * sum_i deg_i * (T + 1))``, linear in the
+  snapshot. Exact only as ``gamma -> 0`` on trees (auto never uses it there); on graphs
+  with cycles a coarse approximation of the single-source posterior (its distance to the exact posterior is in ``docs/adversaries.md``);
+* **auto** (the default): ``flooding`` when ``p = 1``, ``tree`` when the infected subgraph
+  is a tree, ``bethe`` while ``candidates * 2|E| * (T + 1)`` is at most ``bethe_budget``,
+  else ``prior``. :attr:`BPResult.method` says which ran.
 
-Why one run per candidate on graphs with cycles: the alternative, messages carrying the
+Why ``bethe`` runs once per candidate on graphs with cycles: the alternative, messages carrying the
 order-0 and order-1 terms of a vanishing source prior (no source / one source behind the
 edge), is exact on trees but collapses on cycles: BP's computation tree on a cycle is
 infinite, an infinite sub-tree with no source cannot be infected within ``T`` steps, so the
 order-0 messages die after ``T`` sweeps and every posterior with them. Clamping the source
-keeps a source in every copy of the candidate in the computation tree.
+keeps a source in every copy of the candidate in the computation tree. The ``prior``
+method avoids the collapse differently: with a finite ``gamma`` every node of the
+computation tree may be a source, so the messages never die; the price is a posterior of
+a model with several possible sources (see :data:`PRIOR_GAMMA` for the default).
 
 The posterior over sources is ``P(s | snapshot) ∝ P(snapshot | s)`` (uniform prior over the
 infected nodes), or, with ``T`` unknown, ``∝ sum_T prior(T) P(snapshot | s, T)``.
@@ -45,14 +57,28 @@ from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeErro
 from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
 from anonspread.validation import check_int, check_real
 
-__all__ = ["BP_PROTOCOLS", "BPConvergenceWarning", "BPDetection", "BPResult", "bp",
-           "bp_detection", "bp_posterior"]
+__all__ = ["BETHE_BUDGET", "BP_METHODS", "BP_PROTOCOLS", "PRIOR_GAMMA", "BPConvergenceWarning",
+           "BPDetection", "BPResult", "bp", "bp_detection", "bp_posterior"]
 
 #: The protocols whose snapshots BP's model describes exactly (discrete-time SI).
 BP_PROTOCOLS = ("flooding", "random-diffusion")
 #: Default ceiling on ``candidates * 2|E| * (T + 1)`` (one sweep of every candidate's BP)
 #: for the Bethe method; larger snapshots are refused up front.
 MAX_WORK = 2_000_000_000
+#: The ``method`` values of :func:`bp_posterior`.
+BP_METHODS = ("auto", "tree", "flooding", "bethe", "prior")
+#: Default ``bethe_budget`` of ``method="auto"``: the largest ``candidates * 2|E| * (T + 1)``
+#: (elements of one sweep over every candidate's messages) for which it runs ``bethe``
+#: (about 0.05 s per sweep on one core, a few seconds per snapshot); above it, ``prior``.
+BETHE_BUDGET = 250_000
+#: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
+#: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
+#: is worse, not better: the source-less parts of BP's computation tree can only be
+#: explained by a source far away, impossible sources keep weight and the sweeps grow
+#: (on 3-regular graphs of 12 and 16 nodes, T = 3-4, p = 0.5, the mean total-variation
+#: distance to the exact posterior was 0.14-0.34 at gamma = 1e-2..1e-4, 0.10-0.18 at 0.03,
+#: 0.11-0.23 at 0.1; ``docs/adversaries.md``).
+PRIOR_GAMMA = 0.03
 
 
 class BPConvergenceWarning(UserWarning):
@@ -80,21 +106,29 @@ class BPResult:
     posterior : numpy.ndarray
         ``P(s | snapshot)``, in snapshot order (sums to 1).
     log_likelihood : numpy.ndarray
-        ``log P(snapshot | s)`` (with ``T`` unknown: ``log sum_T prior(T) P(snapshot | s, T)``).
-    method : {"tree", "flooding", "bethe"}
-        How it was computed (see the module docstring).
+        ``log P(snapshot | s)`` (with ``T`` unknown: ``log sum_T prior(T) P(snapshot | s, T)``);
+        for ``prior``, ``log P(snapshot, s a source)`` in the independent-source model
+        (Bethe ``log Z`` plus the log source marginal; a constant apart from the
+        single-source likelihood only in the ``gamma -> 0`` limit on trees).
+    method : {"tree", "flooding", "bethe", "prior"}
+        How it was computed (see the module docstring; ``method="auto"`` resolves to one
+        of these).
     exact : bool
         ``method`` is ``"tree"`` or ``"flooding"`` (the posterior is the exact one).
     converged : bool
-        Every BP run's largest message change fell below ``tol`` (always True when exact).
+        Every BP run's largest message change fell below ``tol`` (always True when exact;
+        for ``prior``: its one run per ``T``).
     iterations : int
         Most sweeps of any run (0 when no sweeps were needed).
     max_change : float
         Largest last-sweep message change over the runs (0.0 when exact).
     unconverged : int
-        Candidate runs that stopped at ``max_iter`` (summed over the ``T`` values).
+        BP runs that stopped at ``max_iter`` (summed over the ``T`` values; for ``bethe``
+        one run per candidate, for ``prior`` one run per ``T``).
     candidates : int
-        Candidate sources run (within ``T`` hops of every infected node), summed over ``T``.
+        Candidate sources scored, summed over ``T``: ``bethe``, the candidates run (within
+        ``T`` hops of every infected node); the others, the sources of finite likelihood
+        (``prior``: of nonzero source marginal).
     T : numpy.ndarray of int
         The times considered.
     T_posterior : numpy.ndarray
@@ -174,17 +208,19 @@ def _logsumexp(a: np.ndarray, axis: int | None = None) -> np.ndarray:
 
 
 def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
-                 damping: float = 0.3, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
-                 max_work: int = MAX_WORK) -> BPResult:
+                 method: str = "auto", damping: float = 0.3, tol: float = 1e-9,
+                 max_iter: int = 200, threads: int = 1, max_work: int = MAX_WORK,
+                 bethe_budget: int = BETHE_BUDGET, gamma: float = PRIOR_GAMMA) -> BPResult:
     """The posterior over sources of a random-diffusion or flooding snapshot, by BP.
 
     With the uniform prior over the infected nodes, ``P(s | S) = P(S | s) / sum_v P(S | v)``
     where ``P(S | s)`` sums over every infection-time history from ``s`` that leaves
-    exactly ``S`` infected at ``T`` (see the module docstring for the model and the three
+    exactly ``S`` infected at ``T`` (see the module docstring for the model and the
     methods). Exact when the infected subgraph is a tree or ``p = 1``; on graphs with
-    cycles the Bethe approximation of each candidate's likelihood, with its convergence
-    reported (a run that did not converge sets ``converged=False`` and warns with
-    :class:`BPConvergenceWarning`).
+    cycles the Bethe approximation of each candidate's likelihood (``bethe``, quadratic in
+    the snapshot) or one BP run with a small independent source prior (``prior``, linear),
+    with its convergence reported (a run that did not converge sets ``converged=False`` and
+    warns with :class:`BPConvergenceWarning`).
 
     Parameters
     ----------
@@ -196,8 +232,13 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         None: ``T = snapshot.T`` is known. Otherwise ``T`` is unknown with this prior
         (a sequence: uniform over it) and the posterior over sources is marginalised over
         it (``snapshot.T`` is then ignored).
+    method : {"auto", "tree", "flooding", "bethe", "prior"}
+        ``auto``: ``flooding`` when ``p = 1``, else ``tree`` when the infected subgraph is a
+        tree, else ``bethe`` when ``candidates * 2|E| * (T + 1) <= bethe_budget``, else
+        ``prior``. ``tree`` needs a tree-shaped infected subgraph, ``flooding`` needs
+        ``p = 1``, ``prior`` needs ``p < 1``; ``bethe`` runs on any snapshot with ``p < 1``.
     damping : float in [0, 1)
-        Weight of the old message in each BP update (Bethe method).
+        Weight of the old message in each BP update (``bethe``, ``prior``).
     tol : float > 0
         Convergence threshold on the largest change of a message entry (messages scaled
         to maximum 1) in one sweep.
@@ -206,8 +247,13 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     threads : int >= 1
         OpenMP threads sharing the candidates (same result for any number).
     max_work : int >= 1
-        Refuse the Bethe method when ``candidates * 2|E| * (T + 1)`` (elements of one sweep
+        Refuse ``method="bethe"`` when ``candidates * 2|E| * (T + 1)`` (elements of one sweep
         over every candidate's messages) exceeds it.
+    bethe_budget : int >= 0
+        ``method="auto"`` runs ``bethe`` up to this ``candidates * 2|E| * (T + 1)``, above
+        it ``prior``.
+    gamma : float in (0, 1)
+        Source prior of each node for ``method="prior"``.
 
     Returns
     -------
@@ -216,7 +262,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     Raises
     ------
     InvalidParameterError
-        A protocol BP does not model, bad options, a snapshot too large for ``max_work``.
+        A protocol BP does not model, bad options, a method that does not apply to the
+        snapshot, a snapshot too large for ``max_work``.
     GraphError
         A snapshot impossible under ``protocol`` from every source (at every ``T``).
 
@@ -230,6 +277,9 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5))
     >>> res.method, res.converged, res.posterior.round(3).tolist()
     ('bethe', True, [0.333, 0.333, 0.0, 0.0, 0.333, 0.0])
+    >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5), method="prior")
+    >>> res.method, res.converged, res.posterior.round(3).tolist()
+    ('prior', True, [0.252, 0.232, 0.129, 0.129, 0.232, 0.027])
     """
     if not isinstance(snapshot, Snapshot):
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}")
@@ -242,15 +292,33 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     max_iter = check_int(max_iter, "max_iter", low=1)
     threads = check_int(threads, "threads", low=1)
     max_work = check_int(max_work, "max_work", low=1)
+    bethe_budget = check_int(bethe_budget, "bethe_budget", low=0)
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_open=True, high_open=True)
+    if not isinstance(method, str) or method not in BP_METHODS:
+        raise InvalidParameterError(f"method must be one of {', '.join(BP_METHODS)}; got {method!r}")
     indptr, indices = snapshot.subgraph()
     indptr = np.ascontiguousarray(indptr, np.int64)
     indices = np.ascontiguousarray(indices, np.int32)
     extra = snapshot.contact_degrees() - np.diff(indptr)
     n = snapshot.n
     tree = snapshot.subgraph_is_tree()
-    method = "flooding" if p == 1.0 else ("tree" if tree else "bethe")
+    work = n * indices.shape[0] * (int(ts.max()) + 1)
+    if method == "auto":
+        if p == 1.0:
+            method = "flooding"
+        elif tree:
+            method = "tree"
+        else:
+            method = "bethe" if work <= bethe_budget else "prior"
+    elif method == "flooding" and p != 1.0:
+        raise InvalidParameterError(f"method='flooding' needs p = 1 (Flooding); got p = {p}")
+    elif method == "tree" and not tree:
+        raise InvalidParameterError("method='tree' needs a tree-shaped infected subgraph; this "
+                                    "one has cycles (use 'bethe', 'prior' or 'auto')")
+    elif method in ("bethe", "prior") and p == 1.0:
+        raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
+                                    "cycle); use 'flooding' or 'auto'")
     if method == "bethe":
-        work = n * indices.shape[0] * (int(ts.max()) + 1)
         if work > max_work:
             raise InvalidParameterError(
                 f"max_work must be at least candidates x 2|E| x (T + 1) = {n} x "
@@ -266,6 +334,16 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
             logl[r] = _bp.flood_log_likelihood(indptr, indices, extra, T)
         elif method == "tree":
             logl[r] = _bp.tree_log_likelihood(indptr, indices, extra, T, p)
+        elif method == "prior":
+            run = _bp.bp_run(indptr, indices, extra, T, p, gamma, damping=damping, tol=tol,
+                             max_iter=max_iter)
+            # log P(S | T) + log P(t_s = 0 | S, T): the joint weight of (T, s) in the
+            # independent-source model, so a T prior mixes as for the other methods
+            logl[r] = run.log_z + run.log_source if np.isfinite(run.log_z) else -np.inf
+            sweeps = max(sweeps, run.sweeps)
+            change = max(change, run.change)
+            unconverged += not run.converged
+            ran += int(np.isfinite(logl[r]).sum())
         else:
             cands = np.arange(n, dtype=np.int64)
             lz, it, ch = _bp.clamped_log_likelihood(indptr, indices, extra, T, p, cands,
@@ -278,7 +356,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
                 sweeps = max(sweeps, int(it.max()))
                 change = max(change, float(ch[live].max()) if live.any() else 0.0)
             unconverged += int(((ch >= tol) & live).sum())
-    if method != "bethe":
+    if method in ("tree", "flooding"):
         ran = int(np.isfinite(logl).sum())
     joint = logl + logprior[:, None]
     marg = _logsumexp(joint, axis=0).ravel()
@@ -293,8 +371,9 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     tpost = np.exp(_logsumexp(joint, axis=1).ravel() - total)
     converged = unconverged == 0
     if not converged:
+        runs = ran if method == "bethe" else ts.shape[0]
         warnings.warn(BPConvergenceWarning(
-            f"bp: {unconverged} of {ran} candidate BP runs did not converge in max_iter={max_iter} "
+            f"bp ({method}): {unconverged} of {runs} BP runs did not converge in max_iter={max_iter} "
             f"sweeps (largest last change {change:.3g} >= tol={tol:g}); the posterior is that "
             "of the last sweep"), stacklevel=2)
     if ts.shape[0] == 1:
@@ -306,7 +385,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         posterior=post,
         log_likelihood=logl_out,
         method=method,
-        exact=method != "bethe",
+        exact=method in ("tree", "flooding"),
         converged=converged,
         iterations=sweeps,
         max_change=change,
@@ -322,21 +401,24 @@ def _bp_params(protocol: Protocol, graph: Any) -> dict:
 
 
 @register_estimator("bp", protocols=BP_PROTOCOLS, likelihood=True, params=_bp_params)
-def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, damping: float = 0.3,
-       tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
-       max_work: int = MAX_WORK) -> Scores:
+def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: str = "auto",
+       damping: float = 0.3, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
+       max_work: int = MAX_WORK, bethe_budget: int = BETHE_BUDGET,
+       gamma: float = PRIOR_GAMMA) -> Scores:
     """Belief-propagation source posterior for random diffusion and flooding (Altarelli et al. 2014).
 
-    The scores of :func:`bp_posterior` (same parameters): ``log P(s | snapshot)``, exact
-    when the infected subgraph is a tree or ``p = 1``, the Bethe approximation otherwise
-    (a run that did not converge warns with :class:`BPConvergenceWarning`; call
-    :func:`bp_posterior` for the flags).
+    The scores of :func:`bp_posterior` (same parameters, ``method="auto"`` by default):
+    ``log P(s | snapshot)``, exact when the infected subgraph is a tree or ``p = 1``,
+    otherwise the Bethe approximation while ``candidates * 2|E| * (T + 1) <= bethe_budget``
+    and above it the one-run independent-prior approximation (a run that did not converge
+    warns with :class:`BPConvergenceWarning`; call :func:`bp_posterior` for the method
+    used and the flags).
 
     Parameters
     ----------
     snapshot : Snapshot
     protocol : RandomDiffusion or Flooding
-    T_prior, damping, tol, max_iter, threads, max_work
+    T_prior, method, damping, tol, max_iter, threads, max_work, bethe_budget, gamma
         As :func:`bp_posterior`.
 
     Returns
@@ -352,8 +434,9 @@ def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, damping: 
     >>> adversaries.pick(bp(snap, spread.RandomDiffusion(0.5)))
     4
     """
-    return bp_posterior(snapshot, protocol, T_prior=T_prior, damping=damping, tol=tol,
-                        max_iter=max_iter, threads=threads, max_work=max_work).scores
+    return bp_posterior(snapshot, protocol, T_prior=T_prior, method=method, damping=damping,
+                        tol=tol, max_iter=max_iter, threads=threads, max_work=max_work,
+                        bethe_budget=bethe_budget, gamma=gamma).scores
 
 
 @dataclass(frozen=True)
@@ -416,8 +499,8 @@ def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: An
     trials : int >= 2
     rng : None, int or numpy.random.Generator
     **options
-        Passed to :func:`bp_posterior` (``damping``, ``tol``, ``max_iter``, ``threads``,
-        ``max_work``).
+        Passed to :func:`bp_posterior` (``method``, ``damping``, ``tol``, ``max_iter``,
+        ``threads``, ``max_work``, ``bethe_budget``, ``gamma``).
 
     Returns
     -------

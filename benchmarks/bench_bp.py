@@ -20,6 +20,16 @@ both sides run on one thread), one warm-up round of each side (the first size), 
     python benchmarks/bench_bp.py --peer-python /work/venvs/bpepi-peer/bin/python \
         --peer-src /work/venvs/bpepi-peer/src --sizes 1000 --rounds 2
     python benchmarks/bench_bp.py --sizes 10000 --rounds 1
+
+``--scaling`` (no peer): ``adversaries.bp_posterior(method="prior")`` (one damped BP run,
+gamma = PRIOR_GAMMA) on random-diffusion snapshots of about 10^2, 10^3, 10^4 infected nodes
+(3-regular graphs of 4x that many nodes, p = 0.5, the first T reaching the size), CPU
+seconds of the whole call (subgraph extraction included) and ns per message entry per
+sweep; then ``method="auto"`` on a 500-node three-block graph (stochastic block model,
+blocks 167/167/166, p_in 0.03, p_out 0.002), random diffusion p = 0.5, T = 8: CPU seconds
+per snapshot over ``--snapshots`` snapshots and which methods ran.
+
+    python benchmarks/bench_bp.py --scaling --snapshots 20
 """
 
 from __future__ import annotations
@@ -93,6 +103,55 @@ def ours(inst: dict, T: int, p: float, delta: float, tol: float):
     return time.process_time() - c0, r
 
 
+def scaling(snapshots: int, seed: int) -> None:
+    import warnings
+    from collections import Counter
+
+    import networkx as nx
+
+    from anonspread import adversaries, spread
+
+    proto = spread.RandomDiffusion(0.5)
+    warm = True
+    for target in (100, 1000, 10000):
+        g = nx.random_regular_graph(3, 4 * target, seed=seed)
+        for T in range(1, 200):
+            snap = adversaries.observe(spread.simulate(g, proto, T, rng=seed))
+            if snap.n >= target:
+                break
+        if warm:
+            adversaries.bp_posterior(snap, proto, method="prior")
+            warm = False
+        c0 = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = adversaries.bp_posterior(snap, proto, method="prior")
+        sec = time.process_time() - c0
+        nnz = int(snap.subgraph()[1].shape[0])
+        print(json.dumps({"method": "prior", "infected": snap.n, "directed_edges": nnz, "T": T,
+                          "cpu_s": round(sec, 4), "sweeps": r.iterations,
+                          "converged": r.converged,
+                          "ns_per_entry_sweep": round(1e9 * sec / (r.iterations * nnz * 2 * (T + 1)), 1)}),
+              flush=True)
+    g = nx.stochastic_block_model([167, 167, 166], [[0.03, 0.002, 0.002], [0.002, 0.03, 0.002],
+                                                    [0.002, 0.002, 0.03]], seed=seed)
+    rng = np.random.default_rng(seed)
+    secs, methods, sizes = [], Counter(), []
+    for _ in range(snapshots):
+        snap = adversaries.observe(spread.simulate(g, proto, 8, rng=rng))
+        c0 = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = adversaries.bp_posterior(snap, proto)
+        secs.append(time.process_time() - c0)
+        methods[r.method] += 1
+        sizes.append(snap.n)
+    print(json.dumps({"graph": "three-block SBM 500", "T": 8, "method": "auto",
+                      "snapshots": snapshots, "mean_cpu_s": round(float(np.mean(secs)), 4),
+                      "max_cpu_s": round(float(np.max(secs)), 4), "methods": dict(methods),
+                      "mean_infected": round(float(np.mean(sizes)), 1)}), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer-python", default="/work/venvs/bpepi-peer/bin/python")
@@ -104,12 +163,19 @@ def main() -> None:
     ap.add_argument("--tol", type=float, default=1e-10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scaling", action="store_true")
+    ap.add_argument("--snapshots", type=int, default=20)
     ap.add_argument("--peer-worker", nargs=4, metavar=("INST", "DELTA", "TOL", "OUT"),
                     help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.peer_worker:
         inst, delta, tol, out = a.peer_worker
         peer_worker(inst, float(delta), float(tol), out, a.peer_src)
+        return
+    if a.scaling:
+        print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores, "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+        scaling(a.snapshots, a.seed)
         return
     print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
