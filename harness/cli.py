@@ -316,7 +316,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from anonspread.harness.report import report
 
-    print(f"wrote {report(args.directory, args.output)}")
+    print(f"wrote {report(args.directory, args.output, self_contained=args.self_contained)}")
     return 0
 
 
@@ -453,12 +453,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", parents=[common], help="one HTML page for every run in a folder",
                        description="Write DIR/report.html: for every run in DIR (NAME.csv + NAME.json) its "
                        "figure, table with intervals and trial counts, parameters, seed, versions and "
-                       "the command that reproduces it. Self-contained: figures are embedded, nothing "
-                       "is fetched from the network.",
+                       "the command that reproduces it. Up to 20 runs: one self-contained page, figures "
+                       "embedded. More: an index page with a thumbnail and a link per run and one page "
+                       "per run in DIR/report_files/, figures referenced as the runs' PNG files. "
+                       "Interrupted runs (a journal without its CSV) are listed with their resume command.",
                        epilog="examples:\n  anonspread report results/\n  anonspread report results/ --output runs.html",
                        formatter_class=fmt)
     p.add_argument("directory", metavar="DIR")
     p.add_argument("--output", metavar="HTML", help="page path (default: DIR/report.html)")
+    p.add_argument("--self-contained", action=argparse.BooleanOptionalAction, default=None,
+                   help="one page with every figure embedded (--self-contained) or an index and a page "
+                   "per run (--no-self-contained); default: self-contained up to 20 runs")
     p.set_defaults(func=_cmd_report)
     _add_graph_parser(sub, common, fmt)
     return parser

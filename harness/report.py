@@ -1,10 +1,21 @@
-"""HTML views of results: a table with intervals and trial counts, and one self-contained
-page for every run in a folder (``anonspread report DIR``).
+"""HTML views of results: a table with intervals and trial counts, and a report of every
+run in a folder (``anonspread report DIR``).
 
-The page needs no network: figures are embedded as base64 PNG, the style sheet is inline,
-and nothing is fetched. Each run shows its figure (redrawn from its CSV and JSON, as
-``anonspread plot`` does), its table (``mean [95% interval]`` and the trials of every point),
-its parameters, seed, versions and the command that reproduces it.
+Nothing is fetched from the network: the style sheet is inline. Each run shows its figure,
+its table (``mean [95% interval]`` and the trials of every point), its parameters, seed,
+versions and the command that reproduces it.
+
+A folder of at most :data:`INLINE_RUNS` runs gives one self-contained page: every figure
+is redrawn from the run's CSV and JSON (as ``anonspread plot`` does) and embedded as base64
+PNG. A larger folder gives an index (``report.html``, :data:`RUNS_PER_INDEX` runs a page,
+further pages in ``report_files/``) with a thumbnail and a link per run, and one page per
+run in ``report_files/``; figures are the runs' own ``NAME.png`` files, referenced, not
+copied or redrawn (a run without an up-to-date ``NAME.png`` gets one drawn into
+``report_files/``). Every page then stays small whatever the number of runs, and the
+report takes time proportional to reading the runs' CSV and JSON.
+
+Interrupted runs (a ``NAME.journal.jsonl`` without its ``NAME.csv``) are listed with the
+command that resumes them.
 """
 
 from __future__ import annotations
@@ -13,6 +24,8 @@ import html
 import json
 import os
 import shlex
+import stat
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +34,12 @@ from anonspread.harness.errors import OutputError
 from anonspread.harness.html_view import png_img, table_html
 from anonspread.harness.results import Table, atomic_write
 
-__all__ = ["report", "reproduce_command", "run_html"]
+__all__ = ["INLINE_RUNS", "RUNS_PER_INDEX", "report", "reproduce_command", "run_html"]
+
+#: Up to this many runs, ``report`` writes one self-contained page (figures embedded).
+INLINE_RUNS = 20
+#: Runs listed on each index page of a paged report.
+RUNS_PER_INDEX = 200
 
 _STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 72em; color: #222; }
@@ -31,6 +49,7 @@ table.results th, table.results td { border: 1px solid #ccc; padding: .2em .5em;
 table.results th { background: #f2f2f2; }
 td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 img.figure { max-width: 100%; height: auto; border: 1px solid #eee; }
+img.thumb { width: 160px; height: auto; border: 1px solid #eee; }
 code, pre { background: #f6f6f6; padding: .1em .3em; }
 pre { padding: .5em; overflow-x: auto; white-space: pre-wrap; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; font-size: .9em; }
@@ -102,7 +121,8 @@ def _dl(items: Sequence[tuple[str, str]]) -> str:
     return "<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
 
 
-def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor: str = "") -> str:
+def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor: str = "",
+             figure_src: str | None = None) -> str:
     """One run's section: figure, table, parameters, seed, versions, the reproducing command.
 
     Parameters
@@ -115,6 +135,9 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         Its figure, embedded inline (None: no figure).
     anchor : str
         The section's HTML id (default: the experiment's name).
+    figure_src : str, optional
+        A URL (usually a relative path) of the figure, referenced instead of embedded
+        (used when ``png`` is None).
 
     Returns
     -------
@@ -129,6 +152,9 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         parts.append(f"<p>{html.escape(' '.join(str(side['description']).split()))}</p>")
     if png is not None:
         parts.append(png_img(png, f"figure of {name}"))
+    elif figure_src is not None:
+        parts.append(f'<img class="figure" alt="{html.escape(f"figure of {name}")}" '
+                     f'src="{html.escape(figure_src)}">')
     parts.append(table_html(table, labels))
     skipped = [i for i in side.get("skipped") or () if isinstance(i, Mapping)]
     if skipped:
@@ -180,11 +206,156 @@ def _figure(side: Mapping[str, Any], table: Table) -> bytes:
     return figure_png(draw(table, spec, labels=labels, info=side))
 
 
-def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Write one self-contained HTML page for every run in ``directory`` (default
-    ``DIR/report.html``); returns its path.
+def _href(path: Path, start: Path) -> str:
+    """A relative URL from a page in ``start`` to ``path``."""
+    rel = os.path.relpath(path, start)
+    return urllib.parse.quote(Path(rel).as_posix())
+
+
+def _read_head(path: Path, limit: int = 1 << 16) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(limit)
+
+
+def interrupted_runs(folder: Path) -> list[tuple[str, str]]:
+    """``(name, resume command)`` of every journal in ``folder`` without its result CSV.
+
+    Only the journal's first line (its header, at most 64 KiB) is read.
+    """
+    found = []
+    for journal in sorted(folder.glob("*.journal.jsonl")):
+        name = journal.name[: -len(".journal.jsonl")]
+        if not name or (folder / f"{name}.csv").exists() or not journal.is_file():
+            continue
+        try:
+            head = json.loads(_read_head(journal).split(b"\n", 1)[0])
+        except (OSError, ValueError):
+            head = None
+        if not isinstance(head, dict) or head.get("type") != "header":
+            found.append((name, f"(the journal's header cannot be read: rerun {name} without --resume)"))
+            continue
+        from anonspread.harness.registry import _EXPERIMENTS
+
+        exp = str(head.get("experiment", name))
+        seed, trials = head.get("seed"), head.get("trials")
+        if exp in _EXPERIMENTS:
+            args = ["anonspread", "run", exp, "--out", str(folder)]
+            if seed is not None:
+                args += ["--rng", str(seed)]
+            if trials is not None:
+                args += ["--trials", str(trials)]
+            cmd = shlex.join([*args, "--resume"]) + "  # with the first run's other options (--set ...)"
+        else:
+            tr = f", trials={trials}" if trials is not None else ""
+            cmd = (f"anonspread.harness.run(experiment, rng={seed}{tr}, out={str(folder)!r}, resume=True)"
+                   f"  # the Experiment named {exp!r}")
+        found.append((name, cmd))
+    return found
+
+
+def _interrupted_html(folder: Path) -> list[str]:
+    found = interrupted_runs(folder)
+    if not found:
+        return []
+    rows = "".join(f"<li><b>{html.escape(n)}</b>: <code>{html.escape(c)}</code></li>" for n, c in found)
+    return [f"<h2>Interrupted runs ({len(found)}: a journal without its CSV)</h2><ul>{rows}</ul>"]
+
+
+def _page(title: str, body: Sequence[str], *, script: bool = False) -> str:
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{_STYLE}</style>" + (f"<script>{_SCRIPT}</script>" if script else "") + "</head><body>",
+        *body, "</body></html>"])
+
+
+def _check_folder(path: Path) -> None:
+    """``path`` is a real directory (created if missing), never a symlink or anything else."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        try:
+            path.mkdir()
+        except OSError as exc:
+            raise OutputError(f"cannot create {path}: {exc.strerror or exc}") from None
+        return
+    except OSError as exc:
+        raise OutputError(f"cannot use {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        raise OutputError(f"{path} must be a directory for the report's pages (it is not, or is a "
+                          "symbolic link); remove it or choose another --output")
+
+
+def _paged(folder: Path, runs: Sequence[Path], target: Path) -> Path:
+    """The index pages and one page per run (see the module docstring)."""
+    from anonspread.harness.results import check_replaceable, read_sidecar, read_table
+
+    check_replaceable(target)
+    files = target.parent / f"{target.stem}_files"
+    _check_folder(files)
+    n_index = (len(runs) + RUNS_PER_INDEX - 1) // RUNS_PER_INDEX
+    index_paths = [target] + [files / f"index-{k + 1}.html" for k in range(1, n_index)]
+    pages = [files / f"run-{i}-{csv.stem}.html" for i, csv in enumerate(runs)]
+    rows: list[str] = []
+    for i, csv_path in enumerate(runs):
+        side = read_sidecar(csv_path)
+        table = read_table(csv_path, side)
+        png = csv_path.with_suffix(".png")
+        try:
+            fresh = png.is_file() and png.stat().st_mtime >= csv_path.stat().st_mtime
+        except OSError:
+            fresh = False
+        if not fresh:
+            png = atomic_write(files / f"run-{i}-{csv_path.stem}.png", _figure(side, table))
+        index_of = index_paths[i // RUNS_PER_INDEX]
+        nav = [f'<a href="{_href(index_of, files)}">index</a>']
+        if i > 0:
+            nav.append(f'<a href="{_href(pages[i - 1], files)}">previous: {html.escape(runs[i - 1].stem)}</a>')
+        if i + 1 < len(runs):
+            nav.append(f'<a href="{_href(pages[i + 1], files)}">next: {html.escape(runs[i + 1].stem)}</a>')
+        body = [f"<p>{' | '.join(nav)}</p>",
+                run_html(side, table, None, anchor=f"run-{i}", figure_src=_href(png, files))]
+        atomic_write(pages[i], _page(f"anonspread report: {csv_path.stem}", body))
+        points = len({tuple(r.get(k) for k in table.params) for r in table.rows})
+        rows.append(
+            (index_of, f'<tr><td class="num">{i + 1}</td>'
+                       f'<td><a href="{{page}}">{html.escape(csv_path.stem)}</a></td>'
+                       f"<td>{html.escape(str(side.get('title', '')))}</td>"
+                       f'<td class="num">{html.escape(str(points))}</td>'
+                       f'<td class="num">{html.escape(str(side.get("trials", "exact")))}</td>'
+                       f'<td class="num">{html.escape(str(side.get("seed")))}</td>'
+                       f'<td><img class="thumb" loading="lazy" alt="figure of {html.escape(csv_path.stem)}" '
+                       f'src="{{png}}"></td></tr>', pages[i], png))
+    for k, index_path in enumerate(index_paths):
+        here = index_path.parent
+        links = " ".join(f"<b>{j + 1}</b>" if j == k else f'<a href="{_href(p, here)}">{j + 1}</a>'
+                         for j, p in enumerate(index_paths))
+        mine = [r for r in rows if r[0] == index_path]
+        first = k * RUNS_PER_INDEX + 1
+        body = [f"<h1>anonspread report: {html.escape(str(folder))}</h1>",
+                f"<p>{len(runs)} runs; runs {first}-{first + len(mine) - 1} here. Each run has a page with "
+                "its figure, its table (the estimate with its 95% interval and the trials of every point), "
+                "its parameters, seed, versions and the command that reproduces it.</p>",
+                f"<p>Index pages: {links}</p>" if n_index > 1 else "",
+                *(_interrupted_html(folder) if k == 0 else []),
+                '<table class="results"><thead><tr><th>#</th><th>run</th><th>title</th><th>points</th>'
+                "<th>trials</th><th>seed</th><th>figure</th></tr></thead><tbody>",
+                *(r[1].replace("{page}", _href(r[2], here)).replace("{png}", html.escape(_href(r[3], here)))
+                  for r in mine),
+                "</tbody></table>"]
+        atomic_write(index_path, _page(f"anonspread report: {folder.resolve().name}", body))
+    return target
+
+
+def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *,
+           self_contained: bool | None = None) -> Path:
+    """Write the report of every run in ``directory`` (default page ``DIR/report.html``);
+    returns the page's path.
 
     A run is a result CSV with its JSON sidecar beside it (``NAME.csv`` + ``NAME.json``).
+    Up to :data:`INLINE_RUNS` runs give one self-contained page; more give an index page
+    with a thumbnail and a link per run, and a page per run in ``report_files/`` beside it
+    (see the module docstring). Interrupted runs are listed with their resume command.
 
     Parameters
     ----------
@@ -192,6 +363,10 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
         The folder of the runs (an ``--out`` folder).
     output : path-like, optional
         The page to write (default ``directory/report.html``).
+    self_contained : bool, optional
+        True: one page with every figure embedded, whatever the number of runs (slow and
+        large for hundreds of runs); False: the index and per-run pages; None (default):
+        self-contained up to :data:`INLINE_RUNS` runs.
 
     Returns
     -------
@@ -200,16 +375,34 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
     Raises
     ------
     OutputError
-        ``directory`` is not a directory, or holds no run.
+        ``directory`` is not a directory, or holds no run; an output path is not a regular
+        file (or, for ``report_files``, a directory).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from anonspread import harness
+    >>> out = tempfile.mkdtemp()
+    >>> exp = harness.Experiment(name="coin", title="coin", description="a coin", grid=harness.Grid(product={"p": [0.5]}),
+    ...     metrics=(harness.Metric("hit", "proportion"),), default_trials=20,
+    ...     trials=lambda params, n, rng: {"hit": (rng.random(n) < params["p"]).astype(float)})
+    >>> _ = harness.run(exp, rng=1, out=out, workers=1)
+    >>> report(out).name
+    'report.html'
     """
     from anonspread.harness.results import read_sidecar, read_table
 
     folder = Path(directory)
     if not folder.is_dir():
         raise OutputError(f"report directory must be an existing directory; got {str(folder)!r}")
+    if self_contained not in (None, True, False):
+        raise OutputError(f"self_contained must be True, False or None; got {self_contained!r}")
     runs = sorted(p for p in folder.glob("*.csv") if p.with_suffix(".json").is_file())
     if not runs:
         raise OutputError(f"report directory {str(folder)!r} holds no run (a NAME.csv with its NAME.json)")
+    target = Path(output) if output is not None else folder / "report.html"
+    if self_contained is False or (self_contained is None and len(runs) > INLINE_RUNS):
+        return _paged(folder, runs, target)
     sections, index = [], []
     for i, csv_path in enumerate(runs):
         side = read_sidecar(csv_path)
@@ -218,14 +411,8 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
         sections.append(run_html(side, table, _figure(side, table), anchor=anchor))
         index.append(f'<li><a href="#{html.escape(anchor)}">{html.escape(csv_path.stem)}</a>: '
                      f"{html.escape(str(side.get('title', '')))}</li>")
-    page = "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>anonspread report: {html.escape(folder.resolve().name)}</title>",
-        f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head><body>",
-        f"<h1>anonspread report: {html.escape(str(folder))}</h1>",
-        f"<p>{len(runs)} run(s). Each cell is the estimate with its 95% interval; "
-        "<i>trials</i> is the number of trials of the point.</p>",
-        "<nav><ul>", *index, "</ul></nav>", *sections, "</body></html>",
-    ])
-    target = Path(output) if output is not None else folder / "report.html"
-    return atomic_write(target, page)
+    body = [f"<h1>anonspread report: {html.escape(str(folder))}</h1>",
+            f"<p>{len(runs)} run(s). Each cell is the estimate with its 95% interval; "
+            "<i>trials</i> is the number of trials of the point.</p>",
+            *_interrupted_html(folder), "<nav><ul>", *index, "</ul></nav>", *sections]
+    return atomic_write(target, _page(f"anonspread report: {folder.resolve().name}", body, script=True))
