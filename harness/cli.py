@@ -387,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     common.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                        help="import MODULE first (it may register experiments or components)")
+                        help="import MODULE first, running its code (trust it as a script you run); it may register experiments or components")
     fmt = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog=PROG, description="Run, sweep and plot anonspread experiments.",
                      epilog=_EPILOG["main"], formatter_class=fmt)
