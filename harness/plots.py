@@ -568,6 +568,25 @@ def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None
                fontsize="small", title=title or None, title_fontsize="small")
 
 
+def check_figure_text(*, title: Any = "", labels: Any = None, info: Any = None) -> None:
+    """Refuse a figure's title, labels or sidecar of the wrong type (before matplotlib sees them).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``title`` is not a str, ``labels`` not a mapping of str to str (or None), ``info``
+        not a mapping (or None).
+    """
+    if not isinstance(title, str):
+        raise InvalidParameterError(f"title must be a str; got {type(title).__name__} {title!r:.60}")
+    if labels is not None and not (isinstance(labels, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in labels.items())):
+        raise InvalidParameterError(f"labels must be a mapping of metric names to str labels, or None; "
+                                    f"got {labels!r:.80}")
+    if info is not None and not isinstance(info, Mapping):
+        raise InvalidParameterError(f"info must be a run's sidecar (a mapping) or None; got {type(info).__name__}")
+
+
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None,
          info: Mapping[str, Any] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
@@ -592,6 +611,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
+    check_figure_text(title=title, labels=labels, info=info)
     info = dict(info or {})
     labels = {**{m["name"]: m.get("label") or m["name"] for m in info.get("metrics", ())
                  if isinstance(m, Mapping) and "name" in m}, **(labels or {})}
@@ -914,6 +934,9 @@ def plot_table(
     list of pathlib.Path
         The files written.
     """
+    check_figure_text(title=title, labels=labels, info=info)
+    if not isinstance(pdf, bool):
+        raise InvalidParameterError(f"pdf must be True or False; got {pdf!r:.60}")
     path = check_replaceable(path)
     if path.suffix.lower() != ".png":
         raise OutputError(f"the figure's path must name a .png file (with pdf, the PDF is "
