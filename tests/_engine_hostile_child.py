@@ -138,6 +138,32 @@ def _drive_transactions():
     return g
 
 
+def _drive_bp():
+    """bp_posterior by every method on small snapshots (a tree, a cycle with a tail)."""
+    import networkx as nx
+
+    from anonspread import adversaries, spread
+    from anonspread.spread.protocols import Flooding, RandomDiffusion
+    tree = nx.balanced_tree(2, 3)
+    loopy = nx.Graph([(0, 1), (1, 2), (2, 3), (3, 0), (3, 4), (4, 5), (5, 6)])
+    for g, proto, methods in ((tree, RandomDiffusion(0.5), ("tree",)),
+                              (loopy, Flooding(), ("flooding",)),
+                              (loopy, RandomDiffusion(0.5), ("bethe", "prior"))):
+        for seed in range(20):
+            s = spread.simulate(g, proto, 3, source=0, rng=seed)
+            snap = adversaries.observe(s)
+            try:
+                for method in methods:
+                    adversaries.bp_posterior(snap, proto, method=method)
+            except Exception:  # a snapshot this method does not take: try the next seed
+                continue
+            break
+    BP_DRIVEN.append(True)
+
+
+BP_DRIVEN: list = []
+
+
 def _drive_softmargin():
     import networkx as nx
 
@@ -280,6 +306,12 @@ def _tx_case(kind):
 
 
 CASES = {
+    "bp.BPRun": lambda: ([0.0, np.zeros(3), np.zeros(3), 1, 0.0, True], {}),
+    "bp.bp_run": _recorded("bp.bp_run", _drive_bp),
+    "bp.clamped_log_likelihood": _recorded("bp.clamped_log_likelihood", _drive_bp),
+    "bp.flood_log_likelihood": _recorded("bp.flood_log_likelihood", _drive_bp),
+    "bp.reverse_edges": lambda: ([GP, GI.copy()], {}),
+    "bp.tree_log_likelihood": _recorded("bp.tree_log_likelihood", _drive_bp),
     "dandelion.draw_anonymity": _recorded("dandelion.draw_anonymity", _drive_dandelion),
     "dandelion.run_stem_batch": _run_stem_case,
     "dandelion.regular_digraph": lambda: ([8, 2, np.random.default_rng(0)], {}),

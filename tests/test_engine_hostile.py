@@ -27,7 +27,7 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(anonspread.engine.__path__
 
 #: Modules merged after this test without valid calls yet in the child's CASES (each one is
 #: an open item: write its cases, then remove it from here).
-PENDING = {"bp": "engine.bp (merged at the end of issue 33's session) has no bad-input cases yet"}
+PENDING: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("module", [pytest.param(m, marks=pytest.mark.xfail(reason=PENDING[m],

@@ -34,7 +34,7 @@ import numpy as np
 from anonspread.engine import _bp, rumor_threads  # noqa: F401
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 
-__all__ = ["OPENMP", "BPRun", "bp_run", "clamped_log_likelihood", "flood_log_likelihood",
+__all__ = ["MAX_T", "MAX_THREADS", "OPENMP", "BPRun", "bp_run", "clamped_log_likelihood", "flood_log_likelihood",
            "reverse_edges", "tree_log_likelihood"]
 
 #: Whether this build shares candidates among OpenMP threads.
@@ -136,8 +136,19 @@ def reverse_edges(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(order[at], np.int64) if sk.shape[0] else np.zeros(0, np.int64)
 
 
+#: Largest ``T`` the kernels take: every message holds ``T + 1`` numbers per directed edge
+#: and a sweep updates them all, so a larger ``T`` is refused up front, not run for hours.
+MAX_T = 100_000
+#: Most OpenMP threads a call may ask for.
+MAX_THREADS = 1024
+
+
 def _tp(T: Any, p: Any) -> tuple[int, float]:
-    return _int(T, "T", 0), _real(p, "p", 0.0, 1.0)
+    T = _int(T, "T", 0)
+    if T > MAX_T:
+        raise InvalidParameterError(f"T must be at most {MAX_T:,} (messages of T + 1 numbers per "
+                                    f"directed edge, updated every sweep); got {T}")
+    return T, _real(p, "p", 0.0, 1.0)
 
 
 def tree_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int,
@@ -279,6 +290,8 @@ def clamped_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.nd
     T, p = _tp(T, p)
     damping, tol, max_iter = _loop_options(damping, tol, max_iter)
     threads = _int(threads, "threads", 1)
+    if threads > MAX_THREADS:
+        raise InvalidParameterError(f"threads must be at most {MAX_THREADS}; got {threads}")
     n = ip.shape[0] - 1
     if not isinstance(candidates, np.ndarray) or candidates.ndim != 1 \
             or candidates.dtype.kind not in "iu":
