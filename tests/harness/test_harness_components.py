@@ -294,7 +294,8 @@ def test_graph_sweeps_identical_across_executors_cli_and_python(tmp_path):
         outputs["cli"] = (tmp_path / "cli" / f"g-{label}.csv").read_bytes()
         assert len(set(outputs.values())) == 1, label
         rows = outputs["inproc"].decode().splitlines()
-        assert len(rows) == 1 + 6 * (8 if label == "product" else 2)  # six detection metrics
+        # eight detection metrics (with T_snapshot and reached, issue 32's reach rule)
+        assert len(rows) == 1 + 8 * (8 if label == "product" else 2)
         meta = res.metadata["components"]["graphs"]
         assert all(g["summary"]["n"] == (150 if label == "edgelist" else g["parameters"]["n"]) for g in meta)
 

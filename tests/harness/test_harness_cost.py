@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 
 import cost_helpers as ch
 import pytest
@@ -102,7 +103,9 @@ def test_learned_trains_once_per_key_for_a_two_worker_pool(tmp_path):
     # trained here, once per (graph, protocol, T): 2 keys
     assert learned.cache_info()["misses"] == 2
     lines = [tuple(map(int, ln.split())) for ln in log.read_text().splitlines()]
-    assert len(lines) >= 2 and len({pid for pid, *_ in lines}) == 2  # both workers ran tasks
+    # every task ran in a worker process (which of the two takes the tasks is the pool's
+    # scheduling: on an idle machine one worker may take them all)
+    assert len(lines) >= 2 and os.getpid() not in {pid for pid, *_ in lines}
     assert all(misses == 0 and pinned == 2 for _, misses, _, pinned in lines)  # no worker trained
     assert max(hits for _, _, hits, _ in lines) > 0  # they scored with the shipped models
     # the same bytes in this process (which keeps its trained models: no training again)
