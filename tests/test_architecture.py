@@ -25,6 +25,23 @@ ROOT = Path(__file__).resolve().parents[1]
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11; the CI runs 3.11
 
 
+def _lint_imports() -> str:
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint is not None, "lint-imports is missing: install the test extra (pip install -e '.[test]')"
+    return lint
+
+
+def _installed() -> None:
+    """The package's subpackages import: ``anonspread`` is installed, not only its source
+    folder found on the path (the science folders are mapped in only by an install)."""
+    import importlib.util
+
+    missing = [s for s in anonspread.SUBPACKAGES
+               if importlib.util.find_spec(f"anonspread.{s}") is None]
+    assert not missing, (f"anonspread.{missing[0]} is not importable: anonspread is not installed in "
+                         f"this Python ({sys.executable}); run pip install -e '.[test]'")
+
+
 def _staged(tmp_path: Path) -> Path:
     """The package's sources laid out as in a built wheel."""
     mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
@@ -36,8 +53,7 @@ def _staged(tmp_path: Path) -> Path:
 
 
 def test_import_contracts_are_kept(tmp_path):
-    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
-    assert lint is not None, "lint-imports is missing: install the test extra (pip install -e '.[test]')"
+    lint = _lint_imports()
     stage = _staged(tmp_path)
     proc = subprocess.run([lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
                           capture_output=True, text=True, env={"PYTHONPATH": str(stage), "PATH": ""})
@@ -48,7 +64,7 @@ def test_import_contracts_are_kept(tmp_path):
 
 def test_lint_catches_a_crossed_layer(tmp_path):
     """The contracts can fail: an import of adversaries from spread breaks the layers."""
-    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    lint = _lint_imports()
     stage = _staged(tmp_path)
     bad = stage / "anonspread" / "spread" / "crossing.py"
     bad.write_text("from anonspread.adversaries import observe\nfrom anonspread.privacy import _limits\n")
@@ -86,6 +102,7 @@ def test_no_module_is_importable_under_two_names(tmp_path):
                 seen[f] = name
         print(len(seen))
     """)
+    _installed()
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert int(proc.stdout.split()[-1]) >= 100  # every module was loaded, each once

@@ -117,6 +117,7 @@ def test_train_adversary(kwargs):
         warnings.simplefilter("ignore")  # sklearn's convergence warnings at tiny max_iter
         adv = _call(adversaries.train_adversary, _GRAPH, _PROTO, T, **kwargs)
     if adv is not None:
+        assert 0.0 <= adv.held_out.detection <= 1.0
         _OK["learned"] += 1
 
 
@@ -183,8 +184,9 @@ def test_plot_table(runs, tmp_path_factory, title, labels, pdf, name):
 
     side = read_sidecar(runs / "coin.csv")
     where = tmp_path_factory.mktemp("plot")
-    _call(plot_table, read_table(runs / "coin.csv", side), PlotSpec.from_dict(side["plot"]), where / name,
-          title=title, labels=labels, pdf=pdf, info=side)
+    written = _call(plot_table, read_table(runs / "coin.csv", side), PlotSpec.from_dict(side["plot"]),
+                    where / name, title=title, labels=labels, pdf=pdf, info=side)
+    assert written is None or all(path.is_file() for path in written)
 
 
 @pytest.mark.timeout(60)
@@ -200,7 +202,8 @@ def test_report(runs, tmp_path_factory, output, self_contained, which):
     folder = {"runs": runs, "empty": scratch, "file": runs / "coin.csv", "missing": scratch / "nope",
               "nul": "a\x00b"}[which]
     target = None if output is None else scratch / output if output not in ("\x00",) else output
-    _call(report, folder, target, self_contained=self_contained)
+    page = _call(report, folder, target, self_contained=self_contained)
+    assert page is None or page.is_file()
 
 
 _cli_args = st.lists(st.one_of(st.sampled_from(["--output", "--pdf", "--title", "--self-contained",
