@@ -83,6 +83,7 @@ def test_no_module_is_importable_under_two_names(tmp_path):
     ``privacy``, ``harness`` or ``datasets`` resolves to our files, and importing every
     module loads each file once.
     """
+    _installed()
     code = textwrap.dedent(f"""
         import importlib, importlib.util, os, sys
         names = {all_modules()!r}
@@ -102,7 +103,6 @@ def test_no_module_is_importable_under_two_names(tmp_path):
                 seen[f] = name
         print(len(seen))
     """)
-    _installed()
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert int(proc.stdout.split()[-1]) >= 100  # every module was loaded, each once
