@@ -108,7 +108,9 @@ def bp_predicted_rows(
             "exact": got.exact, "unconverged": got.unconverged,
             "text": (f"{point[axis]}: BP's predicted detection (mean max posterior, an estimate of "
                      f"the Bayes ceiling) {got.predicted:.4f} ± {got.predicted_se:.4f}; BP's "
-                     f"realised detection on the same {got.trials} spreads {got.realised:.4f}; "
+                     f"realised detection (ties split) on the {got.trials} spreads of its own that "
+                     f"the prediction averages over {got.realised:.4f} (the bp row's detection "
+                     f"is on the sweep's spreads); "
                      f"{got.exact} exact posteriors, {got.unconverged} unconverged"),
         })
     out: list[dict[str, Any]] = []
