@@ -525,8 +525,8 @@ def _chosen(table: Table, info: Mapping[str, Any], points: Sequence[Mapping[str,
     out = []
     for pp, y in zip(points, ys):
         d = records.get(tuple(pp[p] for p in table.params))
-        if d is not None and math.isfinite(y):
-            out.append((pp, str(d.get("chosen", "")).rpartition("/")[2]))
+        if d is not None and d.get("chosen") and math.isfinite(y):  # a strongest attack's record
+            out.append((pp, str(d["chosen"]).rpartition("/")[2]))
     return out
 
 
