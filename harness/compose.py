@@ -96,6 +96,9 @@ class SweepTemplate:
         once per run before its batches (:attr:`Experiment.prepare`).
     pilot : bool
         Estimate the cost from a timed pilot first (:attr:`Experiment.pilot`).
+    warm : callable or None
+        ``warm(point, components=...)``: builds and keeps what a point's trials share (its
+        graph) before the pilot times them (:attr:`Experiment.warm`).
 
     Examples
     --------
@@ -132,6 +135,7 @@ class SweepTemplate:
     derive: Callable[..., Any] | None = None
     prepare: Callable[..., Any] | None = None
     pilot: bool = False
+    warm: Callable[..., Any] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -427,6 +431,7 @@ def compose(
         derive=functools.partial(_derive, tpl.derive, resolved) if tpl.derive is not None else None,
         prepare=functools.partial(_prepare, tpl.prepare, resolved) if tpl.prepare is not None else None,
         pilot=tpl.pilot,
+        warm=functools.partial(_bound, tpl.warm, resolved) if tpl.warm is not None else None,
         **{mode: fn},
     )
     return check_experiment(exp)

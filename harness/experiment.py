@@ -344,6 +344,12 @@ class Experiment:
         Estimate the run's cost from a small timed pilot before it starts, print it as
         the first line, and refuse a run whose estimate is above the work limit
         (:mod:`harness.pilot`; the detection sweep does).
+    warm : callable or None
+        ``warm(point)``: builds what every trial of a point shares and the process keeps
+        (the detection experiments' contact graph: a bundled dataset or a user's file is
+        read once per process). The pilot calls it for each point before timing the
+        point's trials and counts its time apart, as per-process work, so that a first
+        trial's reading of a graph is not priced as the cost of every trial.
 
     Examples
     --------
@@ -388,6 +394,7 @@ class Experiment:
     derive: Callable[..., Any] | None = None
     prepare: Callable[..., Any] | None = None
     pilot: bool = False
+    warm: Callable[[Params], Any] | None = None
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""
@@ -566,7 +573,7 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(f"{where}: derived and derive go together; got only one of them")
     if not isinstance(exp.pilot, bool):
         raise InvalidTypeError(f"{where}: pilot must be True or False; got {exp.pilot!r}")
-    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare"):
+    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare", "warm"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

@@ -14,6 +14,9 @@ therefore piloted before it starts:
   thrown away and the run's are the same with or without it;
 * one-off work (:attr:`~harness.Experiment.prepare`: the learned adversary's training)
   is estimated by its own scaled-down pilot (``prepare(points, pilot=True)``);
+* what a point's trials share and a process keeps (:attr:`~harness.Experiment.warm`: the
+  contact graph, read or generated once per process) is built before any trial is
+  timed and counted once per worker, not in the seconds per trial;
 * the run's CPU time is the sum over points of trials x the seconds per trial of each
   of its estimators, plus the one-off work; its wall time on ``workers`` workers is the
   one-off work (done once, in the run's own process) plus the trials' CPU time over the
@@ -191,6 +194,18 @@ def _time_pair(call: Callable[[int, np.random.Generator], Any], most: int,
     return done, took, cpu
 
 
+def _warm(exp: Any, points: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """Build what the points' trials share (``exp.warm``: their graphs) before any trial is
+    timed; (elapsed, CPU seconds) it took. Without it the first timed trial of a point
+    would carry the reading of its graph, priced as the cost of every trial."""
+    if getattr(exp, "warm", None) is None:
+        return 0.0, 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
+    for point in points:
+        exp.warm(dict(point))
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
 def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequence[int], *,
                    groups: Mapping[int, Sequence[tuple[int, Any]]] | None, batch_size: int,
                    workers: int, executor: str) -> CostEstimate:
@@ -232,6 +247,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
             return lambda n, rng: fn(dict(params), n, rng)
         return lambda n, rng: [fn(dict(params), rng) for _ in range(n)]
 
+    warm_wall, warm_cpu = _warm(exp, [points[lead] for lead in groups] if groups is not None else points)
     if payload is not None:
         payload.install()
     try:
@@ -262,12 +278,17 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
     trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
     once = sum(sum(v) for v in one_off.values())
-    wall = once + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
+    # each worker builds the points' graphs once (in parallel), as the pilot's process did
+    wall = once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
     notes = []
+    if warm_wall >= 0.1:
+        notes.append(f"building the points' graphs took {_seconds(warm_wall)} ({_seconds(warm_cpu)} CPU) "
+                     "before the timed trials; counted once per worker, not per trial")
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "
                      "the spreads of a point, so where simulation dominates this over-estimates")
-    return CostEstimate(exp.name, rows, one_off, trial_cpu + once_cpu, wall, workers, executor,
+    return CostEstimate(exp.name, rows, one_off, trial_cpu + once_cpu + warm_cpu * max(workers, 1),
+                        wall, workers, executor,
                         time.perf_counter() - started, batch_size, tuple(notes))
 
 

@@ -239,6 +239,14 @@ def make_graph(params: Mapping[str, Any], rng: np.random.Generator | None = None
                      fresh=bool(params.get("fresh_graph", False)))
 
 
+def warm_graph(params: Mapping[str, Any], *, components: Mapping[str, Any] | None = None) -> None:
+    """Build (and keep, once per process) the graph of a point before a pilot times its
+    trials (:attr:`harness.Experiment.warm`); a fresh graph per batch is not kept, so
+    nothing is built for it."""
+    if not params.get("fresh_graph", False):
+        make_graph(params, np.random.default_rng(0), components=components)
+
+
 def make_protocol(params: Mapping[str, Any], graph: Any, *,
                   components: Mapping[str, Any] | None = None) -> Any:
     """The protocol of a point (``protocol`` + ``protocol.*`` axes) for ``graph``."""
@@ -624,6 +632,7 @@ register_template(SweepTemplate(
     derive=derived_detection,
     prepare=detection_prepare,
     pilot=True,
+    warm=warm_graph,
 ))
 
 
@@ -1044,6 +1053,7 @@ register_experiment(Experiment(
     derive=strongest_detection,
     prepare=facebook_prepare,
     pilot=True,
+    warm=warm_graph,
     plot=PlotSpec(x="rounds", xlabel="time in rounds (2 protocol steps each)", series="estimator",
                   y=("detection", "hops")),
 ))
@@ -1191,6 +1201,7 @@ register_experiment(Experiment(
     metadata=detection_metadata,
     point_trials=compare_trials,
     paired="estimator",
+    warm=warm_graph,
     default_trials=1000,
     batch_size=50,
     plot=PlotSpec(x="estimator", series="protocol", facet="graph", annotate=("T",),

@@ -57,3 +57,32 @@ SLEEPY = harness.Experiment(
     grid=harness.Grid(product={"k": [1, 3]}),
     metrics=(harness.Metric("u", "mean"),), trials=sleepy_trials, default_trials=100, pilot=True,
 )
+
+
+#: Seconds the first call of a point of :data:`WARMED` spends building what its trials share.
+BUILD_SECONDS = 0.3
+_BUILT: set = set()
+
+
+def _build(params):
+    """Spin BUILD_SECONDS the first time a point is seen in this process (a graph read once)."""
+    if params["k"] not in _BUILT:
+        end = time.perf_counter() + BUILD_SECONDS
+        while time.perf_counter() < end:
+            pass
+        _BUILT.add(params["k"])
+
+
+def warmed_trials(params, n, rng):
+    """``n`` trials of one SLEEP_SECONDS spin each, after the point's one-off build."""
+    _build(params)
+    return sleepy_trials({"k": 1}, n, rng)
+
+
+#: Trials of known cost whose first call builds a shared, kept object; ``warm`` builds it.
+WARMED = harness.Experiment(
+    name="test-warmed", title="trials after a one-off build", description="build once, then spin",
+    grid=harness.Grid(product={"k": [1, 2]}),
+    metrics=(harness.Metric("u", "mean"),), trials=warmed_trials, default_trials=100, pilot=True,
+    warm=_build,
+)

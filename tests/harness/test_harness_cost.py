@@ -4,6 +4,7 @@ learned adversary trained once per key for a whole run, whatever the executor.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 
@@ -39,6 +40,26 @@ def test_pilot_prices_trials_of_known_cost():
     assert line.startswith("test-sleepy: pilot estimate (2 (point, estimator) pairs x ")
     assert "CPU" in line and "wall on inprocess(workers=2)" in line
     assert len(est.format_text().splitlines()) == 3
+
+
+def test_pilot_builds_what_trials_share_before_timing_them():
+    """A point's graph, read once per process, is not priced as the cost of every trial:
+    the pilot calls the experiment's ``warm`` first and counts it once per worker."""
+    ch._BUILT.clear()
+    est = harness.estimate_cost(ch.WARMED, trials=1000, batch_size=100, executor="inprocess", workers=2)
+    for r in est.rows:  # one spin per trial, not the build (0.3 s) spread over a few trials
+        assert ch.SLEEP_SECONDS <= r["seconds_per_trial"] < 0.25 * ch.BUILD_SECONDS
+    assert any("building the points' graphs took" in n for n in est.notes), est.notes
+    trials_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in est.rows)
+    assert est.cpu_seconds > trials_cpu  # the builds, once per worker
+    assert est.wall_seconds >= 2 * ch.BUILD_SECONDS  # two points' builds, before the trials
+    # without warm, the first trial of each point carries its build (the estimate it fixes)
+    ch._BUILT.clear()
+    cold = harness.estimate_cost(dataclasses.replace(ch.WARMED, warm=None), trials=1000,
+                                 batch_size=100, executor="inprocess", workers=2)
+    assert max(r["seconds_per_trial"] for r in cold.rows) >= 0.5 * ch.BUILD_SECONDS / pilot.PILOT_TRIALS
+    assert sum(r["seconds_per_trial"] * r["trials"] for r in cold.rows) > 10 * sum(
+        r["seconds_per_trial"] * r["trials"] for r in est.rows)
 
 
 def test_pilot_never_runs_more_trials_than_the_point(tmp_path):
