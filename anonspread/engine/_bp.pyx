@@ -310,34 +310,383 @@ cdef int64_t run(const int64_t *indptr, const int64_t *rev, const int64_t *extra
     return it
 
 
+# ---------------------------------------------------------------------------------------------
+# The linear-domain kernel: the same messages and the same sequential sweeps as above, kept as
+# plain numbers instead of logs. Every message is normalised to max 1 (as in the log domain)
+# and every contraction (B, D) of an incoming message to max_t (B + D) = 1, so every product
+# over a node's neighbours stays in [0, 1]; only the Bethe free energy needs the contractions'
+# scales, and takes their logs once, in ``beliefs_lin``. Entries below FLUSH are set to 0
+# (they are at most FLUSH of their vector's maximum; keeping them would only cost subnormal
+# arithmetic). If a normaliser falls below GUARD (a message, a contraction or a node's belief
+# whose whole mass is that small), the dropped entries could matter: the run reports it and
+# the caller re-runs the log-domain kernel from the start. Otherwise every entry carries an
+# absolute error of at most ~deg * FLUSH against a maximum >= GUARD: relative 1e-80 or less.
+# ---------------------------------------------------------------------------------------------
+
+cdef double FLUSH = 1e-250
+cdef double GUARD = 1e-150
+
+
+cdef struct LWork:
+    int64_t L
+    double *B       # maxdeg x L: contraction B of each incoming message (scaled)
+    double *D       # maxdeg x L: contraction D (same scale)
+    double *lc      # maxdeg: log of each contraction's scale (beliefs only)
+    double *pa      # (maxdeg + 1) x L: prefix products (alpha, beta, delta)
+    double *pb
+    double *pd
+    double *sa      # suffix products
+    double *sb
+    double *sd
+    double *newm    # 2L scratch: the new message
+
+
+cdef int lwork_alloc(LWork *w, int64_t L, int64_t maxdeg) noexcept nogil:
+    cdef int64_t m = maxdeg if maxdeg > 0 else 1
+    w.L = L
+    w.B = <double *> malloc((2 * m * L + m + 6 * (m + 1) * L + 2 * L) * sizeof(double))
+    if w.B == NULL:
+        return -1
+    w.D = w.B + m * L
+    w.lc = w.D + m * L
+    w.pa = w.lc + m
+    w.pb = w.pa + (m + 1) * L
+    w.pd = w.pb + (m + 1) * L
+    w.sa = w.pd + (m + 1) * L
+    w.sb = w.sa + (m + 1) * L
+    w.sd = w.sb + (m + 1) * L
+    w.newm = w.sd + (m + 1) * L
+    return 0
+
+
+cdef void lwork_free(LWork *w) noexcept nogil:
+    free(w.B)
+    w.B = NULL
+
+
+cdef double contract_lin(const double *msg, int64_t L, double p, double q, double *B,
+                         double *D, bint flush) noexcept nogil:
+    """``contract`` in the linear domain, by the same geometric recursions; B and D are
+    scaled so that ``max_t B(t) + D(t) = 1``. Returns the scale (``< GUARD``: underflow)."""
+    cdef const double *d = msg
+    cdef const double *a = msg + L
+    cdef double F = 0.0, G = 0.0, H = 0.0, c = 0.0, v, inv
+    cdef int64_t t
+    # backward: B(t) <- G(t) + p H(t) with G(t) = q (G(t+1) + d(t+1)), H(t) = a(t+1) + q H(t+1)
+    B[L - 1] = 0.0
+    for t in range(L - 2, -1, -1):
+        G = q * (G + d[t + 1])
+        H = a[t + 1] + q * H
+        B[t] = G + p * H
+    # forward: F(t) = q F(t-1) + d(t); B(t) += F(t); D(t) = p F(t-1)
+    D[0] = 0.0
+    for t in range(L):
+        if t > 0:
+            D[t] = p * F
+        F = q * F + d[t]
+        B[t] += F
+        v = B[t] + D[t]
+        if v > c:
+            c = v
+    if c < GUARD:
+        return c
+    inv = 1.0 / c
+    for t in range(L):
+        B[t] *= inv
+        D[t] *= inv
+        if flush:
+            if B[t] < FLUSH:
+                B[t] = 0.0
+            if D[t] < FLUSH:
+                D[t] = 0.0
+    return c
+
+
+cdef int node_products_lin(int64_t i, const int64_t *indptr, const int64_t *rev,
+                           const double *msgs, int64_t L, double p, double q, LWork *w,
+                           bint logs) noexcept nogil:
+    """Contractions of every message into ``i`` and their prefix/suffix products; with
+    ``logs`` the log scale of each contraction in ``w.lc``. Returns -1 on underflow."""
+    cdef int64_t start = indptr[i]
+    cdef int64_t deg = indptr[i + 1] - start
+    cdef int64_t m, t
+    cdef double c, b, dd
+    cdef double *Bm
+    cdef double *Dm
+    cdef double *pa = w.pa
+    cdef double *pb = w.pb
+    cdef double *pd = w.pd
+    cdef double *sa = w.sa
+    cdef double *sb = w.sb
+    cdef double *sd = w.sd
+    for m in range(deg):
+        c = contract_lin(msgs + rev[start + m] * 2 * L, L, p, q, w.B + m * L, w.D + m * L,
+                         not logs)
+        if c < GUARD:
+            return -1
+        if logs:
+            w.lc[m] = log(c)
+    for t in range(L):
+        pa[t] = 1.0
+        pb[t] = 1.0
+        pd[t] = 0.0
+        sa[deg * L + t] = 1.0
+        sb[deg * L + t] = 1.0
+        sd[deg * L + t] = 0.0
+    for m in range(deg):
+        Bm = w.B + m * L
+        Dm = w.D + m * L
+        for t in range(L):
+            b = Bm[t]
+            dd = Dm[t]
+            pd[(m + 1) * L + t] = pd[m * L + t] * b + pa[m * L + t] * dd
+            pb[(m + 1) * L + t] = pb[m * L + t] * b
+            pa[(m + 1) * L + t] = pa[m * L + t] * (b + dd)
+    for m in range(deg - 1, -1, -1):
+        Bm = w.B + m * L
+        Dm = w.D + m * L
+        for t in range(L):
+            b = Bm[t]
+            dd = Dm[t]
+            sd[m * L + t] = sd[(m + 1) * L + t] * b + sa[(m + 1) * L + t] * dd
+            sb[m * L + t] = sb[(m + 1) * L + t] * b
+            sa[m * L + t] = sa[(m + 1) * L + t] * (b + dd)
+    return 0
+
+
+cdef double sweep_lin(const int64_t *indptr, const int64_t *rev, int64_t n, int64_t T,
+                      double p, double q, const double *phi, const double *cns,
+                      const double *csrc, double damping, double *msgs, LWork *w,
+                      int *bad) noexcept nogil:
+    """``sweep`` in the linear domain (same order, same updates, same change measure);
+    sets ``bad`` and stops at the first normaliser below GUARD."""
+    cdef int64_t L = T + 1
+    cdef int64_t i, m, t, start, deg
+    cdef double change = 0.0, mx, v, inv, w0, wt, ch
+    cdef double *out
+    cdef double *nm = w.newm
+    cdef const double *ph
+    cdef double *pa = w.pa
+    cdef double *pb = w.pb
+    cdef double *pd = w.pd
+    cdef double *sa = w.sa
+    cdef double *sb = w.sb
+    cdef double *sd = w.sd
+    for i in range(n):
+        start = indptr[i]
+        deg = indptr[i + 1] - start
+        if deg == 0:
+            continue
+        if node_products_lin(i, indptr, rev, msgs, L, p, q, w, False) != 0:
+            bad[0] = 1
+            return change
+        ph = phi + i * L
+        w0 = csrc[i] * ph[0]
+        for m in range(deg):
+            out = msgs + (start + m) * 2 * L
+            nm[0] = w0 * pb[m * L] * sb[(m + 1) * L]
+            nm[L] = 0.0
+            mx = nm[0]
+            for t in range(1, L):
+                wt = cns[i] * ph[t]
+                nm[t] = wt * (pd[m * L + t] * sa[(m + 1) * L + t]
+                              + pb[m * L + t] * sd[(m + 1) * L + t])
+                nm[L + t] = wt * pa[m * L + t] * sa[(m + 1) * L + t]
+                if nm[t] > mx:
+                    mx = nm[t]
+                if nm[L + t] > mx:
+                    mx = nm[L + t]
+            if mx < GUARD:
+                bad[0] = 1
+                return change
+            inv = 1.0 / mx
+            if damping > 0.0:
+                mx = 0.0
+                for t in range(2 * L):
+                    v = (1.0 - damping) * (nm[t] * inv) + damping * out[t]
+                    nm[t] = v
+                    if v > mx:
+                        mx = v
+                inv = 1.0 / mx
+            for t in range(2 * L):
+                v = nm[t] * inv
+                if v < FLUSH:
+                    v = 0.0
+                ch = fabs(v - out[t])
+                if ch > change:
+                    change = ch
+                out[t] = v
+    return change
+
+
+cdef double beliefs_lin(const int64_t *indptr, const int32_t *indices, const int64_t *rev,
+                        int64_t n, int64_t T, double p, double q, const double *phi,
+                        const double *cns, const double *csrc, const double *lcns,
+                        const double *lcsrc, const double *lphi0, const double *msgs,
+                        LWork *w, double *lsrc, double *marg, int *bad) noexcept nogil:
+    """``beliefs`` in the linear domain; sets ``bad`` (and returns -inf) where a belief,
+    an edge term or a source weight underflows, for the caller to use the log kernel."""
+    cdef int64_t L = T + 1
+    cdef int64_t i, m, t, start, deg
+    cdef double total = 0.0, s0, S, Sij, sumlc, lb0, v
+    cdef const double *out
+    cdef const double *ph
+    cdef bint dead = False
+    for i in range(n):
+        start = indptr[i]
+        deg = indptr[i + 1] - start
+        if node_products_lin(i, indptr, rev, msgs, L, p, q, w, True) != 0:
+            bad[0] = 1
+            return NINF
+        ph = phi + i * L
+        sumlc = 0.0
+        lb0 = 0.0
+        for m in range(deg):
+            sumlc += w.lc[m]
+            if lcsrc[i] != NINF:
+                if w.B[m * L] <= 0.0:
+                    bad[0] = 1
+                    return NINF
+                lb0 += log(w.B[m * L])
+        s0 = csrc[i] * ph[0] * w.pb[deg * L]
+        S = s0
+        for t in range(1, L):
+            S += cns[i] * ph[t] * w.pd[deg * L + t]
+        if S < GUARD:
+            # impossible, or too small for this domain: the log kernel says which
+            bad[0] = 1
+            return NINF
+        # the source weight from its factors' logs, so that it never underflows
+        lsrc[i] = (lcsrc[i] + lphi0[i] + lb0 - log(S)) if lcsrc[i] != NINF else NINF
+        total += log(S) + sumlc
+        if marg != NULL:
+            v = 1.0 / S
+            marg[i * L] = s0 * v
+            for t in range(1, L):
+                marg[i * L + t] = cns[i] * ph[t] * w.pd[deg * L + t] * v
+        for m in range(deg):
+            if indices[start + m] <= i:
+                continue
+            out = msgs + (start + m) * 2 * L
+            Sij = 0.0
+            for t in range(L):
+                Sij += out[t] * w.B[m * L + t] + out[L + t] * w.D[m * L + t]
+            if Sij < GUARD:
+                bad[0] = 1
+                return NINF
+            total -= log(Sij) + w.lc[m]
+    return total
+
+
+cdef void init_msgs_lin(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
+    cdef int64_t e, t
+    for e in range(nnz):
+        for t in range(2 * L):
+            msgs[e * 2 * L + t] = 1.0
+        msgs[e * 2 * L + L] = 0.0
+
+
+cdef int64_t run_lin(const int64_t *indptr, const int64_t *rev, int64_t n, int64_t T, double p,
+                     double q, const double *phi, const double *cns, const double *csrc,
+                     double damping, double tol, int64_t max_iter, double *msgs, LWork *w,
+                     double *change, int *bad) noexcept nogil:
+    cdef int64_t it = 0
+    cdef double c = 0.0
+    while it < max_iter:
+        c = sweep_lin(indptr, rev, n, T, p, q, phi, cns, csrc, damping, msgs, w, bad)
+        it += 1
+        if bad[0]:
+            break
+        if c < tol:
+            break
+    change[0] = c
+    return it
+
+
+cdef void phi_table(const int64_t *extra, int64_t n, int64_t T, double lq, double *phi,
+                    double *lphi0) noexcept nogil:
+    """``phi[i, t] = q^(extra_i (T - t))`` (entries below FLUSH set to 0) and
+    ``lphi0[i] = log phi[i, 0]`` exactly."""
+    cdef int64_t i, t, L = T + 1
+    cdef double v
+    for i in range(n):
+        lphi0[i] = lphi(extra[i], T, 0, lq)
+        for t in range(L):
+            v = lphi(extra[i], T, t, lq)
+            v = exp(v) if v != NINF else 0.0
+            phi[i * L + t] = v if v >= FLUSH else 0.0
+
+
+#: Kernels of ``bp_run`` / ``bp_clamped``: 0 the linear domain (falling back to the log
+#: domain for a run whose normalisers underflow), 1 the log domain only.
+KERNEL_AUTO = 0
+KERNEL_LOG = 1
+
+
 def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
            const int64_t[::1] extra, int64_t T, double p, const double[::1] lcns,
            const double[::1] lcsrc, double damping, double tol, int64_t max_iter,
-           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg):
+           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg, int kernel):
     """One BP run with per-node log weights of being a non-source (``lcns``) and the source
-    (``lcsrc``), from the messages in ``msgs`` (updated in place). Returns
-    ``(bethe_log_z, sweeps, last_change)``; fills ``lsrc`` and ``marg``."""
+    (``lcsrc``); ``msgs`` (``max(nnz, 1) * 2 * (T + 1)`` doubles) is scratch for the
+    messages. Returns ``(bethe_log_z, sweeps, last_change, used_log)``; fills ``lsrc`` and
+    ``marg``. ``kernel``: ``KERNEL_AUTO`` or ``KERNEL_LOG``."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t L = T + 1
-    cdef int64_t maxdeg = 0, i, it = 0
-    cdef double change = 0.0, logz
+    cdef int64_t nnz = indptr[n]
+    cdef int64_t maxdeg = 0, i, t, it = 0
+    cdef double change = 0.0, logz = NINF
     cdef double lp = log(p) if p > 0.0 else NINF
     cdef double lq = log1p(-p) if p < 1.0 else NINF
+    cdef int bad = 1 if kernel == 1 else 0
     cdef Work w
+    cdef LWork lw
+    cdef double *tab = NULL
     for i in range(n):
         if indptr[i + 1] - indptr[i] > maxdeg:
             maxdeg = indptr[i + 1] - indptr[i]
+    if not bad:
+        tab = <double *> malloc((n * L + 3 * n) * sizeof(double))
+        if tab == NULL or lwork_alloc(&lw, L, maxdeg) != 0:
+            free(tab)
+            raise MemoryError("bp: cannot allocate the work arrays")
+        with nogil:
+            phi_table(&extra[0], n, T, lq, tab, tab + n * L)
+            for i in range(n):
+                tab[n * L + n + i] = exp(lcns[i])
+                tab[n * L + 2 * n + i] = exp(lcsrc[i])
+            init_msgs_lin(&msgs[0], nnz, L)
+            if nnz > 0:
+                it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, tab + n * L + n,
+                             tab + n * L + 2 * n, damping, tol, max_iter, &msgs[0], &lw,
+                             &change, &bad)
+            if not bad:
+                logz = beliefs_lin(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, n, T,
+                                   p, 1.0 - p, tab, tab + n * L + n, tab + n * L + 2 * n,
+                                   &lcns[0], &lcsrc[0], tab + n * L, &msgs[0], &lw, &lsrc[0],
+                                   &marg[0, 0], &bad)
+        lwork_free(&lw)
+        free(tab)
+        if not bad:
+            return logz, it, change, False
     if work_alloc(&w, L, maxdeg) != 0:
         raise MemoryError("bp: cannot allocate the work arrays")
+    change = 0.0
+    it = 0
     with nogil:
-        if indptr[n] > 0:
+        init_msgs(&msgs[0], nnz, L)
+        for i in range(n):
+            lsrc[i] = NINF
+            for t in range(L):
+                marg[i, t] = 0.0
+        if nnz > 0:
             it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, &lcns[0], &lcsrc[0], damping,
                      tol, max_iter, &msgs[0], &w, &change)
-        logz = beliefs(&indptr[0], &indices[0], &rev[0] if indptr[n] > 0 else NULL, &extra[0], n,
-                       T, lp, lq, &lcns[0], &lcsrc[0], &msgs[0] if indptr[n] > 0 else NULL, &w,
+        logz = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, &extra[0], n,
+                       T, lp, lq, &lcns[0], &lcsrc[0], &msgs[0] if nnz > 0 else NULL, &w,
                        &lsrc[0], &marg[0, 0])
     work_free(&w)
-    return logz, it, change
+    return logz, it, change, True
 
 
 cdef int64_t ecc_within(const int64_t *indptr, const int32_t *indices, int64_t n, int64_t s,
@@ -366,11 +715,14 @@ cdef int64_t ecc_within(const int64_t *indptr, const int32_t *indices, int64_t n
 def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
                const int64_t[::1] extra, int64_t T, double p, const int64_t[::1] cands,
                double damping, double tol, int64_t max_iter, int threads,
-               double[::1] logz, int64_t[::1] iters, double[::1] changes):
+               double[::1] logz, int64_t[::1] iters, double[::1] changes, int kernel,
+               int64_t[::1] used_log):
     """Per candidate source ``s`` in ``cands``: BP with ``s`` the source at time 0 and every
     other node a non-source; ``logz[c]`` the Bethe log-likelihood (``-inf`` when ``s`` is
-    more than T hops from some node), ``iters[c]`` sweeps, ``changes[c]`` the last change.
-    Candidates are shared among ``threads`` OpenMP threads (each with its own messages)."""
+    more than T hops from some node), ``iters[c]`` sweeps, ``changes[c]`` the last change,
+    ``used_log[c]`` 1 where the log-domain kernel ran (``kernel`` ``KERNEL_LOG``, or the
+    linear one underflowed). Candidates are shared among ``threads`` OpenMP threads (each
+    with its own messages)."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t nnz = indptr[n]
     cdef int64_t L = T + 1
@@ -379,69 +731,107 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
     cdef double lp = log(p) if p > 0.0 else NINF
     cdef double lq = log1p(-p) if p < 1.0 else NINF
     cdef int nthr = threads if threads >= 1 else 1
-    cdef int64_t per = nnz * 2 * L + 3 * n + 1
+    cdef int64_t per = nnz * 2 * L + 5 * n + 1
     cdef Work *ws = <Work *> malloc(nthr * sizeof(Work))
+    cdef LWork *lws = <LWork *> malloc(nthr * sizeof(LWork))
     cdef double *buf = <double *> malloc(nthr * per * sizeof(double))
     cdef int64_t *ibuf = <int64_t *> malloc(nthr * (2 * n + 1) * sizeof(int64_t))
+    cdef double *tab = <double *> malloc((n * L + n + 1) * sizeof(double))
     cdef double *msgs
     cdef double *lcns
     cdef double *lcsrc
     cdef double *lsrc
+    cdef double *cns
+    cdef double *csrc
     cdef int64_t *dist
     cdef int64_t *queue
     cdef double ch
     cdef int64_t it
-    cdef int nok = 0
+    cdef int nok = 0, nlok = 0, bad
     for i in range(n):
         if indptr[i + 1] - indptr[i] > maxdeg:
             maxdeg = indptr[i + 1] - indptr[i]
-    if ws != NULL:
+    if ws != NULL and lws != NULL:
         for tid in range(nthr):
             if work_alloc(&ws[tid], L, maxdeg) != 0:
                 break
             nok += 1
-    if ws == NULL or buf == NULL or ibuf == NULL or nok < nthr:
-        if ws != NULL:
-            for tid in range(nok):
-                work_free(&ws[tid])
+            if lwork_alloc(&lws[tid], L, maxdeg) != 0:
+                break
+            nlok += 1
+    if ws == NULL or lws == NULL or buf == NULL or ibuf == NULL or tab == NULL \
+            or nok < nthr or nlok < nthr:
+        for tid in range(nok):
+            work_free(&ws[tid])
+        for tid in range(nlok):
+            lwork_free(&lws[tid])
         free(ws)
+        free(lws)
         free(buf)
         free(ibuf)
+        free(tab)
         raise MemoryError(f"bp: cannot allocate the messages of {nthr} thread(s) "
                           f"({nthr * per * 8} bytes)")
     with nogil:
+        phi_table(&extra[0], n, T, lq, tab, tab + n * L)
         for c in prange(nc, num_threads=nthr, schedule="dynamic"):
             tid = threadid()
             msgs = buf + tid * per
             lcns = msgs + nnz * 2 * L
             lcsrc = lcns + n
             lsrc = lcsrc + n
+            cns = lsrc + n
+            csrc = cns + n
             dist = ibuf + tid * (2 * n + 1)
             queue = dist + n
             s = cands[c]
             ch = 0.0
             it = 0
+            bad = 1 if kernel == 1 else 0
+            used_log[c] = 0
             if not ecc_within(&indptr[0], &indices[0], n, s, T, dist, queue):
                 logz[c] = NINF
             else:
                 for j in range(n):
                     lcns[j] = 0.0
                     lcsrc[j] = NINF
+                    cns[j] = 1.0
+                    csrc[j] = 0.0
                 lcns[s] = NINF
                 lcsrc[s] = 0.0
-                init_msgs(msgs, nnz, L)
-                if nnz > 0:
-                    it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, lcns, lcsrc, damping,
-                             tol, max_iter, msgs, &ws[tid], &ch)
-                logz[c] = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL,
-                                  &extra[0], n, T, lp, lq, lcns, lcsrc, msgs, &ws[tid], lsrc, NULL)
+                cns[s] = 0.0
+                csrc[s] = 1.0
+                if not bad:
+                    init_msgs_lin(msgs, nnz, L)
+                    if nnz > 0:
+                        it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, cns, csrc,
+                                     damping, tol, max_iter, msgs, &lws[tid], &ch, &bad)
+                    if not bad:
+                        logz[c] = beliefs_lin(&indptr[0], &indices[0],
+                                              &rev[0] if nnz > 0 else NULL, n, T, p, 1.0 - p,
+                                              tab, cns, csrc, lcns, lcsrc, tab + n * L, msgs,
+                                              &lws[tid], lsrc, NULL, &bad)
+                if bad:
+                    used_log[c] = 1
+                    ch = 0.0
+                    it = 0
+                    init_msgs(msgs, nnz, L)
+                    if nnz > 0:
+                        it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, lcns, lcsrc,
+                                 damping, tol, max_iter, msgs, &ws[tid], &ch)
+                    logz[c] = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL,
+                                      &extra[0], n, T, lp, lq, lcns, lcsrc, msgs, &ws[tid],
+                                      lsrc, NULL)
             iters[c] = it
             changes[c] = ch
     for tid in range(nthr):
         work_free(&ws[tid])
+        lwork_free(&lws[tid])
     free(ws)
+    free(lws)
     free(buf)
     free(ibuf)
+    free(tab)
 
 
 def tree_loglik(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
