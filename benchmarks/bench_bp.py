@@ -25,9 +25,12 @@ both sides run on one thread), one warm-up round of each side (the first size), 
 gamma = PRIOR_GAMMA) on random-diffusion snapshots of about 10^2, 10^3, 10^4 infected nodes
 (3-regular graphs of 4x that many nodes, p = 0.5, the first T reaching the size), CPU
 seconds of the whole call (subgraph extraction included) and ns per message entry per
-sweep; then ``method="auto"`` on a 500-node three-block graph (stochastic block model,
-blocks 167/167/166, p_in 0.03, p_out 0.002), random diffusion p = 0.5, T = 8: CPU seconds
-per snapshot over ``--snapshots`` snapshots and which methods ran.
+sweep; then ``method="auto"`` on the 498-node three-block graph of
+``make_three_block.py`` (issue 31's sweep graph), random diffusion p = 0.5, T = 2, 4, 6, 8:
+CPU seconds per snapshot over ``--snapshots`` snapshots and which methods ran. Each call
+runs twice on the same snapshot, interleaved: with the engine's default kernel (linear
+domain, ``kernel="auto"``) and with ``kernel="log"`` (the log-domain kernel, unchanged: the
+cost before the linear one), and the largest difference of their posteriors is printed.
 
     python benchmarks/bench_bp.py --scaling --snapshots 20
 """
@@ -35,6 +38,8 @@ per snapshot over ``--snapshots`` snapshots and which methods ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -103,13 +108,42 @@ def ours(inst: dict, T: int, p: float, delta: float, tol: float):
     return time.process_time() - c0, r
 
 
-def scaling(snapshots: int, seed: int) -> None:
+@contextlib.contextmanager
+def kernel(name: str):
+    """Run ``adversaries.bp_posterior`` with the engine's ``kernel=name`` (``"log"`` is the
+    log-domain kernel, unchanged: the code before the linear-domain one)."""
+    from anonspread.engine import bp as ebp
+
+    saved = ebp.bp_run, ebp.clamped_log_likelihood
+    ebp.bp_run = functools.partial(saved[0], kernel=name)
+    ebp.clamped_log_likelihood = functools.partial(saved[1], kernel=name)
+    try:
+        yield
+    finally:
+        ebp.bp_run, ebp.clamped_log_likelihood = saved
+
+
+def timed_posterior(snap, proto, name: str, **kw):
     import warnings
+
+    from anonspread import adversaries
+
+    with kernel(name), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0 = time.process_time()
+        r = adversaries.bp_posterior(snap, proto, **kw)
+        return time.process_time() - c0, r
+
+
+def scaling(snapshots: int, seed: int) -> None:
     from collections import Counter
 
     import networkx as nx
 
     from anonspread import adversaries, spread
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from make_three_block import three_block
 
     proto = spread.RandomDiffusion(0.5)
     warm = True
@@ -120,36 +154,46 @@ def scaling(snapshots: int, seed: int) -> None:
             if snap.n >= target:
                 break
         if warm:
-            adversaries.bp_posterior(snap, proto, method="prior")
+            for name in ("auto", "log"):
+                timed_posterior(snap, proto, name, method="prior")
             warm = False
-        c0 = time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = adversaries.bp_posterior(snap, proto, method="prior")
-        sec = time.process_time() - c0
         nnz = int(snap.subgraph()[1].shape[0])
-        print(json.dumps({"method": "prior", "infected": snap.n, "directed_edges": nnz, "T": T,
-                          "cpu_s": round(sec, 4), "sweeps": r.iterations,
-                          "converged": r.converged,
-                          "ns_per_entry_sweep": round(1e9 * sec / (r.iterations * nnz * 2 * (T + 1)), 1)}),
-              flush=True)
-    g = nx.stochastic_block_model([167, 167, 166], [[0.03, 0.002, 0.002], [0.002, 0.03, 0.002],
-                                                    [0.002, 0.002, 0.03]], seed=seed)
+        row = {"method": "prior", "infected": snap.n, "directed_edges": nnz, "T": T}
+        for name in ("auto", "log"):
+            sec, r = timed_posterior(snap, proto, name, method="prior")
+            row[f"{name}_cpu_s"] = round(sec, 4)
+            row[f"{name}_ns_per_entry_sweep"] = round(
+                1e9 * sec / (r.iterations * nnz * 2 * (T + 1)), 1)
+            row[f"{name}_sweeps"] = r.iterations
+            row[f"{name}_converged"] = r.converged
+            row[f"{name}_posterior"] = r.posterior
+        row["max_posterior_diff"] = float(np.abs(row.pop("auto_posterior")
+                                                 - row.pop("log_posterior")).max())
+        print(json.dumps(row), flush=True)
+    g = three_block()
     rng = np.random.default_rng(seed)
-    secs, methods, sizes = [], Counter(), []
-    for _ in range(snapshots):
-        snap = adversaries.observe(spread.simulate(g, proto, 8, rng=rng))
-        c0 = time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = adversaries.bp_posterior(snap, proto)
-        secs.append(time.process_time() - c0)
-        methods[r.method] += 1
-        sizes.append(snap.n)
-    print(json.dumps({"graph": "three-block SBM 500", "T": 8, "method": "auto",
-                      "snapshots": snapshots, "mean_cpu_s": round(float(np.mean(secs)), 4),
-                      "max_cpu_s": round(float(np.max(secs)), 4), "methods": dict(methods),
-                      "mean_infected": round(float(np.mean(sizes)), 1)}), flush=True)
+    for T in (2, 4, 6, 8):
+        secs = {"auto": [], "log": []}
+        methods, sizes, diff = Counter(), [], 0.0
+        for _ in range(snapshots):
+            snap = adversaries.observe(spread.simulate(g, proto, T, rng=rng))
+            post = {}
+            for name in ("auto", "log"):
+                sec, r = timed_posterior(snap, proto, name)
+                secs[name].append(sec)
+                post[name] = r.posterior
+            methods[r.method] += 1
+            sizes.append(snap.n)
+            diff = max(diff, float(np.abs(post["auto"] - post["log"]).max()))
+        print(json.dumps({"graph": f"make_three_block ({g.number_of_nodes()} nodes)", "T": T,
+                          "method": "auto", "snapshots": snapshots,
+                          "mean_cpu_s_linear": round(float(np.mean(secs["auto"])), 4),
+                          "max_cpu_s_linear": round(float(np.max(secs["auto"])), 4),
+                          "mean_cpu_s_log": round(float(np.mean(secs["log"])), 4),
+                          "max_cpu_s_log": round(float(np.max(secs["log"])), 4),
+                          "methods": dict(methods),
+                          "mean_infected": round(float(np.mean(sizes)), 1),
+                          "max_posterior_diff": diff}), flush=True)
 
 
 def main() -> None:
@@ -214,6 +258,7 @@ def main() -> None:
                     "ratio": round(float(np.median(tp) / np.median(to)), 1),
                     "max_marginal_diff": diff, "bpepi_iters": int(pr["it"]),
                     "ours_sweeps": orr.sweeps, "ours_converged": orr.converged,
+                    "ours_kernel": orr.kernel,
                     "bpepi_all_s": [round(x, 4) for x in tp], "ours_all_s": [round(x, 5) for x in to],
                 }
                 print(json.dumps(row), flush=True)

@@ -353,3 +353,95 @@ def test_auto_method_choice():
         adversaries.bp_posterior(fl, spread.Flooding(), method="prior")
     with pytest.raises(InvalidParameterError, match="gamma"):
         adversaries.bp_posterior(snap, proto, method="prior", gamma=0.0)
+
+
+def _csr(g):
+    n = g.number_of_nodes()
+    nb = [sorted(g[v]) for v in range(n)]
+    ip = np.concatenate([[0], np.cumsum([len(x) for x in nb])]).astype(np.int64)
+    ix = np.array([u for x in nb for u in x], np.int32)
+    return ip, ix
+
+
+def _star(leaves, extra_leaf):
+    g = nx.star_graph(leaves)
+    ip, ix = _csr(g)
+    extra = np.full(leaves + 1, extra_leaf, np.int64)
+    extra[0] = 0
+    return ip, ix, extra
+
+
+@pytest.mark.parametrize("damping", [0.0, 0.3])
+def test_linear_kernel_agrees_with_log_kernel(damping):
+    """The linear-domain kernel (messages scaled to max 1) against the log-domain one it
+    replaced, on fixed loopy and tree snapshots: the same sweeps, log Z to 1e-12 relative,
+    marginals and source posteriors to 1e-12; the clamped Bethe log-likelihoods likewise,
+    and exact on a tree (1e-10 against the two-pass tree likelihood)."""
+    cases = []
+    for g, T in ((nx.random_regular_graph(3, 60, seed=4), 6),
+                 (nx.random_labeled_tree(40, seed=2), 5)):
+        sp = spread.simulate(g, spread.RandomDiffusion(0.5), T, rng=7)
+        snap = adversaries.observe(sp)
+        ip, ix = snap.subgraph()
+        ip = np.ascontiguousarray(ip, np.int64)
+        cases.append((ip, np.ascontiguousarray(ix, np.int32), snap.contact_degrees() - np.diff(ip),
+                      T, snap.subgraph_is_tree()))
+    assert not cases[0][4] and cases[1][4]
+    for ip, ix, ex, T, tree in cases:
+        lin = ebp.bp_run(ip, ix, ex, T, 0.5, 0.03, damping=damping, tol=1e-12, max_iter=500)
+        ref = ebp.bp_run(ip, ix, ex, T, 0.5, 0.03, damping=damping, tol=1e-12, max_iter=500,
+                         kernel="log")
+        assert (lin.kernel, ref.kernel) == ("linear", "log")
+        assert lin.converged and ref.converged
+        assert abs(lin.sweeps - ref.sweeps) <= 1
+        assert lin.log_z == pytest.approx(ref.log_z, rel=1e-12)
+        np.testing.assert_allclose(lin.marginals, ref.marginals, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(np.exp(lin.log_source), np.exp(ref.log_source), atol=1e-12)
+        cands = np.arange(ip.shape[0] - 1)
+        lz, it, ch = ebp.clamped_log_likelihood(ip, ix, ex, T, 0.5, cands, damping=damping,
+                                                tol=1e-12, max_iter=500)
+        lzr, _, _ = ebp.clamped_log_likelihood(ip, ix, ex, T, 0.5, cands, damping=damping,
+                                               tol=1e-12, max_iter=500, kernel="log")
+        assert np.all(ch < 1e-12)
+        np.testing.assert_array_equal(np.isfinite(lz), np.isfinite(lzr))
+        ok = np.isfinite(lz)
+        np.testing.assert_allclose(lz[ok], lzr[ok], rtol=1e-12)
+        if tree:
+            exact = ebp.tree_log_likelihood(ip, ix, ex, T, 0.5)
+            np.testing.assert_allclose(lz[ok], exact[ok], rtol=1e-10)
+    with pytest.raises(InvalidParameterError, match="kernel"):
+        ebp.bp_run(ip, ix, ex, T, 0.5, 0.03, kernel="linear")
+    with pytest.raises(InvalidParameterError, match="kernel"):
+        ebp.clamped_log_likelihood(ip, ix, ex, T, 0.5, cands, kernel=1)
+
+
+@pytest.mark.parametrize("leaves,extra_leaf,T,p", [
+    (1000, 5, 50, 0.1),      # degree 1000: the centre's likelihood ~ e^-1788
+    (1000, 5, 50, 0.9),      # p near 1 and uninfected contacts: q^(5 (T - t)) ~ 10^-250
+    (1000, 5, 50, 1e-6),     # p near 0
+    (300, 0, 200, 0.999),    # p near 1, long T
+    (30, 3, 2000, 0.01),     # long T
+])
+def test_linear_kernel_underflow(leaves, extra_leaf, T, p):
+    """Where the scaled numbers would underflow (tiny masses at large degree, long T, p near 0
+    or 1) the default kernel never returns NaN or garbage: it stays exact on the star (a
+    tree: the clamped Bethe likelihood equals the two-pass tree likelihood to 1e-10), its
+    independent-prior run agrees with the log-domain kernel, and a run whose normalisers
+    underflowed says it was redone in the log domain."""
+    ip, ix, ex = _star(leaves, extra_leaf)
+    cands = np.array([0, 1])
+    exact = ebp.tree_log_likelihood(ip, ix, ex, T, p)[cands]
+    lz, _, ch = ebp.clamped_log_likelihood(ip, ix, ex, T, p, cands, damping=0.0)
+    assert np.all(np.isfinite(lz)) and np.all(ch < 1e-9)
+    np.testing.assert_allclose(lz, exact, rtol=1e-10, atol=1e-12)
+    r = ebp.bp_run(ip, ix, ex, T, p, 1e-3, damping=0.0)
+    ref = ebp.bp_run(ip, ix, ex, T, p, 1e-3, damping=0.0, kernel="log")
+    assert r.kernel in ("linear", "log") and ref.kernel == "log"
+    assert np.isfinite(r.log_z) and not np.isnan(r.marginals).any()
+    assert not np.isnan(r.log_source).any()
+    assert r.log_z == pytest.approx(ref.log_z, rel=1e-10)
+    np.testing.assert_allclose(r.marginals, ref.marginals, atol=1e-9)
+    if (leaves, extra_leaf, T, p) == (1000, 5, 50, 0.9):
+        assert r.kernel == "log"  # the fallback was exercised
+    if (leaves, extra_leaf, T, p) == (1000, 5, 50, 0.1):
+        assert r.kernel == "linear"  # ... and is not taken where nothing underflows
