@@ -394,8 +394,8 @@ def bp_run(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int, p
     >>> import numpy as np
     >>> ip, ix = np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1], np.int32)
     >>> r = bp_run(ip, ix, np.zeros(3, np.int64), 1, 0.5, 1e-6)
-    >>> r.converged, np.exp(r.log_source).round(4).tolist()
-    (True, [0.0, 1.0, 0.0])
+    >>> r.converged, r.kernel, np.exp(r.log_source).round(4).tolist()
+    (True, 'linear', [0.0, 1.0, 0.0])
     """
     ip, ix, ex, rev = _graph(indptr, indices, extra)
     T, p = _tp(T, p)
