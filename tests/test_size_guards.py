@@ -90,7 +90,7 @@ CASES = {
 }
 out = {}
 for name, fn in CASES.items():
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     try:
         fn()
         res = {"outcome": "accepted"}
@@ -99,6 +99,7 @@ for name, fn in CASES.items():
     except BaseException as exc:
         res = {"outcome": "raw", "message": f"{type(exc).__name__}: {exc}"}
     res["seconds"] = time.perf_counter() - t
+    res["cpu"] = time.process_time() - c
     out[name] = res
 print(json.dumps(out))
 '''
@@ -130,7 +131,10 @@ def outcomes(tmp_path_factory):
 def test_oversized_request_is_refused_within_seconds(outcomes, case):
     res = outcomes[case]
     assert res["outcome"] == "refused", res
-    assert res["seconds"] < REFUSAL_SECONDS, res
+    # "within seconds" is the work done before refusing (CPU time: it does not grow with
+    # other jobs on a shared machine), with a loose bound on the elapsed time as well
+    assert res["cpu"] < REFUSAL_SECONDS, res
+    assert res["seconds"] < 4 * REFUSAL_SECONDS, res
     # a size refusal, naming what it needs and the limit (or why the input is not a file)
     msg = res["message"]
     assert ("small enough" in msg and "allowed" in msg) or "at most" in msg or "regular" in msg \
