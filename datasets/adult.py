@@ -101,7 +101,15 @@ class Records:
         return self.data[name]
 
     def __repr__(self) -> str:
-        return f"Records({len(self)} rows x {len(self.columns)} columns: {', '.join(self.columns)})"
+        # one line: the size and the first columns while they fit (``columns`` has them all)
+        head = f"Records({len(self)} rows x {len(self.columns)} columns: "
+        names: list[str] = []
+        for c in self.columns:
+            if len(head) + len(", ".join([*names, c])) + 12 > 200:
+                break
+            names.append(c)
+        rest = len(self.columns) - len(names)
+        return head + ", ".join(names) + (f", +{rest} more)" if rest else ")")
 
 
 def load_adult(split: str = "train", *, complete: bool = False) -> Records:
