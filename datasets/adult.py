@@ -62,7 +62,7 @@ class Records:
     >>> from anonspread import datasets
     >>> adult = datasets.load_adult()
     >>> adult
-    Records(32561 rows x 15 columns: age, workclass, fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, native-country, income)
+    Records(32561 rows x 15 columns: age, workclass, fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, +2 more)
     >>> rich, sex = adult.column("income") == ">50K", adult.column("sex")
     >>> [round(float(rich[sex == s].mean()), 4) for s in ("Female", "Male")]
     [0.1095, 0.3057]

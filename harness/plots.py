@@ -35,7 +35,7 @@ from anonspread.errors import InvalidParameterError
 from anonspread.harness.coverage import HIGH_COVERAGE, covered_points
 from anonspread.harness.errors import OutputError
 from anonspread.harness.experiment import PlotSpec, Reference
-from anonspread.harness.results import Table, atomic_write, check_replaceable
+from anonspread.harness.results import Table, atomic_write, check_replaceable, keep_rows
 
 __all__ = ["SATURATED_SHARE", "draw", "figure_title", "plot_table"]
 
@@ -568,6 +568,23 @@ def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None
                fontsize="small", title=title or None, title_fontsize="small")
 
 
+def _without_missing_metrics(table: Table, spec: PlotSpec, where: Mapping[str, Any]) -> PlotSpec:
+    """``spec`` without the metrics none of the kept rows has (``estimator=strongest`` keeps
+    detection only); refused when no metric of the figure is left."""
+    import dataclasses
+
+    known = {r["metric"] for r in table.rows}
+    y = tuple(m for m in spec.y if m in known)
+    panels = tuple((label, kept) for label, ms in spec.panels if (kept := tuple(m for m in ms if m in known)))
+    if (spec.y and not y) or (spec.panels and not panels):
+        said = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}"
+                         for k, v in where.items())
+        raise InvalidParameterError(
+            f"where: the rows kept ({said}) have none of the figure's metrics "
+            f"{list(spec.y) or [m for _, ms in spec.panels for m in ms]}; they have {sorted(known)}")
+    return dataclasses.replace(spec, y=y, panels=panels)
+
+
 def check_figure_text(*, title: Any = "", labels: Any = None, info: Any = None) -> None:
     """Refuse a figure's title, labels or sidecar of the wrong type (before matplotlib sees them).
 
@@ -588,7 +605,7 @@ def check_figure_text(*, title: Any = "", labels: Any = None, info: Any = None) 
 
 
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None,
-         info: Mapping[str, Any] | None = None) -> Any:
+         info: Mapping[str, Any] | None = None, where: Mapping[str, Any] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
 
     With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
@@ -606,6 +623,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     info : mapping, optional
         The run's JSON sidecar (:attr:`RunResult.metadata`): name, graphs with n and m,
         parameter descriptions for axis labels, mode.
+    where : mapping of str to value or list of values, optional
+        Keep only the rows whose parameters take these values (:func:`~harness.results.keep_rows`:
+        ``{"estimator": "strongest"}``); unknown parameters or values are refused with the
+        close ones suggested.
     """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
@@ -613,6 +634,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
 
     check_figure_text(title=title, labels=labels, info=info)
     info = dict(info or {})
+    if where:
+        table = keep_rows(table, where)
+        info.update(skipped=list(table.skipped), derived=list(table.derived))
+        spec = _without_missing_metrics(table, spec, where)
     labels = {**{m["name"]: m.get("label") or m["name"] for m in info.get("metrics", ())
                  if isinstance(m, Mapping) and "name" in m}, **(labels or {})}
     metrics = list(spec.y) or [m for m in dict.fromkeys(r["metric"] for r in table.rows) if m != SATURATED]
@@ -909,6 +934,7 @@ def plot_table(
     labels: Mapping[str, str] | None = None,
     pdf: bool = False,
     info: Mapping[str, Any] | None = None,
+    where: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Draw and write ``path`` (PNG), plus the same stem as PDF when ``pdf``; atomic writes.
 
@@ -928,6 +954,8 @@ def plot_table(
         Also write the PDF.
     info : mapping, optional
         The run's JSON sidecar (title, what was held fixed, trials).
+    where : mapping of str to value or list of values, optional
+        Keep only these rows (as :func:`draw`; ``anonspread plot --where KEY=V[,V]``).
 
     Returns
     -------
@@ -943,7 +971,7 @@ def plot_table(
                           f"written beside it as .pdf); got {str(path)!r}")
     if pdf:
         check_replaceable(path.with_suffix(".pdf"))
-    fig = draw(table, spec, title=title, labels=labels, info=info)
+    fig = draw(table, spec, title=title, labels=labels, info=info, where=where)
     written = []
     formats: Sequence[tuple[str, Path]] = [("png", path)] + (
         [("pdf", path.with_suffix(".pdf"))] if pdf else [])

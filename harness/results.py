@@ -40,6 +40,7 @@ __all__ = [
     "dumps_sidecar",
     "format_skipped",
     "format_value",
+    "keep_rows",
     "read_sidecar",
     "read_table",
 ]
@@ -275,6 +276,104 @@ class Table:
         list of dict
         """
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
+
+
+def _matches(value: Any, wanted: Any) -> bool:
+    """``value`` (a table's) equals ``wanted`` (typed, or text from the command line)."""
+    if value == wanted and type(value) is not bool and type(wanted) is not bool:
+        return True
+    if isinstance(value, bool) or isinstance(wanted, bool):
+        return str(value).lower() == str(wanted).strip().lower()
+    if str(value) == str(wanted).strip():
+        return True
+    if isinstance(value, int | float):
+        try:
+            return float(value) == float(str(wanted))
+        except ValueError:
+            return False
+    return False
+
+
+def keep_rows(table: Table, where: Mapping[str, Any]) -> Table:
+    """The table with only the rows whose parameters take the given values.
+
+    ``where`` maps a parameter to a value or a list of values (``{"estimator":
+    "strongest"}``, ``{"T": [2, 4]}``); a row is kept when each parameter takes one of its
+    values. Values may be text (``"0.3"`` keeps ``graph.p = 0.3``); names compare exactly,
+    case included: an unknown name or value is refused with the close ones suggested
+    (``estimator=ML``: did you mean 'ml'?), never folded silently. The skipped and derived
+    points (:attr:`Table.skipped`, :attr:`Table.derived`) are kept when they match too.
+
+    Parameters
+    ----------
+    table : Table
+        The results.
+    where : mapping of str to value or list of values
+        Parameter -> the values to keep.
+
+    Returns
+    -------
+    Table
+        A new table (``table`` is unchanged).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown parameter or value, or values that no row has together.
+
+    Examples
+    --------
+    >>> from anonspread.harness import Table
+    >>> rows = [{"est": e, "T": T, "metric": "detection", "n": 10, "mean": 0.5, "stderr": 0.1,
+    ...          "ci_low": 0.3, "ci_high": 0.7} for e in ("ml", "strongest") for T in (2, 4)]
+    >>> t = Table(params=("est", "T"), param_types={"est": "str", "T": "int"}, rows=rows)
+    >>> [(r["est"], r["T"]) for r in keep_rows(t, {"est": "strongest", "T": ["4"]}).rows]
+    [('strongest', 4)]
+    >>> keep_rows(t, {"est": "ML"})
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: where: no row has est='ML' (est takes 'ml', 'strongest'); did you mean 'ml'?
+    """
+    from anonspread.registry import suggest
+
+    if not isinstance(where, Mapping):
+        raise InvalidParameterError(f"where must be a mapping of parameter to value(s); got {where!r:.80}")
+    chosen: dict[str, list[Any]] = {}
+    for key, wanted in where.items():
+        if key not in table.params:
+            extra = " (choose metrics with --metric, or plot's y)" if key == "metric" else ""
+            raise InvalidParameterError(
+                f"where: unknown parameter {key!r}; the table's parameters are {list(table.params)}"
+                f"{extra}{suggest(str(key), table.params)}")
+        values = list(wanted) if isinstance(wanted, list | tuple | set | frozenset) else [wanted]
+        if not values:
+            raise InvalidParameterError(f"where: {key} needs at least one value")
+        present = list(dict.fromkeys(r[key] for r in table.rows))
+        keep: list[Any] = []
+        for v in values:
+            hits = [p for p in present if _matches(p, v)]
+            if not hits:
+                shown = ", ".join(repr(p) for p in present[:12]) + (", ..." if len(present) > 12 else "")
+                raise InvalidParameterError(
+                    f"where: no row has {key}={str(v)!r} ({key} takes {shown})"
+                    f"{suggest(str(v), [str(p) for p in present])}")
+            keep += [h for h in hits if h not in keep]
+        chosen[key] = keep
+
+    def kept(point: Mapping[str, Any]) -> bool:
+        return all(k not in point or point[k] in vs for k, vs in chosen.items())
+
+    rows = [r for r in table.rows if kept(r)]
+    if not rows:
+        said = " and ".join(f"{k}={','.join(map(str, vs))}" for k, vs in chosen.items())
+        raise InvalidParameterError(f"where: no row has {said} together")
+
+    def kept_items(items: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+        return tuple(i for i in items if not isinstance(i, Mapping)
+                     or not isinstance(i.get("params"), Mapping) or kept(i["params"]))
+
+    return Table(params=table.params, param_types=table.param_types, rows=rows,
+                 skipped=kept_items(table.skipped), derived=kept_items(table.derived))
 
 
 def _cell_text(row: Mapping[str, Any] | None) -> str:

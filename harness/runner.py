@@ -127,12 +127,19 @@ class RunResult:
         side = dict(self.metadata) or {"experiment": self.experiment.name, "title": self.experiment.title}
         return run_html(side, self.table, figure_png(self.draw()))
 
-    def draw(self) -> Any:
-        """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
+    def draw(self, *, where: Mapping[str, Any] | None = None) -> Any:
+        """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included).
+
+        Parameters
+        ----------
+        where : mapping of str to value or list of values, optional
+            Keep only the rows whose parameters take these values
+            (``res.draw(where={"estimator": "strongest"})``; :func:`~harness.results.keep_rows`).
+        """
         from anonspread.harness.plots import draw
 
         labels = {m.name: m.words for m in self.experiment.metrics}
-        return draw(self.table, self.experiment.plot_spec(), labels=labels, info=self.metadata)
+        return draw(self.table, self.experiment.plot_spec(), labels=labels, info=self.metadata, where=where)
 
 
 def resolve_seed(rng: Any) -> int:

@@ -186,7 +186,7 @@ def test_reprs_say_the_key_figures(objects):
     assert "T=4" in repr(objects["Spread"]) and "n_infected=10" in repr(objects["Spread"])
     assert "trials=500" in repr(objects["SpreadBatch"]) and "mean N_T=10" in repr(objects["SpreadBatch"])
     assert repr(objects["Ceiling"]).startswith(f"Ceiling(value={objects['Ceiling'].value:.6g}")
-    assert "32561" not in repr(objects["Records"]) and "rows x 15 columns" in repr(objects["Records"])
+    assert repr(objects["Records"]).startswith("Records(16281 rows x 15 columns: age, ")
     run = repr(objects["RunResult"])
     assert run == f"<RunResult 'repr-demo': 6 points x 2 metrics, 50 trials per point, seed 1, {objects['RunResult'].elapsed:.1f} s>"
     assert repr(objects["Table"]) == "<Table: 6 points x 2 metrics (hit, size); parameters p, who>"
