@@ -297,7 +297,7 @@ def held_fixed(table: Table, info: Mapping[str, Any] | None = None) -> list[str]
             parts.append(f"{p} {fixed[p]}")
         else:
             parts.append(f"{p} = {fixed[p]}")
-    parts += [f"{k} = {fixed[k]}" for k in table.params if k in fixed and "." in k and k not in used]
+    parts += [f"{_named(k, info)} = {fixed[k]}" for k in table.params if k in fixed and "." in k and k not in used]
     return parts
 
 
@@ -395,13 +395,14 @@ def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str
     return "\n".join(t for t in (head, setup_text, skipped_words(table, info)) if t)
 
 
-def _component_doc(param: str, info: Mapping[str, Any]) -> str:
+def _component_doc(param: str, info: Mapping[str, Any], families: Sequence[Any] | None = None) -> str:
     """The registry's description of a component parameter (``graph.p`` of watts-strogatz:
-    ``rewiring probability p``) for the components the run's grid names; several differing
-    descriptions are joined with " / "."""
+    ``rewiring probability p``) for ``families`` (default: the components the run's grid
+    names); several differing descriptions are joined with " or "."""
     axis, _, name = param.partition(".")
-    grid = info.get("grid") if isinstance(info.get("grid"), Mapping) else {}
-    families = [f for part in ("product", "zip") for f in ((grid.get(part) or {}).get(axis) or ())]
+    if families is None:
+        grid = info.get("grid") if isinstance(info.get("grid"), Mapping) else {}
+        families = [f for part in ("product", "zip") for f in ((grid.get(part) or {}).get(axis) or ())]
     if not name or not families:
         return ""
     from anonspread.harness.components import component_info, list_components
@@ -416,7 +417,21 @@ def _component_doc(param: str, info: Mapping[str, Any]) -> str:
             continue
         if spec is not None and spec.doc and spec.doc not in docs:
             docs.append(spec.doc)
-    return " / ".join(docs)
+    return " or ".join(docs)
+
+
+def _drawn_docs(table: Table, info: Mapping[str, Any]) -> dict[str, str]:
+    """The run's parameter descriptions, those of component parameters narrowed to the
+    components the drawn rows use (``--where graph=powerlaw-cluster``: graph.p is its
+    triangle-closing probability only)."""
+    docs = dict(info.get("parameter_docs") or {})
+    for param in table.params:
+        axis = param.partition(".")[0]
+        if "." in param and axis in table.params:
+            doc = _component_doc(param, info, list(dict.fromkeys(r[axis] for r in table.rows)))
+            if doc:
+                docs[param] = doc
+    return docs
 
 
 def param_words(param: str, info: Mapping[str, Any] | None = None, *, short: bool = False) -> str:
@@ -755,6 +770,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         table = keep_rows(table, where)
         info.update(skipped=list(table.skipped), derived=list(table.derived))
         spec = _without_missing_metrics(table, spec, where)
+    info["parameter_docs"] = _drawn_docs(table, info)
     labels = {**{m["name"]: m.get("label") or m["name"] for m in info.get("metrics", ())
                  if isinstance(m, Mapping) and "name" in m}, **(labels or {})}
     metrics = list(spec.y) or [m for m in dict.fromkeys(r["metric"] for r in table.rows) if m != SATURATED]
@@ -878,7 +894,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
             else:  # several series (the estimators of one protocol): what they have in common
                 common = [(p, v) for p, v in owners[0][0] if all((p, v) in o[0] for o in owners)]
                 who = ", ".join(f"{v}" if p in _COMPONENT_WORDS else f"{_symbol(p, info)} = {v}"
-                                for p, v in common) or "every series"
+                                for p, v in common) or "the same for every series"
                 colour = _SHARED_GREYS[n_shared % len(_SHARED_GREYS)]
                 dots = (0, (1, 1.5 + 1.5 * (n_shared // len(_SHARED_GREYS))))
                 n_shared += 1
