@@ -234,6 +234,25 @@ class BatchScores:
         detect = ", ".join(shown) + (f", +{rest} more" if rest else "")
         return f"{head}, detection: {detect})" if parts else f"{head})"
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the setting, then one row per estimator with its means."""
+        import html
+
+        rows = []
+        for name, t in self.estimators.items():
+            cells = [html.escape(str(name))]
+            for field_name in ("detected", "hops", "rank"):
+                if np.asarray(getattr(t, field_name)).size:
+                    mean, se = t.mean(field_name)
+                    cells.append(f"{mean:.4g} &plusmn; {se:.2g}")
+                else:
+                    cells.append("")
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        head = html.escape(repr(self).split(", detection:")[0] + ")")
+        return (f"<p><code>{head}</code></p><table><thead><tr><th>estimator</th><th>detection</th>"
+                f"<th>mean hops</th><th>mean rank</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+                "<p>mean &plusmn; standard error over the trials</p>")
+
 
 def simulate_and_score(
     graph: Any,

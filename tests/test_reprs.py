@@ -192,6 +192,14 @@ def test_reprs_say_the_key_figures(objects):
     assert repr(objects["Table"]) == "<Table: 6 points x 2 metrics (hit, size); parameters p, who>"
 
 
+def test_batch_scores_html_is_a_table_of_estimators(objects):
+    batch = objects["BatchScores"]
+    page = batch._repr_html_()
+    assert page.count("<tr>") == 1 + 3 and "<th>detection</th>" in page
+    mean, se = batch["jordan"].mean()
+    assert f"<td>jordan</td><td>{mean:.4g} &plusmn; {se:.2g}</td>" in page
+
+
 def test_a_batch_of_many_estimators_stays_one_line():
     """A dozen estimators: the line names those that fit and counts the others."""
     trials = adversaries.EstimatorTrials(np.zeros(3, np.int8), np.zeros(3), np.zeros(3), np.ones(3))
