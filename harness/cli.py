@@ -265,7 +265,10 @@ def _plot_overrides(args: argparse.Namespace, spec: Any, params: Sequence[str], 
         if value is None:
             continue
         if value not in params:
-            raise InvalidParameterError(f"--{key} must be one of the table's parameters {list(params)}; got {value!r}")
+            from anonspread.registry import suggest
+
+            raise InvalidParameterError(f"--{key} must be one of the table's parameters {list(params)}; "
+                                        f"got {value!r}{suggest(value, params)}")
         changes[key] = value
     if "x" in changes and changes["x"] != spec.x:
         changes["xlabel"] = ""  # the recorded label named the old axis
