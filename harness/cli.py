@@ -189,9 +189,24 @@ def _dry_run(exp: Any, args: argparse.Namespace, opts: dict[str, Any]) -> int:
     from anonspread.harness.runner import estimate_cost
 
     keys = ("trials", "workers", "scheduler", "executor", "batch_size")
-    print(estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
-                        **{k: opts[k] for k in keys}).format_text())
+    text = estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
+                         **{k: opts[k] for k in keys}).format_text()
+    print(_fit(text))
     return 0
+
+
+def _fit(text: str) -> str:
+    """``text`` with its lines wrapped at the terminal's width (100 columns when the output is
+    not a terminal), continuation lines indented four more spaces than their first."""
+    import shutil
+
+    width = max(40, shutil.get_terminal_size((100, 24)).columns)
+    out = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent + "    ", break_on_hyphens=False,
+                             break_long_words=False) or [""]
+    return "\n".join(out)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
