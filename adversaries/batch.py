@@ -79,6 +79,12 @@ def _regular_tree_batch(g, protocol, T, sources, seeds, store, gen, log_b, tie_u
     return sizes[:, T].copy(), [regular_ml_trials(d, T, log_b, vs_hops, u) for u in tie_u]
 
 
+def _short(obj: Any, limit: int = 60) -> str:
+    """``repr(obj)`` when it is one line of at most ``limit`` characters, else its type's name."""
+    text = repr(obj)
+    return text if len(text) <= limit and "\n" not in text else f"{type(obj).__name__}(...)"
+
+
 @dataclass(frozen=True)
 class EstimatorTrials:
     """Per-trial outcomes of one estimator.
@@ -137,6 +143,15 @@ class EstimatorTrials:
         x = np.asarray(getattr(self, name), dtype=np.float64)
         se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
         return float(x.mean()), se
+
+    def __repr__(self) -> str:
+        # one line: the trials and the means (the per-trial arrays are the fields)
+        n = int(np.asarray(self.detected).size)
+        if not n:
+            return "EstimatorTrials(trials=0)"
+        mean, se = self.mean()
+        return (f"EstimatorTrials(trials={n}, detection={mean:.4g} (se {se:.2g}), "
+                f"mean hops={self.mean('hops')[0]:.4g}, mean rank={self.mean('rank')[0]:.4g})")
 
 
 @dataclass(frozen=True)
@@ -198,6 +213,45 @@ class BatchScores:
 
     def __getitem__(self, name: str) -> EstimatorTrials:
         return self.estimators[name]
+
+    def __repr__(self) -> str:
+        # one line of at most about 200 characters: the setting, then each estimator's
+        # detection while they fit (the rest counted); the arrays are the fields
+        n_inf = np.asarray(self.n_infected)
+        mean = f"{float(n_inf.mean()):.4g}" if n_inf.size else "nan"
+        head = (f"BatchScores(protocol={_short(self.protocol)}, graph={_short(self.graph)}, T={self.T}, "
+                f"trials={self.trials}, mean N_T={mean}")
+        parts = [f"{name} {t.mean()[0]:.3g}" if np.asarray(t.detected).size else f"{name} -"
+                 for name, t in self.estimators.items()]
+        shown: list[str] = []
+        for i, part in enumerate(parts):
+            more = len(parts) - i - 1
+            tail = f", +{more} more" if more else ""
+            if len(head) + len(", detection: ") + len(", ".join([*shown, part])) + len(tail) + 1 > 200:
+                break
+            shown.append(part)
+        rest = len(parts) - len(shown)
+        detect = ", ".join(shown) + (f", +{rest} more" if rest else "")
+        return f"{head}, detection: {detect})" if parts else f"{head})"
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the setting, then one row per estimator with its means."""
+        import html
+
+        rows = []
+        for name, t in self.estimators.items():
+            cells = [html.escape(str(name))]
+            for field_name in ("detected", "hops", "rank"):
+                if np.asarray(getattr(t, field_name)).size:
+                    mean, se = t.mean(field_name)
+                    cells.append(f"{mean:.4g} &plusmn; {se:.2g}")
+                else:
+                    cells.append("")
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        head = html.escape(repr(self).split(", detection:")[0] + ")")
+        return (f"<p><code>{head}</code></p><table><thead><tr><th>estimator</th><th>detection</th>"
+                f"<th>mean hops</th><th>mean rank</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+                "<p>mean &plusmn; standard error over the trials</p>")
 
 
 def simulate_and_score(

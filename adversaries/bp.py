@@ -164,6 +164,13 @@ class BPResult:
         Bayes detection probability when the posterior is exact)."""
         return float(self.posterior.max())
 
+    def __repr__(self) -> str:
+        # one line: the key figures (the posterior and likelihood arrays are the fields)
+        top = f"{self.predicted_detection:.4g}" if self.posterior.size else "nan"
+        state = "exact" if self.exact else "converged" if self.converged else "not converged"
+        return (f"BPResult(method={self.method!r}, candidates={self.candidates}, {state}, "
+                f"iterations={self.iterations}, max posterior={top})")
+
 
 def _check_protocol(protocol: Any) -> float:
     if isinstance(protocol, RandomDiffusion):
@@ -479,6 +486,11 @@ class BPDetection:
     trials: int
     exact: int
     unconverged: int
+
+    def __repr__(self) -> str:
+        return (f"BPDetection(realised={self.realised:.4g} (se {self.realised_se:.2g}), "
+                f"predicted={self.predicted:.4g} (se {self.predicted_se:.2g}), trials={self.trials}, "
+                f"exact={self.exact}, unconverged={self.unconverged})")
 
 
 def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: Any = None,

@@ -129,6 +129,14 @@ class Ceiling:
         return (f"{self.value:.6g} [{lo:.4g}, {hi:.4g}] (Monte Carlo, {self.snapshots} snapshot{plural}, "
                 f"{self.level:.0%} interval)")
 
+    def __repr__(self) -> str:
+        # one line: the value and how it was obtained (``assumption`` and ``note`` are the fields)
+        lo, hi = self.interval
+        span = "" if self.method == "exact" else f", interval=[{lo:.4g}, {hi:.4g}] ({self.level:.0%})"
+        note = ", note=..." if self.note else ""
+        return (f"Ceiling(value={self.value:.6g}, method={self.method!r}{span}, "
+                f"snapshots={self.snapshots}, sources={self.sources}{note})")
+
 
 # ----------------------------------------------------------------- checks
 

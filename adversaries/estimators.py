@@ -390,6 +390,11 @@ class TopRank:
     exact_scores: int
     threads: int = 1
 
+    def __repr__(self) -> str:
+        return (f"TopRank(maximisers={len(self.maximisers)}, rank={self.rank:.4g}, "
+                f"detection_probability={self.detection_probability:.4g}, "
+                f"exact_scores={self.exact_scores}, threads={self.threads})")
+
 
 def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, *, threads: int = 1,
                  **params: Any) -> TopRank:

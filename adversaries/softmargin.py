@@ -147,6 +147,12 @@ class SoftMarginResult:
     tv_error: float
     runs: np.ndarray
 
+    def __repr__(self) -> str:
+        # one line: the key figures (the per-candidate arrays are the fields)
+        return (f"SoftMarginResult(candidates={len(self.candidates)}, a={self.a:.3g}, "
+                f"simulations={self.simulations} per candidate ({self.total_simulations} in all), "
+                f"converged={self.converged}, error={self.error:.3g}, informative={self.informative})")
+
 
 #: The narrowest soft-margin width whose 2/a^2 is a finite float (2^-510, about 3e-154).
 _A_MIN = 2.0**-510

@@ -113,6 +113,12 @@ class SpySoftMarginResult:
     exact_matches: np.ndarray
     mean_similarity: np.ndarray
 
+    def __repr__(self) -> str:
+        # one line: the key figures (the per-candidate arrays are the fields)
+        return (f"SpySoftMarginResult(candidates={len(self.candidates)}, a={self.a:.3g}, "
+                f"simulations={self.simulations} per candidate ({self.total_simulations} in all), "
+                f"converged={self.converged}, error={self.error:.3g})")
+
 
 def spy_similarity(sender: np.ndarray, time: np.ndarray, obs_sender: np.ndarray,
                    obs_time: np.ndarray) -> np.ndarray:

@@ -192,6 +192,12 @@ class TransactionObservation:
         """The number of honest nodes (= transactions)."""
         return int(self.sources.shape[0])
 
+    def __repr__(self) -> str:
+        # one line: the sizes (the CSR arrays are the fields)
+        return (f"TransactionObservation(protocol={self.protocol!r}, n={self.n}, "
+                f"transactions={len(self.sources)}, spies={int(np.count_nonzero(self.spy))}, "
+                f"routing={self.routing!r}, q={self.q:g})")
+
 
 def anonymity_graph(n: int, d: int, *, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """The authors' random directed d-regular anonymity graph: ``d`` random Hamiltonian cycles.

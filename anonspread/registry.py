@@ -42,8 +42,17 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     "; did you mean 'jordan'?"
     >>> suggest("xyz", ["jordan", "rumor"])
     ''
+
+    Names differ only in case? The one that matches is suggested (names are compared
+    exactly, never folded silently):
+
+    >>> suggest("ML", ["ml", "ml-tree", "jordan"])
+    "; did you mean 'ml'?"
     """
-    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.6)
+    choices = [str(c) for c in choices]
+    same = [c for c in choices if c.lower() == name.lower()]
+    lowered = {c.lower(): c for c in choices}
+    close = same or [lowered[c] for c in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)]
     if not close:
         return ""
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"

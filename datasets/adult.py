@@ -62,7 +62,7 @@ class Records:
     >>> from anonspread import datasets
     >>> adult = datasets.load_adult()
     >>> adult
-    Records(32561 rows x 15 columns: age, workclass, fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, native-country, income)
+    Records(32561 rows x 15 columns: age, workclass, fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, +2 more)
     >>> rich, sex = adult.column("income") == ">50K", adult.column("sex")
     >>> [round(float(rich[sex == s].mean()), 4) for s in ("Female", "Male")]
     [0.1095, 0.3057]
@@ -101,7 +101,15 @@ class Records:
         return self.data[name]
 
     def __repr__(self) -> str:
-        return f"Records({len(self)} rows x {len(self.columns)} columns: {', '.join(self.columns)})"
+        # one line: the size and the first columns while they fit (``columns`` has them all)
+        head = f"Records({len(self)} rows x {len(self.columns)} columns: "
+        names: list[str] = []
+        for c in self.columns:
+            if len(head) + len(", ".join([*names, c])) + 12 > 200:
+                break
+            names.append(c)
+        rest = len(self.columns) - len(names)
+        return head + ", ".join(names) + (f", +{rest} more)" if rest else ")")
 
 
 def load_adult(split: str = "train", *, complete: bool = False) -> Records:

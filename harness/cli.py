@@ -189,9 +189,24 @@ def _dry_run(exp: Any, args: argparse.Namespace, opts: dict[str, Any]) -> int:
     from anonspread.harness.runner import estimate_cost
 
     keys = ("trials", "workers", "scheduler", "executor", "batch_size")
-    print(estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
-                        **{k: opts[k] for k in keys}).format_text())
+    text = estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
+                         **{k: opts[k] for k in keys}).format_text()
+    print(_fit(text))
     return 0
+
+
+def _fit(text: str) -> str:
+    """``text`` with its lines wrapped at the terminal's width (100 columns when the output is
+    not a terminal), continuation lines indented four more spaces than their first."""
+    import shutil
+
+    width = max(40, shutil.get_terminal_size((100, 24)).columns)
+    out = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent + "    ", break_on_hyphens=False,
+                             break_long_words=False) or [""]
+    return "\n".join(out)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -265,7 +280,10 @@ def _plot_overrides(args: argparse.Namespace, spec: Any, params: Sequence[str], 
         if value is None:
             continue
         if value not in params:
-            raise InvalidParameterError(f"--{key} must be one of the table's parameters {list(params)}; got {value!r}")
+            from anonspread.registry import suggest
+
+            raise InvalidParameterError(f"--{key} must be one of the table's parameters {list(params)}; "
+                                        f"got {value!r}{suggest(value, params)}")
         changes[key] = value
     if "x" in changes and changes["x"] != spec.x:
         changes["xlabel"] = ""  # the recorded label named the old axis
@@ -278,7 +296,10 @@ def _plot_overrides(args: argparse.Namespace, spec: Any, params: Sequence[str], 
                                         f"{list(metrics)}; got {args.metric[-1]!r}")
         for m in chosen:
             if m not in metrics:
-                raise InvalidParameterError(f"--metric must be among the table's metrics {list(metrics)}; got {m!r}")
+                from anonspread.registry import suggest
+
+                raise InvalidParameterError(f"--metric must be among the table's metrics {list(metrics)}; "
+                                            f"got {m!r}{suggest(m, metrics)}")
         changes["y"] = tuple(dict.fromkeys(chosen))
         changes["panels"] = ()
     for key in ("logx", "logy"):
@@ -308,7 +329,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     spec = _plot_overrides(args, spec, table.params, metrics)
     target = Path(args.output) if args.output else Path(args.csv).with_suffix(".png")
     labels = {m["name"]: m.get("label", m["name"]) for m in side["metrics"]}
-    for p in plot_table(table, spec, target, title=args.title or "", labels=labels, pdf=args.pdf, info=side):
+    where: dict[str, list[CliText]] = {}
+    for item in args.where or ():
+        try:
+            key, values = parse_assignment(item)
+        except InvalidParameterError:
+            raise InvalidParameterError(f"--where must be KEY=V[,V...] (a parameter of the table and "
+                                        f"the values to keep); got {item!r}") from None
+        if key in where:
+            raise InvalidParameterError(f"--where {key} is given twice; give its values once: "
+                                        f"--where {key}=V1,V2")
+        where[key] = values
+    for p in plot_table(table, spec, target, title=args.title or "", labels=labels, pdf=args.pdf, info=side,
+                        where=where or None):
         print(f"wrote {p}")
     return 0
 
@@ -351,6 +384,8 @@ TOML file keys: template, name, title, trials, rng, batch_size, and the tables
   anonspread plot results/NAME.csv --x T --series protocol --metric detection --logy
   anonspread plot results/NAME.csv --no-logy --title "Flooding on my graph" --output fig/a.png
   anonspread plot results/NAME.csv --pdf --output fig/name.png
+  anonspread plot results/NAME.csv --where estimator=strongest --output fig/strongest.png
+  anonspread plot results/NAME.csv --where protocol=flooding,random-diffusion --where T=2,4
 
 Without --logy/--no-logy a panel gets a log y axis when its values span two decades or more;
 a value 0 on a log axis is drawn at 0 (the axis is linear from 0 to its smallest positive
@@ -447,6 +482,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="logarithmic x axis (default: as recorded)")
     p.add_argument("--logy", action=argparse.BooleanOptionalAction, default=None,
                    help="logarithmic y axes (default: as recorded, else log when values span decades)")
+    p.add_argument("--where", action="append", metavar="KEY=V[,V...]",
+                   help="keep only the rows whose parameter KEY takes one of the values (repeatable: "
+                   "every KEY must match), e.g. --where estimator=strongest; names compare exactly, "
+                   "case included (a near miss is refused with a suggestion)")
     p.add_argument("--title", help="first line of the title (default: the run's title and name)")
     p.set_defaults(func=_cmd_plot)
 

@@ -17,6 +17,7 @@ uses.  :func:`compose` turns a template plus axes into an ordinary
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import numbers
 import os
@@ -301,6 +302,10 @@ def _typed_axes(tpl: SweepTemplate, axes: Mapping[str, list[Any]]) -> tuple[dict
                     f"(it has {have}); a {axis}.* axis applies to every {axis} of the sweep"
                 )
             checked = spec.check_all(key, values)
+            earlier = types.get(key)
+            if earlier is not None and earlier.doc and spec.doc and spec.doc not in earlier.doc.split(" or "):
+                # graph.p of two families: both meanings, for the axis label and the docs
+                spec = dataclasses.replace(spec, doc=f"{earlier.doc} or {spec.doc}")
             types[key] = spec
         typed[key] = checked if checked is not None else list(values)
     for axis, kind in tpl.components.items():

@@ -164,6 +164,12 @@ class CostEstimate:
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        # one line: what :meth:`summary` leads with (the per-point rows are a field)
+        return (f"CostEstimate(experiment={self.experiment!r}, rows={len(self.rows)}, "
+                f"cpu_seconds={self.cpu_seconds:.3g}, wall_seconds={self.wall_seconds:.3g}, "
+                f"executor={self.executor!r}, notes={len(self.notes)})")
+
 
 def _seconds(s: float) -> str:
     """2 ms, 35 ms, 1.2 s, 31 s, 04:10."""

@@ -31,13 +31,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from anonspread.errors import InvalidParameterError
+from anonspread.errors import AnonspreadError, InvalidParameterError
 from anonspread.harness.coverage import HIGH_COVERAGE, covered_points
 from anonspread.harness.errors import OutputError
 from anonspread.harness.experiment import PlotSpec, Reference
-from anonspread.harness.results import Table, atomic_write, check_replaceable
+from anonspread.harness.results import Table, atomic_write, check_replaceable, keep_rows
 
-__all__ = ["SATURATED_SHARE", "draw", "figure_title", "plot_table"]
+__all__ = ["SATURATED_SHARE", "draw", "figure_title", "param_words", "plot_table"]
 
 #: Marker shapes of the lines sharing a panel (all can be drawn hollow).
 _MARKERS = "osD^v<>p"
@@ -112,6 +112,8 @@ def _readable_log(ax: Any, which: str, values: Sequence[float] = ()) -> None:
 #: Metric whose panel gets the uniform-guess reference, and the metric it is computed from.
 _GUESS = ("detection", "n_infected")
 _GUESS_LABEL = "1/E[N_T]: uniform guess among the infected"
+#: Its legend entry when each series (or protocol) has its own curve.
+_GUESS_SHORT = "uniform guess 1/E[N_T]"
 #: The per-point metric flagging spreads that covered their whole connected component.
 SATURATED = "saturated"
 #: Share of a point's trials that must have covered their component for the point to be ringed:
@@ -138,6 +140,32 @@ def _references(table: Table, spec: PlotSpec) -> tuple[Reference, ...]:
     if set(_GUESS) <= metrics and not any(r.metric == _GUESS[0] for r in refs):
         refs += (Reference(_GUESS[0], _inverse_size, _GUESS_LABEL),)
     return refs
+
+
+#: Colours of reference curves shared by several series (never a series' colour).
+_SHARED_GREYS = ("0.1", "0.45", "0.65")
+
+
+def _point_means(table: Table) -> Any:
+    """``point -> {metric: mean}``; a point without E[N_T] (a strongest attack's, which has
+    detection only) takes it from the points that differ from it by the estimator alone,
+    when they agree (they score the same spreads)."""
+    means = _means(table)
+    others = [p for p in table.params if p not in ("estimator", "attack")]
+    sizes: dict[tuple, set[float]] = {}
+    for r in table.rows:
+        if r["metric"] == _GUESS[1]:
+            sizes.setdefault(tuple(r[p] for p in others), set()).add(round(float(r["mean"]), 9))
+
+    def lookup(pp: Mapping[str, Any]) -> Mapping[str, float]:
+        found = means.get(tuple(pp[p] for p in table.params), {})
+        if _GUESS[1] not in found and len(others) < len(table.params):
+            shared = sizes.get(tuple(pp[p] for p in others), set())
+            if len(shared) == 1:
+                return {**found, _GUESS[1]: next(iter(shared))}
+        return found
+
+    return lookup
 
 
 def _means(table: Table) -> dict[tuple, dict[str, float]]:
@@ -269,7 +297,7 @@ def held_fixed(table: Table, info: Mapping[str, Any] | None = None) -> list[str]
             parts.append(f"{p} {fixed[p]}")
         else:
             parts.append(f"{p} = {fixed[p]}")
-    parts += [f"{k} = {fixed[k]}" for k in table.params if k in fixed and "." in k and k not in used]
+    parts += [f"{_named(k, info)} = {fixed[k]}" for k in table.params if k in fixed and "." in k and k not in used]
     return parts
 
 
@@ -289,25 +317,53 @@ def trials_words(table: Table, info: Mapping[str, Any] | None = None) -> str:
     return f"{ns[0]:,} to {ns[-1]:,} trials per point"
 
 
-def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: int = 4) -> str:
+def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: int = 3) -> str:
     """The grid points a run left out because they do not apply (``Table.skipped`` or the
-    JSON's ``skipped``: ``{"params": {...}, "reason": ...}`` each), named briefly."""
+    JSON's ``skipped``: ``{"params": {...}, "reason": ...}`` each), one line per reason:
+    ``skipped: protocol random-diffusion with estimator ml at T = 2, 4 (ml assumes ...)``.
+
+    The components named (protocol, estimator, attack) and the other parameters that vary
+    among the run's points are listed by their values; when the points of a reason are not
+    every combination of those values, the points are listed one by one (``most`` of them,
+    then how many more).
+    """
     items = list(getattr(table, "skipped", ()) or (info or {}).get("skipped") or ())
     items = [i for i in items if isinstance(i, Mapping) and isinstance(i.get("params"), Mapping)]
     if not items:
         return ""
     varying = {p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1}
-    texts = []
+    by_reason: dict[str, list[Mapping[str, Any]]] = {}
     for item in items:
-        point = item["params"]
-        # in the table's order, whatever order the JSON kept the point's keys in
-        order = [k for k in table.params if k in point] + [k for k in point if k not in table.params]
-        keys = [k for k in order if k in varying or k in ("protocol", "estimator")] or order
-        texts.append(" x ".join(f"{k} {point[k]}" for k in keys))
-    texts = list(dict.fromkeys(texts))
-    more = f"; and {len(texts) - most} more" if len(texts) > most else ""
-    return (f"not computed, {len(items)} point(s) that do not apply: "
-            f"{'; '.join(texts[:most])}{more}")
+        by_reason.setdefault(str(item.get("reason", "")).strip() or "does not apply", []).append(item["params"])
+    clauses = []
+    for reason, points in by_reason.items():
+        # in the table's order, whatever order the JSON kept the points' keys in
+        keys = [k for k in table.params if any(k in pt for pt in points)]
+        keys += [k for pt in points for k in pt if k not in keys and k not in table.params]
+        differ = [k for k in keys if len({repr(pt.get(k)) for pt in points}) > 1]
+        who = [k for k in keys if k in _COMPONENT_WORDS[1:] and k not in differ]
+        where = [k for k in keys if k not in who and (k in varying or k in differ)]
+        values = {k: list(dict.fromkeys(pt.get(k) for pt in points)) for k in who + where}
+        head = " with ".join(f"{k} {values[k][0]}" for k in who)
+        n_combos = math.prod(len(values[k]) for k in where) if where else 1
+        distinct = {tuple(repr(pt.get(k)) for k in where) for pt in points}
+        if not where:
+            at = ""
+        elif n_combos == len(distinct):
+            at = " and ".join(f"{_named(k, info)} = {', '.join(_value_words(v) for v in values[k])}"
+                              for k in where)
+        else:
+            listed = ["(" + ", ".join(f"{_symbol(k, info)} = {_value_words(pt.get(k))}" for k in where) + ")"
+                      for pt in points[:most]]
+            more = f" and {len(points) - most} more" if len(points) > most else ""
+            at = ", ".join(listed) + more
+        said = " at ".join(t for t in (head, at) if t) or f"{len(points)} point(s)"
+        clauses.append(f"skipped: {said} ({reason})")
+    return "\n".join(clauses)
+
+
+def _value_words(v: Any) -> str:
+    return _plain(v) if isinstance(v, float) else str(v)
 
 
 def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str = "") -> str:
@@ -339,12 +395,87 @@ def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str
     return "\n".join(t for t in (head, setup_text, skipped_words(table, info)) if t)
 
 
-def axis_words(param: str, info: Mapping[str, Any] | None = None) -> str:
-    """A parameter's axis label: its documented meaning and its key (``steps of the spread, T``)."""
-    doc = ((info or {}).get("parameter_docs") or {}).get(param, "")
-    if not doc or doc == param or doc.split()[-1] == param:  # "privacy level eps": says it already
+def _component_doc(param: str, info: Mapping[str, Any], families: Sequence[Any] | None = None) -> str:
+    """The registry's description of a component parameter (``graph.p`` of watts-strogatz:
+    ``rewiring probability p``) for ``families`` (default: the components the run's grid
+    names); several differing descriptions are joined with " or "."""
+    axis, _, name = param.partition(".")
+    if families is None:
+        grid = info.get("grid") if isinstance(info.get("grid"), Mapping) else {}
+        families = [f for part in ("product", "zip") for f in ((grid.get(part) or {}).get(axis) or ())]
+    if not name or not families:
+        return ""
+    from anonspread.harness.components import component_info, list_components
+
+    if axis not in list_components():
+        return ""
+    docs: list[str] = []
+    for family in dict.fromkeys(families):
+        try:
+            spec = component_info(axis, str(family)).params.get(name)
+        except (AnonspreadError, LookupError):
+            continue
+        if spec is not None and spec.doc and spec.doc not in docs:
+            docs.append(spec.doc)
+    return " or ".join(docs)
+
+
+def _drawn_docs(table: Table, info: Mapping[str, Any]) -> dict[str, str]:
+    """The run's parameter descriptions, those of component parameters narrowed to the
+    components the drawn rows use (``--where graph=powerlaw-cluster``: graph.p is its
+    triangle-closing probability only)."""
+    docs = dict(info.get("parameter_docs") or {})
+    for param in table.params:
+        axis = param.partition(".")[0]
+        if "." in param and axis in table.params:
+            doc = _component_doc(param, info, list(dict.fromkeys(r[axis] for r in table.rows)))
+            if doc:
+                docs[param] = doc
+    return docs
+
+
+def param_words(param: str, info: Mapping[str, Any] | None = None, *, short: bool = False) -> str:
+    """A parameter in words: its documented meaning (the run's ``parameter_docs``, else the
+    component registry's description: ``graph.p`` -> ``rewiring probability p``), else its key.
+
+    Parameters
+    ----------
+    param : str
+        The column (``T``, ``graph.p``).
+    info : mapping, optional
+        The run's JSON sidecar.
+    short : bool
+        Only the words (legends); else the words and the key (axes: ``steps of the spread (T)``).
+
+    Returns
+    -------
+    str
+    """
+    info = info or {}
+    doc = (info.get("parameter_docs") or {}).get(param, "") or _component_doc(param, info)
+    if short or not doc or doc == param or doc.split()[-1] == param:  # "privacy level eps": says it already
         return doc or param
     return f"{doc} ({param})"
+
+
+def _symbol(param: str, info: Mapping[str, Any] | None) -> str:
+    """The symbol that ends a parameter's description (``p`` of ``rewiring probability p``),
+    else the key: short enough to name a curve beside the legend title's words."""
+    name = param.rpartition(".")[2]
+    words = param_words(param, info, short=True).split()
+    return name if len(words) > 1 and words[-1] == name else param
+
+
+def _named(param: str, info: Mapping[str, Any] | None) -> str:
+    """Words that end in the parameter's symbol (``rewiring probability p``), else the key
+    (``T``: "steps of the spread = 2" would not read)."""
+    words = param_words(param, info, short=True)
+    return words if _symbol(param, info) != param else param
+
+
+def axis_words(param: str, info: Mapping[str, Any] | None = None) -> str:
+    """A parameter's axis label: its documented meaning and its key (``steps of the spread, T``)."""
+    return param_words(param, info)
 
 
 def _wrap(text: str, width_in: float) -> str:
@@ -568,6 +699,23 @@ def _legend_below(fig: Any, handles: Mapping[str, Any], title: str = "") -> None
                fontsize="small", title=title or None, title_fontsize="small")
 
 
+def _without_missing_metrics(table: Table, spec: PlotSpec, where: Mapping[str, Any]) -> PlotSpec:
+    """``spec`` without the metrics none of the kept rows has (``estimator=strongest`` keeps
+    detection only); refused when no metric of the figure is left."""
+    import dataclasses
+
+    known = {r["metric"] for r in table.rows}
+    y = tuple(m for m in spec.y if m in known)
+    panels = tuple((label, kept) for label, ms in spec.panels if (kept := tuple(m for m in ms if m in known)))
+    if (spec.y and not y) or (spec.panels and not panels):
+        said = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}"
+                         for k, v in where.items())
+        raise InvalidParameterError(
+            f"where: the rows kept ({said}) have none of the figure's metrics "
+            f"{list(spec.y) or [m for _, ms in spec.panels for m in ms]}; they have {sorted(known)}")
+    return dataclasses.replace(spec, y=y, panels=panels)
+
+
 def check_figure_text(*, title: Any = "", labels: Any = None, info: Any = None) -> None:
     """Refuse a figure's title, labels or sidecar of the wrong type (before matplotlib sees them).
 
@@ -588,7 +736,7 @@ def check_figure_text(*, title: Any = "", labels: Any = None, info: Any = None) 
 
 
 def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, str] | None = None,
-         info: Mapping[str, Any] | None = None) -> Any:
+         info: Mapping[str, Any] | None = None, where: Mapping[str, Any] | None = None) -> Any:
     """Draw the table on a new :class:`~matplotlib.figure.Figure` (one panel per metric).
 
     With ``spec.facet`` or a categorical x the panels form a grid (rows: metrics,
@@ -606,6 +754,10 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     info : mapping, optional
         The run's JSON sidecar (:attr:`RunResult.metadata`): name, graphs with n and m,
         parameter descriptions for axis labels, mode.
+    where : mapping of str to value or list of values, optional
+        Keep only the rows whose parameters take these values (:func:`~harness.results.keep_rows`:
+        ``{"estimator": "strongest"}``); unknown parameters or values are refused with the
+        close ones suggested.
     """
     from matplotlib import colormaps
     from matplotlib.figure import Figure
@@ -613,6 +765,12 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
 
     check_figure_text(title=title, labels=labels, info=info)
     info = dict(info or {})
+    full = table  # E[N_T] of the rows a filter leaves out still gives the uniform guess
+    if where:
+        table = keep_rows(table, where)
+        info.update(skipped=list(table.skipped), derived=list(table.derived))
+        spec = _without_missing_metrics(table, spec, where)
+    info["parameter_docs"] = _drawn_docs(table, info)
     labels = {**{m["name"]: m.get("label") or m["name"] for m in info.get("metrics", ())
                  if isinstance(m, Mapping) and "name" in m}, **(labels or {})}
     metrics = list(spec.y) or [m for m in dict.fromkeys(r["metric"] for r in table.rows) if m != SATURATED]
@@ -631,8 +789,8 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     fig = Figure(figsize=(width, 4.6), layout="constrained")
     cmap = colormaps["viridis"]
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    refs = _references(table, spec)
-    means = _means(table)
+    refs = _references(full, spec)
+    point_means = _point_means(full)
     saturated = _saturated(table)
     covered = _covered(table)
     handles: dict[str, Any] = {}
@@ -641,12 +799,15 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     # one legend title naming the parameters when every series is keyed by the same ones
     keyed = {tuple(p for p, _ in key) for _, ms in panels for m in ms for key in _series(table, spec, m)}
     uniform = len(keyed) == 1
-    key_title = " / ".join(next(iter(keyed))) if uniform else ""
+    key_title = " / ".join(param_words(p, info, short=True) for p in next(iter(keyed))) if uniform else ""
     xs_all = [r[spec.x] for r in table.rows]
     x_scale = choose_scale(xs_all, True) if spec.logx else ("linear", None)
+    n_shared = 0  # reference curves shared by several series, each in its own grey
     for ax, (ylabel, panel), n_panel in zip(axes, panels, n_series):
         overlay = len(panel) > 1
         i_line = 0
+        # reference curve -> the series it belongs to: drawn once, after the series
+        pending: dict[tuple, list[tuple[tuple, str, Any]]] = {}
         yvals: list[float] = []
         intervals: list[tuple] = []
         for i_metric, metric in enumerate(panel):
@@ -675,7 +836,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if uniform:
                     label = " / ".join(str(v) for _, v in key) or labels.get(metric, metric)
                 else:
-                    label = ", ".join(f"{p}={v}" for p, v in key) or labels.get(metric, metric)
+                    label = ", ".join(f"{param_words(p, info, short=True)}={v}" for p, v in key) or labels.get(metric, metric)
                 if overlay and key:
                     label = f"{labels.get(metric, metric)}, {label}"
                 # beyond the 10 cycle colours, a sequential colour map keeps series apart
@@ -683,6 +844,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 i_line += 1
                 ys = [r["mean"] for r in rows]
                 points = [{p: r[p] for p in table.params} for r in rows]
+                base_label = label
                 chosen = _chosen(table, info, points, ys)
                 if chosen:  # a strongest series: its legend entry names the attack chosen at each x
                     label = f"{label}\n{_chosen_words(chosen, spec.x, len(rows))}"
@@ -710,13 +872,11 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                         yvals += _finite(tys)
                 for ref in refs:
                     if ref.metric == metric:
-                        rys = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in points]
+                        rys = [ref.fn(pp, point_means(pp)) for pp in points]
                         if all(y != y for y in rys):
                             continue
-                        ax.plot(xs, rys, ls=(0, (1, 2.5)), lw=1.1, color=line.get_color(), alpha=0.85,
-                                label=f"_reference: {ref.label}")
-                        extra.setdefault(f"{ref.label} (sparse dots)", Line2D(
-                            [], [], ls=(0, (1, 2.5)), lw=1.1, color="0.3"))
+                        curve = (ref.label, tuple(xs), tuple(round(y, 12) if y == y else None for y in rys))
+                        pending.setdefault(curve, []).append((key, base_label, line.get_color()))
                         yvals += _finite(rys)
                 flagged = [k for k, pp in enumerate(points)
                            if saturated.get(tuple(pp[p] for p in table.params), 0.0) >= SATURATED_SHARE]
@@ -727,6 +887,21 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if most:
                     _mark_covered(ax, [xs[k] for k in most], [ys[k] for k in most])
                     extra.setdefault(_COVERED_LABEL, _covered_handle())
+        for (ref_label, xs, rys), owners in pending.items():
+            ys_ref = [math.nan if y is None else y for y in rys]
+            if len(owners) == 1:  # one series: in its colour, named after it
+                who, colour, dots = owners[0][1].splitlines()[0], owners[0][2], (0, (1, 2.5))
+            else:  # several series (the estimators of one protocol): what they have in common
+                common = [(p, v) for p, v in owners[0][0] if all((p, v) in o[0] for o in owners)]
+                who = ", ".join(f"{v}" if p in _COMPONENT_WORDS else f"{_symbol(p, info)} = {v}"
+                                for p, v in common) or "the same for every series"
+                colour = _SHARED_GREYS[n_shared % len(_SHARED_GREYS)]
+                dots = (0, (1, 1.5 + 1.5 * (n_shared // len(_SHARED_GREYS))))
+                n_shared += 1
+            ax.plot(xs, ys_ref, ls=dots, lw=1.3, color=colour, alpha=0.9, label=f"_reference: {ref_label}")
+            short = _GUESS_SHORT if ref_label == _GUESS_LABEL else ref_label
+            name = ref_label if len(pending) == 1 and not owners[0][0] else f"{short}: {who}"
+            extra.setdefault(name, Line2D([], [], ls=dots, lw=1.3, color=colour))
         ax.set_xlabel(spec.xlabel or axis_words(spec.x, info))
         ax.set_ylabel(ylabel)
         notes.append(_apply_scale(ax, "x", x_scale, [r[spec.x] for r in table.rows if r["metric"] in panel]))
@@ -909,6 +1084,7 @@ def plot_table(
     labels: Mapping[str, str] | None = None,
     pdf: bool = False,
     info: Mapping[str, Any] | None = None,
+    where: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Draw and write ``path`` (PNG), plus the same stem as PDF when ``pdf``; atomic writes.
 
@@ -928,6 +1104,8 @@ def plot_table(
         Also write the PDF.
     info : mapping, optional
         The run's JSON sidecar (title, what was held fixed, trials).
+    where : mapping of str to value or list of values, optional
+        Keep only these rows (as :func:`draw`; ``anonspread plot --where KEY=V[,V]``).
 
     Returns
     -------
@@ -943,7 +1121,7 @@ def plot_table(
                           f"written beside it as .pdf); got {str(path)!r}")
     if pdf:
         check_replaceable(path.with_suffix(".pdf"))
-    fig = draw(table, spec, title=title, labels=labels, info=info)
+    fig = draw(table, spec, title=title, labels=labels, info=info, where=where)
     written = []
     formats: Sequence[tuple[str, Path]] = [("png", path)] + (
         [("pdf", path.with_suffix(".pdf"))] if pdf else [])

@@ -16,8 +16,10 @@ import io
 import json
 import math
 import os
+import shutil
 import stat
 import tempfile
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,7 @@ __all__ = [
     "dumps_sidecar",
     "format_skipped",
     "format_value",
+    "keep_rows",
     "read_sidecar",
     "read_table",
 ]
@@ -136,11 +139,23 @@ class Table:
         return (*self.params, *STAT_COLUMNS)
 
     def __repr__(self) -> str:
-        """A screenful: its size and its first points (``rows`` holds everything)."""
+        """One line: its size, metrics and parameters, shortened to 200 characters
+        (``print(table)`` shows the table, ``rows`` holds everything)."""
         points = len({tuple(r[p] for p in self.params) for r in self.rows})
         metrics = list(dict.fromkeys(r["metric"] for r in self.rows))
-        return (f"<Table: {points} points x {len(metrics)} metrics ({', '.join(metrics)}); "
-                f"parameters {', '.join(self.params)}>\n{self.format_text(max_points=12)}")
+        head = f"<Table: {points} points x {len(metrics)} metrics ("
+        tail = f"); parameters {', '.join(self.params)}>"
+        if len(tail) > 80:
+            tail = f"); {len(self.params)} parameters>"
+        names = ", ".join(metrics)
+        room = 200 - len(head) - len(tail)
+        if len(names) > room:
+            names = names[:max(0, room - 5)].rsplit(", ", 1)[0] + ", ..."
+        return head + names + tail
+
+    def __str__(self) -> str:
+        """The first points as a text table as wide as the terminal (:meth:`format_text`)."""
+        return self.format_text(max_points=12)
 
     def _repr_html_(self) -> str:
         """Notebook display: one row per point, ``mean [95% CI]`` per metric, the trials."""
@@ -157,8 +172,9 @@ class Table:
             writer.writerow([format_value(row[c]) for c in self.columns])
         return buf.getvalue()
 
-    def format_text(self, *, max_points: int = 40) -> str:
-        """A readable wide table: one line per parameter point, one column per metric.
+    def format_text(self, *, max_points: int = 40, width: int | None = None) -> str:
+        """A readable table: one line per parameter point, one column per metric, as wide
+        as ``width``.
 
         Each cell is ``mean [ci_low, ci_high]`` (just the mean when the interval is
         degenerate, as for exact evaluations). Only the parameters that vary are shown,
@@ -166,16 +182,30 @@ class Table:
         ``max_points`` points are cut with a note. Skipped points (which do not apply)
         are named below the table with their reasons.
 
+        The table fits ``width`` by one rule: every metric on one line when that fits,
+        else the metrics split over blocks of columns printed one below the other, each
+        block repeating the parameter columns, as many metrics per block as fit (at least
+        one: parameter columns wider than ``width`` are never cut); a block leaves out the
+        points that have none of its metrics (the ``strongest`` rows carry detection only).
+        The notes under the table are wrapped at ``width``. Nothing is abbreviated or
+        rounded further: names and figures are those of the one-line table.
+
         Parameters
         ----------
         max_points : int
             Most points shown.
+        width : int, optional
+            Columns available (default: the terminal's width, or 100 when the output is not
+            a terminal: :func:`shutil.get_terminal_size` with fallback 100).
 
         Returns
         -------
         str
         """
-        points: dict[tuple, dict[str, str]] = {}
+        if width is None:
+            width = shutil.get_terminal_size((100, 24)).columns
+        width = max(int(width), 40)
+        points: dict[tuple, dict[str, Mapping[str, Any]]] = {}
         metrics: list[str] = []
         trials: dict[tuple, int] = {}
         for row in self.rows:
@@ -184,37 +214,37 @@ class Table:
             trials[key] = max(trials.get(key, 0), int(row["n"]))
             if m not in metrics:
                 metrics.append(m)
-            mean, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
-            cell = f"{mean:.4g}"
-            if isinstance(lo, float) and isinstance(hi, float) and hi > lo:
-                cell += f" [{lo:.3g}, {hi:.3g}]"
-            points.setdefault(key, {})[m] = cell
+            points.setdefault(key, {})[m] = row
         keys = list(points)
         varying = [i for i, p in enumerate(self.params) if len({k[i] for k in keys}) > 1] or list(
             range(len(self.params))
         )
         show_trials = any(n > 1 for n in trials.values())
-        header = [self.params[i] for i in varying] + (["trials"] if show_trials else []) + metrics
-        lines = [[str(k[i]) for i in varying] + ([str(trials[k])] if show_trials else [])
-                 + [points[k].get(m, "") for m in metrics]
-                 for k in keys[:max_points]]
-        widths = [max(len(h), *(len(r[j]) for r in lines)) if lines else len(h)
-                  for j, h in enumerate(header)]
-        out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
-               "  ".join("-" * w for w in widths)]
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
+        shown = keys[:max_points]
+        left_head = [self.params[i] for i in varying] + (["trials"] if show_trials else [])
+        left = [[str(k[i]) for i in varying] + ([str(trials[k])] if show_trials else []) for k in shown]
+        out: list[str] = []
+        cells = [[_cell_text(points[k].get(m)) for m in metrics] for k in shown]
+        for b, block in enumerate(_column_blocks(left_head, left, metrics, cells, width)):
+            if b:
+                out.append("")
+            out += block
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
-        out += format_skipped(self.skipped, self.params)
+        notes = format_skipped(self.skipped, self.params)
         chosen = [d for d in self.derived if d.get("kind") != "ceiling"]
         ceilings = [d for d in self.derived if d.get("kind") == "ceiling"]
         if chosen:
-            out.append("strongest attack, chosen on the even-numbered trials of each batch and "
-                       "reported on the others:")
-            out += [f"  {d.get('text', d)}" for d in chosen]
+            notes.append("strongest attack, chosen on the even-numbered trials of each batch and "
+                         "reported on the others:")
+            notes += [f"  {d.get('text', d)}" for d in chosen]
         if ceilings:
-            out.append("Bayes ceiling (no adversary of the snapshot detects more often):")
-            out += [f"  {d.get('text', d)}" for d in ceilings]
+            notes.append("Bayes ceiling (no adversary of the snapshot detects more often):")
+            notes += [f"  {d.get('text', d)}" for d in ceilings]
+        for note in notes:
+            indent = " " * (len(note) - len(note.lstrip(" ")))
+            out += textwrap.wrap(note, width=width, initial_indent="", subsequent_indent=indent + "    ",
+                                 break_on_hyphens=False, break_long_words=False) or [""]
         return "\n".join(line.rstrip() for line in out)
 
     def to_pandas(self) -> Any:
@@ -246,6 +276,146 @@ class Table:
         list of dict
         """
         return [r for r in self.rows if all(r[k] == v for k, v in params.items())]
+
+
+def _matches(value: Any, wanted: Any) -> bool:
+    """``value`` (a table's) equals ``wanted`` (typed, or text from the command line)."""
+    if value == wanted and type(value) is not bool and type(wanted) is not bool:
+        return True
+    if isinstance(value, bool) or isinstance(wanted, bool):
+        return str(value).lower() == str(wanted).strip().lower()
+    if str(value) == str(wanted).strip():
+        return True
+    if isinstance(value, int | float):
+        try:
+            return float(value) == float(str(wanted))
+        except ValueError:
+            return False
+    return False
+
+
+def keep_rows(table: Table, where: Mapping[str, Any]) -> Table:
+    """The table with only the rows whose parameters take the given values.
+
+    ``where`` maps a parameter to a value or a list of values (``{"estimator":
+    "strongest"}``, ``{"T": [2, 4]}``); a row is kept when each parameter takes one of its
+    values. Values may be text (``"0.3"`` keeps ``graph.p = 0.3``); names compare exactly,
+    case included: an unknown name or value is refused with the close ones suggested
+    (``estimator=ML``: did you mean 'ml'?), never folded silently. The skipped and derived
+    points (:attr:`Table.skipped`, :attr:`Table.derived`) are kept when they match too.
+
+    Parameters
+    ----------
+    table : Table
+        The results.
+    where : mapping of str to value or list of values
+        Parameter -> the values to keep.
+
+    Returns
+    -------
+    Table
+        A new table (``table`` is unchanged).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown parameter or value, or values that no row has together.
+
+    Examples
+    --------
+    >>> from anonspread.harness import Table
+    >>> rows = [{"est": e, "T": T, "metric": "detection", "n": 10, "mean": 0.5, "stderr": 0.1,
+    ...          "ci_low": 0.3, "ci_high": 0.7} for e in ("ml", "strongest") for T in (2, 4)]
+    >>> t = Table(params=("est", "T"), param_types={"est": "str", "T": "int"}, rows=rows)
+    >>> [(r["est"], r["T"]) for r in keep_rows(t, {"est": "strongest", "T": ["4"]}).rows]
+    [('strongest', 4)]
+    >>> keep_rows(t, {"est": "ML"})
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: where: no row has est='ML' (est takes 'ml', 'strongest'); did you mean 'ml'?
+    """
+    from anonspread.registry import suggest
+
+    if not isinstance(where, Mapping):
+        raise InvalidParameterError(f"where must be a mapping of parameter to value(s); got {where!r:.80}")
+    chosen: dict[str, list[Any]] = {}
+    for key, wanted in where.items():
+        if key not in table.params:
+            extra = " (choose metrics with --metric, or plot's y)" if key == "metric" else ""
+            raise InvalidParameterError(
+                f"where: unknown parameter {key!r}; the table's parameters are {list(table.params)}"
+                f"{extra}{suggest(str(key), table.params)}")
+        values = list(wanted) if isinstance(wanted, list | tuple | set | frozenset) else [wanted]
+        if not values:
+            raise InvalidParameterError(f"where: {key} needs at least one value")
+        present = list(dict.fromkeys(r[key] for r in table.rows))
+        keep: list[Any] = []
+        for v in values:
+            hits = [p for p in present if _matches(p, v)]
+            if not hits:
+                shown = ", ".join(repr(p) for p in present[:12]) + (", ..." if len(present) > 12 else "")
+                raise InvalidParameterError(
+                    f"where: no row has {key}={str(v)!r} ({key} takes {shown})"
+                    f"{suggest(str(v), [str(p) for p in present])}")
+            keep += [h for h in hits if h not in keep]
+        chosen[key] = keep
+
+    def kept(point: Mapping[str, Any]) -> bool:
+        return all(k not in point or point[k] in vs for k, vs in chosen.items())
+
+    rows = [r for r in table.rows if kept(r)]
+    if not rows:
+        said = " and ".join(f"{k}={','.join(map(str, vs))}" for k, vs in chosen.items())
+        raise InvalidParameterError(f"where: no row has {said} together")
+
+    def kept_items(items: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+        return tuple(i for i in items if not isinstance(i, Mapping)
+                     or not isinstance(i.get("params"), Mapping) or kept(i["params"]))
+
+    return Table(params=table.params, param_types=table.param_types, rows=rows,
+                 skipped=kept_items(table.skipped), derived=kept_items(table.derived))
+
+
+def _cell_text(row: Mapping[str, Any] | None) -> str:
+    """``mean [ci_low, ci_high]``, or the mean alone when the interval is degenerate."""
+    if row is None:
+        return ""
+    mean, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
+    cell = f"{mean:.4g}"
+    if isinstance(lo, float) and isinstance(hi, float) and hi > lo:
+        cell += f" [{lo:.3g}, {hi:.3g}]"
+    return cell
+
+
+def _column_blocks(left_head: list[str], left: list[list[str]], metrics: list[str],
+                   cells: list[list[str]], width: int) -> list[list[str]]:
+    """The table's lines, in as few blocks of metric columns as fit ``width`` (each block
+    repeats the ``left`` columns); one block when everything fits."""
+    def col_width(head: str, column: list[str]) -> int:
+        return max([len(head), *(len(c) for c in column)])
+
+    left_w = [col_width(h, [r[j] for r in left]) for j, h in enumerate(left_head)]
+    metric_w = [col_width(m, [r[j] for r in cells]) for j, m in enumerate(metrics)]
+    base = sum(left_w) + 2 * len(left_w)
+    groups: list[list[int]] = [[]]
+    used = base
+    for j, w in enumerate(metric_w):
+        if groups[-1] and used + w > width:
+            groups.append([])
+            used = base
+        groups[-1].append(j)
+        used += w + 2
+    blocks = []
+    for b, group in enumerate(groups):
+        header = left_head + [metrics[j] for j in group]
+        widths = left_w + [metric_w[j] for j in group]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
+                 "  ".join("-" * w for w in widths)]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(lrow + [crow[j] for j in group], widths))
+                  for lrow, crow in zip(left, cells)
+                  if len(groups) == 1 or any(crow[j] for j in group) or (b == 0 and not any(crow))]
+        blocks.append(lines)
+    return blocks
 
 
 def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = ()) -> list[str]:

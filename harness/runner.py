@@ -99,18 +99,25 @@ class RunResult:
         """Path of the PNG written by the run (None when run with ``plot=False``)."""
         return self.paths.get("png")
 
-    def __repr__(self) -> str:
-        """A screenful: name, size, seed, files, and the first points of the table."""
+    def _head(self) -> str:
         t = self.table
         points = len({tuple(r[p] for p in t.params) for r in t.rows})
         metrics = list(dict.fromkeys(r["metric"] for r in t.rows))
-        files = ", ".join(str(p) for k, p in self.paths.items() if k != "journal")
         trials = self.metadata.get("trials") if self.metadata else None
-        head = (f"<RunResult {self.experiment.name!r}: {points} points x {len(metrics)} metrics, "
+        return (f"<RunResult {self.experiment.name!r}: {points} points x {len(metrics)} metrics, "
                 f"{'exact' if trials is None else f'{trials:,} trials per point'}, seed {self.seed}, "
                 f"{self.elapsed:.1f} s>")
-        return "\n".join([head, f"files: {files}" if files else "files: none",
-                          t.format_text(max_points=12)])
+
+    def __repr__(self) -> str:
+        """One line: name, size, seed and time (``print(res)`` shows the table)."""
+        return self._head()
+
+    def __str__(self) -> str:
+        """A screenful: the one line, the files, and the first points of the table, as wide
+        as the terminal (:meth:`Table.format_text`)."""
+        files = ", ".join(str(p) for k, p in self.paths.items() if k != "journal")
+        return "\n".join([self._head(), f"files: {files}" if files else "files: none",
+                          self.table.format_text(max_points=12)])
 
     def _repr_html_(self) -> str:
         """Notebook display: the run's table (intervals and trials) and its figure."""
@@ -120,12 +127,19 @@ class RunResult:
         side = dict(self.metadata) or {"experiment": self.experiment.name, "title": self.experiment.title}
         return run_html(side, self.table, figure_png(self.draw()))
 
-    def draw(self) -> Any:
-        """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included)."""
+    def draw(self, *, where: Mapping[str, Any] | None = None) -> Any:
+        """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included).
+
+        Parameters
+        ----------
+        where : mapping of str to value or list of values, optional
+            Keep only the rows whose parameters take these values
+            (``res.draw(where={"estimator": "strongest"})``; :func:`~harness.results.keep_rows`).
+        """
         from anonspread.harness.plots import draw
 
         labels = {m.name: m.words for m in self.experiment.metrics}
-        return draw(self.table, self.experiment.plot_spec(), labels=labels, info=self.metadata)
+        return draw(self.table, self.experiment.plot_spec(), labels=labels, info=self.metadata, where=where)
 
 
 def resolve_seed(rng: Any) -> int:

@@ -117,6 +117,10 @@ class UnitResult:
             moments={k: Moments(int(v[0]), float(v[1]), float(v[2])) for k, v in data["moments"].items()},
         )
 
+    def __repr__(self) -> str:
+        return (f"UnitResult(point={self.point}, batch={self.batch}, n={self.n}, "
+                f"metrics={len(self.moments)}, seconds={self.seconds:.3g})")
+
 
 @dataclass(frozen=True)
 class Task:

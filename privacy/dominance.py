@@ -186,6 +186,10 @@ class ErrorRegion:
         """
         return np.interp(np.asarray(p_fa, dtype=float), self.p_fa, self.p_md)
 
+    def __repr__(self) -> str:
+        # one line: the number of vertices (the arrays are the fields)
+        return f"ErrorRegion(vertices={len(self.p_fa)})"
+
 
 def error_region(Q: Any) -> ErrorRegion:
     """Error region ``R_Q`` of a binary-input mechanism (§3.5, Fig. 3.9b).

@@ -125,6 +125,12 @@ class StaircaseResult:
     n_rounds: int
     n_columns: int
 
+    def __repr__(self) -> str:
+        # one line: the optimum and the solver's effort (the staircase patterns are the fields)
+        return (f"StaircaseResult(mechanism={self.mechanism!r}, value={self.value:.6g}, "
+                f"gap={self.upper_bound - self.value:.2g}, method={self.method!r}, "
+                f"rounds={self.n_rounds}, columns={self.n_columns})")
+
 
 def pattern_matrix(k: int, eps: float) -> np.ndarray:
     """The staircase pattern matrix ``S^(k)`` of Definition 3.2.3, shape ``(k, 2^k)``.

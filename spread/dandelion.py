@@ -93,6 +93,7 @@ from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
 from anonspread.spread.limits import check_size
 from anonspread.spread.nodes import Message, MessageBehaviour, Node
 from anonspread.spread.protocols import Protocol, _class_registrar
+from anonspread.spread.result import _short
 from anonspread.spread.spy_observation import SpyObservation
 from anonspread.validation import check_int, check_probability, check_real, check_rng
 
@@ -500,6 +501,11 @@ class AnonymityGraph:
                 return int(self.in_to[j])
         raise InvalidParameterError(f"prev must be an in-neighbour of node index {v}; got {prev}")
 
+    def __repr__(self) -> str:
+        # one line: the size (the CSR arrays are the fields)
+        return (f"AnonymityGraph(protocol={_short(self.protocol)}, graph={_short(self.graph)}, "
+                f"arcs={int(self.out.shape[0])}, diffusers={int(np.count_nonzero(self.diffuser))})")
+
 
 def _labels(g: ContactGraph, idx: np.ndarray) -> list:
     """The labels of ``idx`` as a list of Python objects (ints stay ints)."""
@@ -675,6 +681,14 @@ class StemBatch:
         return SpyObservation(graph=self.graph, T=math.inf, spies=np.array(self.labels(spies)),
                               spy_index=spies.copy(), time=self.spy_time[i].copy(),
                               sender=senders, kind=kinds, protocol=self.protocol)
+
+    def __repr__(self) -> str:
+        # one line: the size and the key figures (the per-transaction arrays are the fields)
+        n = self.trials
+        stem = f"{float(np.mean(self.stem_length)):.4g}" if n else "nan"
+        return (f"StemBatch(protocol={_short(self.protocol)}, graph={_short(self.graph)}, trials={n}, "
+                f"mean stem length={stem}, spies={len(self.spies)}, "
+                f"failsafe={int(np.count_nonzero(self.failsafe))})")
 
 
 def _spy_matrix(g: ContactGraph, spies: Any, trials: int) -> np.ndarray:

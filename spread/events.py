@@ -71,7 +71,7 @@ from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size
 from anonspread.spread.nodes import Message, Node, step_of_tick
 from anonspread.spread.protocols import Protocol
-from anonspread.spread.result import Spread
+from anonspread.spread.result import Spread, _short
 from anonspread.spread.simulate import _check_protocol, _source_index, make_spread
 from anonspread.validation import check_int, check_real, check_rng
 
@@ -228,6 +228,11 @@ class MessageLog:
         return list(zip(self.received[d].tolist(), self.sender[d].tolist(),
                         self.receiver[d].tolist(), self.kind[d].tolist()))
 
+    def __repr__(self) -> str:
+        delivered = int(np.count_nonzero(self.delivered))
+        last = f"{float(np.max(self.received)):.4g}" if len(self.received) else "nan"
+        return f"MessageLog(messages={len(self.sent)}, delivered={delivered}, last received={last})"
+
 
 @dataclass(frozen=True)
 class MessageCounts:
@@ -246,6 +251,11 @@ class MessageCounts:
     total: int
     by_kind: dict
     per_node: dict
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{k} {v}" for k, v in list(self.by_kind.items())[:4])
+        more = f", +{len(self.by_kind) - 4} kinds" if len(self.by_kind) > 4 else ""
+        return f"MessageCounts(total={self.total}, nodes={len(self.per_node)}, by kind: {kinds}{more})"
 
 
 @dataclass(frozen=True)
@@ -272,6 +282,11 @@ class MessageRun:
     counts: MessageCounts
     delay: DelayModel | None = field(default=None)
     anonymity: Any = field(default=None)
+
+    def __repr__(self) -> str:
+        delay = "" if self.delay is None else f", delay={_short(self.delay)}"
+        return (f"MessageRun(T={self.spread.T}, n_infected={self.spread.n_infected}, "
+                f"messages={self.counts.total}{delay})")
 
 
 class Port:

@@ -125,6 +125,19 @@ class Spread:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        # one line: what ran where, and the figures a reader looks at first (the arrays are fields)
+        vs = "" if self.virtual_source is None else f", virtual_source={_short(self.virtual_source, 20)}"
+        stop = "" if self.stop is None else f", stop={str(self.stop)!r}, reached={self.reached}"
+        return (f"Spread(protocol={_short(self.protocol)}, graph={_short(self.graph)}, T={self.T}, "
+                f"n_infected={self.n_infected}, source={_short(self.source, 20)}{vs}{stop})")
+
+
+def _short(obj: Any, limit: int = 60) -> str:
+    """``repr(obj)`` when it is one line of at most ``limit`` characters, else its type's name."""
+    text = repr(obj)
+    return text if len(text) <= limit and "\n" not in text else f"{type(obj).__name__}(...)"
+
 
 @dataclass(frozen=True, eq=False)
 class SpreadBatch:
@@ -204,5 +217,7 @@ class SpreadBatch:
         # one line whatever the trials: the arrays are there to be read, not printed
         sizes = self.sizes[:, self.T] if self.sizes.ndim == 2 and self.sizes.shape[0] else None
         mean = f"{float(sizes.mean()):.6g}" if sizes is not None else "nan"
-        return (f"SpreadBatch(protocol={self.protocol!r}, graph={self.graph!r}, T={self.T}, "
-                f"trials={self.trials}, mean N_T={mean})")
+        stop = "" if self.stop is None or self.reached is None else (
+            f", stop={str(self.stop)!r}, reached={int(np.count_nonzero(self.reached))}")
+        return (f"SpreadBatch(protocol={_short(self.protocol)}, graph={_short(self.graph)}, T={self.T}, "
+                f"trials={self.trials}, mean N_T={mean}{stop})")

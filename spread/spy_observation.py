@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from anonspread.spread.result import _short
+
 __all__ = ["SpyObservation"]
 
 
@@ -77,3 +79,9 @@ class SpyObservation:
         n = g.number_of_touched_nodes() if g.is_infinite else g.number_of_nodes()
         idx = np.arange(n, dtype=np.int64)
         return g.labels_of(idx), idx
+
+    def __repr__(self) -> str:
+        # one line: the sizes (the spies' arrays are the fields)
+        heard = int(np.count_nonzero(np.isfinite(np.asarray(self.time, dtype=float))))
+        return (f"SpyObservation(graph={_short(self.graph)}, protocol={_short(self.protocol)}, T={self.T}, "
+                f"spies={len(self.spies)}, heard={heard})")

@@ -100,15 +100,15 @@ def check_graph_size(family: str, n: int, edges: float, *, per_item: int = BYTES
     check_size("graph.n", n, nbytes=per_item * (float(n) + float(edges)), work=float(n) + float(edges),
                what=f"graph {family!r} ({shown}: about {float(edges):.3g} edges)")
 
-_N = Param("int", 1000, low=1, doc="number of nodes")
-_PROB = Param("float", 0.1, low=0.0, high=1.0)
+_N = Param("int", 1000, low=1, doc="number of nodes n")
+_PROB = Param("float", 0.1, low=0.0, high=1.0, doc="rewiring probability p")
 
 
 def _nx_error(family: str, exc: Exception) -> InvalidParameterError:
     return InvalidParameterError(f"graph {family!r}: {exc}")
 
 
-@register_component("graph", "random-regular", params={"n": _N, "d": Param("int", 4, low=0)})
+@register_component("graph", "random-regular", params={"n": _N, "d": Param("int", 4, low=0, doc="degree d")})
 def random_regular(n: int = 1000, d: int = 4, *, rng: int = 0) -> Any:
     """Uniform random d-regular graph on n nodes (networkx.random_regular_graph)."""
     import networkx as nx
@@ -121,7 +121,7 @@ def random_regular(n: int = 1000, d: int = 4, *, rng: int = 0) -> Any:
 
 
 @register_component("graph", "erdos-renyi",
-                    params={"n": _N, "mean_degree": Param("float", 5.0, low=0.0, doc="(n - 1) p")})
+                    params={"n": _N, "mean_degree": Param("float", 5.0, low=0.0, doc="mean degree (n - 1) p")})
 def erdos_renyi(n: int = 1000, mean_degree: float = 5.0, *, rng: int = 0) -> Any:
     """Erdos-Renyi G(n, p) with p = mean_degree / (n - 1) (drawn in O(n + m) with numpy).
 
@@ -155,7 +155,7 @@ def erdos_renyi(n: int = 1000, mean_degree: float = 5.0, *, rng: int = 0) -> Any
     return ContactGraph(list(range(n)), indptr, indices)
 
 
-@register_component("graph", "barabasi-albert", params={"n": _N, "m": Param("int", 3, low=1)})
+@register_component("graph", "barabasi-albert", params={"n": _N, "m": Param("int", 3, low=1, doc="edges per new node m")})
 def barabasi_albert(n: int = 1000, m: int = 3, *, rng: int = 0) -> Any:
     """Barabasi-Albert preferential attachment, m edges per new node."""
     import networkx as nx
@@ -168,7 +168,7 @@ def barabasi_albert(n: int = 1000, m: int = 3, *, rng: int = 0) -> Any:
 
 
 @register_component("graph", "watts-strogatz",
-                    params={"n": _N, "k": Param("int", 4, low=2), "p": _PROB})
+                    params={"n": _N, "k": Param("int", 4, low=2, doc="ring-lattice degree k"), "p": _PROB})
 def watts_strogatz(n: int = 1000, k: int = 4, p: float = 0.1, *, rng: int = 0) -> Any:
     """Watts-Strogatz small world: ring lattice of degree k, each edge rewired with probability p."""
     import networkx as nx
@@ -186,7 +186,8 @@ def watts_strogatz(n: int = 1000, k: int = 4, p: float = 0.1, *, rng: int = 0) -
 
 
 @register_component("graph", "powerlaw-cluster",
-                    params={"n": _N, "m": Param("int", 3, low=1), "p": Param("float", 0.5, low=0.0, high=1.0)})
+                    params={"n": _N, "m": Param("int", 3, low=1, doc="edges per new node m"),
+                            "p": Param("float", 0.5, low=0.0, high=1.0, doc="triangle-closing probability p")})
 def powerlaw_cluster(n: int = 1000, m: int = 3, p: float = 0.5, *, rng: int = 0) -> Any:
     """Holme-Kim powerlaw-cluster graph: BA with a triangle-closing step of probability p."""
     import networkx as nx
@@ -199,9 +200,10 @@ def powerlaw_cluster(n: int = 1000, m: int = 3, p: float = 0.5, *, rng: int = 0)
 
 
 @register_component("graph", "stochastic-block",
-                    params={"n": _N, "blocks": Param("int", 2, low=1),
-                            "p_in": Param("float", 0.05, low=0.0, high=1.0),
-                            "p_out": Param("float", 0.005, low=0.0, high=1.0)})
+                    params={"n": _N, "blocks": Param("int", 2, low=1, doc="number of blocks"),
+                            "p_in": Param("float", 0.05, low=0.0, high=1.0, doc="edge probability within a block p_in"),
+                            "p_out": Param("float", 0.005, low=0.0, high=1.0,
+                                            doc="edge probability across blocks p_out")})
 def stochastic_block(n: int = 1000, blocks: int = 2, p_in: float = 0.05, p_out: float = 0.005,
                      *, rng: int = 0) -> Any:
     """Stochastic block model with equal blocks (sizes differ by at most 1), p_in within, p_out across."""
@@ -256,7 +258,7 @@ def _register_datasets() -> None:
             description=f"bundled SNAP graph {name} (datasets.load_graph)",
             params={"min_degree": Param("int", default, low=0, doc="drop nodes of smaller degree"),
                     "iterative": Param("bool", False, doc="repeat until none is left (k-core)"),
-                    "largest_component": Param("bool", False)})
+                    "largest_component": Param("bool", False, doc="keep the largest connected component")})
 
 
 _register_datasets()
@@ -270,7 +272,7 @@ def line() -> Any:
     return make()
 
 
-@register_component("graph", "regular-tree", params={"d": Param("int", 3, low=2)})
+@register_component("graph", "regular-tree", params={"d": Param("int", 3, low=2, doc="degree d")})
 def regular_tree(d: int = 3) -> Any:
     """The infinite d-regular tree."""
     from anonspread.spread.graphs import regular_tree as make

@@ -51,6 +51,10 @@ class EmpiricalJoint:
     values: tuple[str, ...]
     n_records: int
 
+    def __repr__(self) -> str:
+        return (f"EmpiricalJoint(records={self.n_records}, secrets={len(self.secrets)}, "
+                f"values={len(self.values)})")
+
 
 def _column(records: Any, name: str) -> np.ndarray:
     if hasattr(records, "column"):

@@ -94,12 +94,20 @@ def test_first_line_of_a_piloted_run_is_the_estimate(tmp_path):
     assert "pilot" not in again.metadata["timing"]
 
 
-def test_dry_run_prints_the_estimate_and_writes_nothing(tmp_path, capsys):
+def test_dry_run_prints_the_estimate_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "90")
     rc = main(["sweep", "detection", "--set", "T=2,4", "--trials", "300", "--dry-run",
                "--out", str(tmp_path), "--workers", "2"])
     out = capsys.readouterr().out
     assert rc == 0
-    lines = out.splitlines()
+    # wrapped at the terminal's width, continuation lines indented four more (issue 34)
+    assert max(len(ln) for ln in out.splitlines()) <= 90
+    lines = []
+    for ln in out.splitlines():
+        if lines and len(ln) - len(ln.lstrip()) >= len(lines[-1]) - len(lines[-1].lstrip()) + 4:
+            lines[-1] += " " + ln.strip()
+        else:
+            lines.append(ln)
     assert lines[0].startswith("sweep-detection-") and ": pilot estimate (6 (point, estimator) pairs" in lines[0]
     assert "wall on processes(workers=2)" in lines[0]
     assert sum(" per trial x 300 trials" in ln for ln in lines) == 6

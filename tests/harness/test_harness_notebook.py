@@ -45,8 +45,12 @@ def test_reprs_fit_a_screen(res):
         text = repr(obj)
         assert _screenful(text), (type(obj).__name__, len(text), len(text.splitlines()))
     assert repr(res).startswith("<RunResult 'nb-demo': 60 points x 2 metrics, 50 trials per point, seed 1")
-    assert repr(res.table).startswith("<Table: 60 points x 2 metrics (hit, size); parameters p, who>")
-    assert "... 48 more points in the CSV" in repr(res.table)
+    assert repr(res.table) == "<Table: 60 points x 2 metrics (hit, size); parameters p, who>"
+    # print() shows the table (a screenful), repr the one line (issue 34)
+    for obj in (res, res.table):
+        assert _screenful(str(obj)) and "\n" not in repr(obj)
+    assert str(res).startswith(repr(res) + "\nfiles: ")
+    assert "... 48 more points in the CSV" in str(res.table)
 
 
 def test_every_registered_experiment_has_a_short_repr():
