@@ -369,9 +369,32 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
         keys = [e if isinstance(e, str) else i for i, e in enumerate(ests)]
         unique = list(dict.fromkeys(keys))
         funcs = [_as_function(ests[keys.index(k)], proto, g, rng) for k in unique]
-        runs = dict(zip(unique, _python_trials(g, proto, T, n, funcs, rng, stop=stop)))
+        runs = dict(zip(unique, _warnings_summarised(
+            lambda: _python_trials(g, proto, T, n, funcs, rng, stop=stop), n)))
         out = [runs[k] for k in keys]
     return dict(zip(names_t, out)) if paired else out[0]
+
+
+def _warnings_summarised(call: Any, n: int) -> Any:
+    """``call()``, its warnings of each category given once with a count: an estimator that
+    warns per snapshot (``BPConvergenceWarning``) would otherwise print one line for each of
+    a batch's ``n`` trials. The first warning's text and location are kept; the category is
+    the same, so filters apply as before."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call()
+    groups: dict[type, list] = {}
+    for w in caught:
+        groups.setdefault(w.category, []).append(w)
+    for category, ws in groups.items():
+        first = ws[0]
+        text = str(first.message)
+        if len(ws) > 1:
+            text = (f"{len(ws)} warnings of this kind in a batch of {n} trials; the first: {text}")
+        warnings.warn_explicit(text, category, first.filename, first.lineno)
+    return out
 
 
 def _is_batch(name: str) -> bool:

@@ -352,3 +352,34 @@ def test_authors_rule_reaches_the_issues_fraction_of_ego_facebook_after_10_round
     mean, se = got["keep"]
     assert abs(mean - 0.261) < 4 * math.hypot(se, 0.004), got
     assert got["pass"][0] > got["keep"][0]
+
+
+class _NoisyWarning(UserWarning):
+    pass
+
+
+def _noisy_scores(snapshot):
+    import warnings
+
+    warnings.warn(_NoisyWarning(f"estimate of a snapshot of {snapshot.n} nodes is rough"), stacklevel=2)
+    return _degree_scores(snapshot)
+
+
+def test_an_estimator_warning_per_snapshot_is_given_once_per_batch_with_its_count(tmp_path):
+    """An estimator that warns on every snapshot (bp's BPConvergenceWarning) prints one
+    line per batch, with the count and the first message, in the same category."""
+    import warnings
+
+    harness.register_component("estimator", "test-noisy", lambda: _noisy_scores, replace=True)
+    exp = harness.compose("detection", product={
+        "graph": "erdos-renyi", "graph.n": 60, "protocol": ["flooding"],
+        "estimator": ["test-noisy", "jordan"], "T": [2]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        harness.run(exp, trials=30, rng=3, out=tmp_path, workers=1, plot=False, progress=False,
+                    batch_size=15)
+    noisy = [w for w in caught if issubclass(w.category, _NoisyWarning)]
+    assert len(noisy) == 2, [str(w.message) for w in noisy]  # two batches of 15 trials
+    for w in noisy:
+        assert str(w.message).startswith("15 warnings of this kind in a batch of 15 trials; the first: "
+                                         "estimate of a snapshot of ")
