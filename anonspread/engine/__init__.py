@@ -32,7 +32,7 @@ A compiled extension that is missing or damaged (a truncated file, one built for
 Python or numpy) is reported when it is first imported, by an import hook this package
 installs for its own private names: an :class:`~anonspread.errors.InstallError` naming the
 extension, its file, what the loader said and how to reinstall, instead of a bare
-``ImportError`` (see :func:`_guard_extensions`).
+``ImportError`` (``_guard_extensions``).
 """
 
 from __future__ import annotations
