@@ -6,6 +6,8 @@ Tests use FIFOs, symlinks and directories in a temporary folder, never real devi
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 
@@ -27,12 +29,12 @@ def _one_line_error(capsys, argv, *fragments, code=1):
     return lines[0]
 
 
-@pytest.fixture
-def result(tmp_path, capsys):
-    out = tmp_path / "runs"
-    assert main(["run", "test-coin", *IMPORT, "--out", str(out), "--workers", "1", "--no-plot",
-                 "--trials", "50"]) == 0
-    capsys.readouterr()
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "test-coin", *IMPORT, "--out", str(out), "--workers", "1", "--no-plot",
+                     "--trials", "50"]) == 0
     return out / "test-coin.csv"
 
 
