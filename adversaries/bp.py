@@ -54,6 +54,7 @@ from anonspread.adversaries.registry import register_estimator
 from anonspread.adversaries.scores import Scores
 from anonspread.engine import bp as _bp
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.limits import check_size
 from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
 from anonspread.validation import check_int, check_real
 
@@ -533,6 +534,10 @@ def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: An
     _check_protocol(protocol)
     T = check_int(T, "T", low=0)
     trials = check_int(trials, "trials", low=2)
+    # each trial is a Python-level simulate() and a BP posterior: at least ~10^4 kernel
+    # visits' time (as a Bayes-ceiling Monte Carlo trial counts); refused up front (issue 33)
+    check_size("trials", trials, nbytes=16.0 * trials, work=trials * (T + 1 + 10_000.0),
+               what="BP's detection trials")
     gen = check_rng(rng)
     hit = np.empty(trials)
     pred = np.empty(trials)

@@ -12,6 +12,7 @@ __all__ = [
     "ExecutorError",
     "GraphError",
     "InfeasibleError",
+    "InstallError",
     "InvalidParameterError",
     "InvalidTypeError",
     "UnknownNameError",
@@ -101,6 +102,20 @@ class InfeasibleError(AnonspreadError, RuntimeError):
     Traceback (most recent call last):
     ...
     anonspread.errors.InfeasibleError: the polytope is empty
+    """
+
+
+class InstallError(AnonspreadError, ImportError):
+    """A compiled extension of the engine is missing or damaged (a broken install).
+
+    The message names the extension and its file, what the loader said, and how to
+    reinstall; being an :class:`ImportError`, ``except ImportError`` still catches it.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> [issubclass(asp.errors.InstallError, c) for c in (ImportError, asp.AnonspreadError)]
+    [True, True]
     """
 
 

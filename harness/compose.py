@@ -566,7 +566,9 @@ def load_sweep_file(path: str) -> dict[str, Any]:
     import stat
 
     try:
-        with open(path, "rb") as fh:
+        # non-blocking: opening a FIFO for reading would wait for a writer (issue 33)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
             mode = os.fstat(fh.fileno()).st_mode
             if not stat.S_ISREG(mode):
                 raise InvalidParameterError(

@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -244,6 +245,13 @@ class Journal:
             fd = os.open(self.path, flags, 0o666)
         except OSError as exc:
             raise self._os_error(exc, "open") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # a FIFO opens read-write without blocking (issue 33)
+            os.close(fd)
+            kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+                    else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
+            raise OutputError(f"{self.path} is a {kind}, not a regular file: the journal must be a "
+                              "regular file; remove it or choose another --out")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

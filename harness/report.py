@@ -261,6 +261,11 @@ def _interrupted_html(folder: Path) -> list[str]:
     return [f"<h2>Interrupted runs ({len(found)}: a journal without its CSV)</h2><ul>{rows}</ul>"]
 
 
+def _trials(side: Mapping[str, Any]) -> str:
+    """The trials of a run, ``exact`` for a run that evaluates without sampling (``trials`` null)."""
+    return str(side["trials"]) if side.get("trials") is not None else "exact"
+
+
 def _page(title: str, body: Sequence[str], *, script: bool = False) -> str:
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -322,7 +327,7 @@ def _paged(folder: Path, runs: Sequence[Path], target: Path) -> Path:
                        f'<td><a href="{{page}}">{html.escape(csv_path.stem)}</a></td>'
                        f"<td>{html.escape(str(side.get('title', '')))}</td>"
                        f'<td class="num">{html.escape(str(points))}</td>'
-                       f'<td class="num">{html.escape(str(side.get("trials", "exact")))}</td>'
+                       f'<td class="num">{html.escape(_trials(side))}</td>'
                        f'<td class="num">{html.escape(str(side.get("seed")))}</td>'
                        f'<td><img class="thumb" loading="lazy" alt="figure of {html.escape(csv_path.stem)}" '
                        f'src="{{png}}"></td></tr>', pages[i], png))

@@ -585,6 +585,20 @@ def check_replaceable(path: str | os.PathLike[str]) -> Path:
                       f"the {kind} first")
 
 
+def _check_readable(path: str | os.PathLike[str], what: str) -> None:
+    """Refuse to read a result file that is not a regular file (followed through symlinks):
+    opening a FIFO blocks until a writer comes, and a device may never end (issue 33)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the open words it (missing, no permission)
+    if stat.S_ISREG(mode):
+        return
+    kind = next((k for test, k in _KINDS if test(mode)), "special file")
+    raise OutputError(f"{path} is a {kind}, not a regular file: {what} must be a regular file "
+                      "(a pipe or a device may never end)")
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same directory + replace).
 
@@ -678,6 +692,7 @@ def read_sidecar(csv_path: str | os.PathLike[str]) -> dict[str, Any]:
                           + (f" (e.g. {', '.join(runs)})" if runs else "")
                           + ", or use 'anonspread report DIR' for the whole folder")
     side = Path(csv_path).with_suffix(".json")
+    _check_readable(side, "a result's JSON sidecar")
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -741,6 +756,7 @@ def read_table(csv_path: str | os.PathLike[str], sidecar: Mapping[str, Any] | No
     sidecar = read_sidecar(csv_path) if sidecar is None else sidecar
     types = dict(sidecar["parameter_types"])
     params = tuple(sidecar["parameters"])
+    _check_readable(csv_path, "a result CSV")
     try:
         with open(csv_path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)

@@ -27,11 +27,13 @@ failure (:func:`_replay`): the same exception, message and line, at readline spe
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gzip
 import io
 import os
 import re
 import stat
+import time
 import zlib
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
@@ -40,7 +42,7 @@ import numpy as np
 
 from anonspread.engine import edgelist as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
-from anonspread.spread.limits import check_size, memory_budget
+from anonspread.spread.limits import TEXT_PER_EDGE, check_idle_text, check_size, memory_budget
 
 __all__ = [
     "BYTES_PER_EDGE_READ",
@@ -314,6 +316,36 @@ class _Scan:
         clean = not fault and _window_is_clean(fh, bytes(buf[tok.ev_end:have]), eof)
         raise _Stop(lineno, _constant(err), not clean)
 
+    def _check_idle(self, fh: Any, read: int, started: float, eof: bool) -> None:
+        """Stop (raise _Stop) once the idle text read exceeds the reader's budget
+        (:func:`~anonspread.spread.limits.check_idle_text`): checked after every block."""
+        tok = self.tok
+        nodes = int(tok.n_nodes)
+        idle = read - TEXT_PER_EDGE * min(int(tok.edges), nodes * nodes)
+        if idle <= 0:
+            return
+        total: float | None = float(read)
+        if not eof:
+            total = None
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                raw = getattr(fh, "fileobj", None)
+                size = os.fstat((raw or fh).fileno()).st_size
+                if raw is None:
+                    total = float(size)
+                elif raw.tell() < size:  # a GzipFile: the compression ratio so far
+                    total = read * size / max(raw.tell(), 1)
+                else:  # all of it buffered: the size its trailer records (modulo 2^32)
+                    with open(self.text, "rb") as f:
+                        f.seek(-4, os.SEEK_END)
+                        isize = int.from_bytes(f.read(4), "little")
+                    total = float(isize) if isize > read else None
+        try:
+            check_idle_text("path", self.text, idle=idle, read=read, lines=int(tok.lineno),
+                            edges=int(tok.edges), nodes=nodes, total=total,
+                            seconds=time.perf_counter() - started)
+        except InvalidParameterError as err:
+            raise _Stop(int(tok.lineno), _constant(err), False) from None
+
     def run(self) -> str:
         """Read the whole file: 'done', or 'bigint' (a name beyond int64); raises _Stop."""
         tok = self.tok
@@ -323,6 +355,8 @@ class _Scan:
         gz = self.text.endswith(".gz")
         have = 0
         eof = False
+        read = 0
+        started = time.perf_counter()
         try:
             fh = _open_binary(self.text)
         except OSError:
@@ -343,6 +377,7 @@ class _Scan:
                             eof = True
                         else:
                             have += got
+                            read += got
                 except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
                     fault = True  # the lines read so far first: an error in them may come first
                 pos = 0
@@ -353,6 +388,8 @@ class _Scan:
                     if ev == _kernels.EV_BIGINT:
                         return "bigint"
                     self._event(ev, buf, have, fh, eof, fault)
+                if not fault:
+                    self._check_idle(fh, read, started, eof)
                 if fault:
                     raise _Stop(tok.lineno + 1, None, True)
                 if eof:

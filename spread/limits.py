@@ -29,6 +29,17 @@ pool and Dask workers started by a run see the same values:
 ``ANONSPREAD_MEMORY_LIMIT`` (bytes; suffixes K, M, G, T accepted, e.g. ``64G``) and
 ``ANONSPREAD_MAX_WORK`` (node visits, e.g. ``1e13``). :func:`raised_limits` sets them
 for a ``with`` block.
+
+**Readers.** A file's size says little about what reading it costs when its lines add
+nothing: a gigabyte of one repeated edge line, or a megabyte of gzip that expands to it,
+holds a graph of two nodes yet takes a minute and gigabytes to read. A reader therefore
+counts its *idle text*: the bytes read beyond :data:`TEXT_PER_EDGE` bytes for each
+distinct edge the lines read so far could hold (at most the edge lines, and at most
+``nodes^2`` for the nodes named so far), i.e. text that is certainly repeated edges,
+self-loops, comments or blank lines. More than :func:`idle_text_budget` bytes of it
+(:data:`MAX_IDLE_TEXT`, raised with ``ANONSPREAD_MAX_IDLE_TEXT``) stops the read with
+:func:`check_idle_text`'s error, within seconds; an edge list whose lines name new edges
+never meets this limit, however long (its size is guarded by the memory limit).
 """
 
 from __future__ import annotations
@@ -44,13 +55,18 @@ from anonspread.registry import Registry
 
 __all__ = [
     "BYTES_PER_NODE",
+    "IDLE_TEXT_ENV",
+    "MAX_IDLE_TEXT",
     "MAX_NODES",
     "MAX_WORK",
     "MEMORY_ENV",
+    "TEXT_PER_EDGE",
     "WORK_ENV",
+    "check_idle_text",
     "check_run_size",
     "check_size",
     "expected_reach",
+    "idle_text_budget",
     "memory_budget",
     "raised_limits",
     "register_reach",
@@ -69,6 +85,15 @@ MAX_WORK = 10**12
 MEMORY_ENV = "ANONSPREAD_MEMORY_LIMIT"
 #: Environment variable raising (or lowering) the work limit, in node visits (``1e13`` allowed).
 WORK_ENV = "ANONSPREAD_MAX_WORK"
+#: Bytes of idle text (text that cannot add an edge: repeated edges, self-loops, comments,
+#: blank lines) a reader may read before it stops, unless raised (:data:`IDLE_TEXT_ENV`):
+#: a few seconds at the edge-list reader's pace.
+MAX_IDLE_TEXT = 64 * 2**20
+#: Environment variable raising (or lowering) :data:`MAX_IDLE_TEXT`, in bytes (``4G`` allowed).
+IDLE_TEXT_ENV = "ANONSPREAD_MAX_IDLE_TEXT"
+#: Bytes of text a reader accepts for each distinct edge its lines could hold (a line with
+#: two ids and a few extra columns is 10-60 bytes).
+TEXT_PER_EDGE = 256
 _SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 #: Expected reach by protocol class (keyed by its qualified name; looked up along the MRO).
@@ -135,12 +160,20 @@ def work_budget() -> float:
     return float(MAX_WORK) if env is None else env
 
 
-@contextlib.contextmanager
-def raised_limits(*, memory: float | str | None = None, work: float | None = None) -> Iterator[None]:
-    """Within the block, allow ``memory`` bytes and ``work`` node visits per request.
+def idle_text_budget() -> int:
+    """Bytes of idle text a reader may read: :data:`IDLE_TEXT_ENV` if set, else :data:`MAX_IDLE_TEXT`."""
+    env = _env_number(IDLE_TEXT_ENV, suffixes=True)
+    return MAX_IDLE_TEXT if env is None else int(env)
 
-    Sets :data:`MEMORY_ENV` / :data:`WORK_ENV` (so process-pool workers started inside
-    inherit them) and restores the previous values on exit.
+
+@contextlib.contextmanager
+def raised_limits(*, memory: float | str | None = None, work: float | None = None,
+                  idle_text: float | str | None = None) -> Iterator[None]:
+    """Within the block, allow ``memory`` bytes and ``work`` node visits per request, and
+    ``idle_text`` bytes of idle text per read.
+
+    Sets :data:`MEMORY_ENV` / :data:`WORK_ENV` / :data:`IDLE_TEXT_ENV` (so process-pool
+    workers started inside inherit them) and restores the previous values on exit.
 
     Parameters
     ----------
@@ -148,6 +181,8 @@ def raised_limits(*, memory: float | str | None = None, work: float | None = Non
         Bytes, or text with a suffix (``"64G"``); None keeps the current limit.
     work : float, optional
         Node visits; None keeps the current limit.
+    idle_text : float or str, optional
+        Bytes of idle text a reader may read (``"4G"``); None keeps the current limit.
 
     Yields
     ------
@@ -159,7 +194,7 @@ def raised_limits(*, memory: float | str | None = None, work: float | None = Non
     ...     print(f"{work_budget():.0e}")
     1e+13
     """
-    old = {k: os.environ.get(k) for k in (MEMORY_ENV, WORK_ENV)}
+    old = {k: os.environ.get(k) for k in (MEMORY_ENV, WORK_ENV, IDLE_TEXT_ENV)}
     try:
         if memory is not None:
             os.environ[MEMORY_ENV] = str(memory)
@@ -167,6 +202,9 @@ def raised_limits(*, memory: float | str | None = None, work: float | None = Non
         if work is not None:
             os.environ[WORK_ENV] = repr(float(work)) if not isinstance(work, str) else work
             work_budget()
+        if idle_text is not None:
+            os.environ[IDLE_TEXT_ENV] = str(idle_text)
+            idle_text_budget()
         yield
     finally:
         for k, v in old.items():
@@ -225,6 +263,75 @@ def check_size(name: str, value: Any, *, nbytes: float = 0.0, work: float = 0.0,
             f"time; got {name}={shown}: about {work:.3g} node visits, more than the {limit:.3g} "
             f"allowed ({_HOW_WORK})"
         )
+
+
+def check_idle_text(name: str, value: Any, *, idle: float, read: float, lines: int, edges: int,
+                    nodes: int, total: float | None = None, seconds: float = 0.0) -> None:
+    """Stop a read whose idle text exceeds :func:`idle_text_budget` (see the module's docstring).
+
+    Parameters
+    ----------
+    name : str
+        The parameter naming the file (``path``).
+    value : object
+        Its value.
+    idle : float
+        Bytes of idle text read so far.
+    read : float
+        Bytes of text read so far.
+    lines : int
+        Lines read so far.
+    edges : int
+        Edge lines among them.
+    nodes : int
+        Distinct nodes named so far.
+    total : float, optional
+        Bytes of text the whole file holds (estimated for a compressed file); None: unknown.
+    seconds : float
+        Time the read has taken so far (for the estimate of the whole).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``name`` and ``value``, what was read, what the whole would take, the limit and
+        how to raise it.
+
+    Examples
+    --------
+    >>> check_idle_text("path", "g.txt", idle=2**30, read=2**30, lines=2**28, edges=2**28, nodes=2)
+    Traceback (most recent call last):
+    ...
+    anonspread.errors.InvalidParameterError: path must be an edge list whose lines add edges; got path='g.txt': its first 268,435,456 lines (1 GiB of text) name 2 nodes, so at most 4 distinct edges: 1 GiB of the text is repeated edges, self-loops, comments or blank lines, more than the 64 MiB allowed (remove the repeated lines, e.g. with `sort -u`, or raise the limit with ANONSPREAD_MAX_IDLE_TEXT, e.g. ANONSPREAD_MAX_IDLE_TEXT=2G)
+    """
+    limit = idle_text_budget()
+    if not idle > limit:
+        return
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    whole = ""
+    if total is not None and total > read and seconds > 0:
+        whole = (f"; the whole file holds about {_size(total)} of text, about "
+                 f"{total * seconds / read:.3g} s to read at this pace")
+    raise InvalidParameterError(
+        f"{name} must be an edge list whose lines add edges; got {name}={shown}: its first "
+        f"{lines:,} lines ({_size(read)} of text) name {nodes:,} nodes, so at most "
+        f"{min(edges, nodes * nodes):,} distinct edges: {_size(idle)} of the text is repeated "
+        f"edges, self-loops, comments or blank lines, more than the {_size(limit)} allowed"
+        f"{whole} (remove the repeated lines, e.g. with `sort -u`, or raise the limit with "
+        f"{IDLE_TEXT_ENV}, e.g. {IDLE_TEXT_ENV}={_size(2 * max(total or 0, read), env=True)})"
+    )
+
+
+def _size(nbytes: float, *, env: bool = False) -> str:
+    """``nbytes`` in the largest binary unit that keeps it >= 1 (``64 MiB``; ``64M`` for an env value)."""
+    for unit, scale in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if nbytes >= scale:
+            value = nbytes / scale
+            if env:
+                return f"{math.ceil(value)}{unit}"
+            return f"{value:.3g} {unit}iB"
+    return f"{math.ceil(nbytes)}" if env else f"{nbytes:.0f} B"
 
 
 def ball(degree: float, offspring: float, radius: float) -> float:

@@ -251,3 +251,15 @@ def test_bayes_ceiling_refuses_absurd_sizes_up_front(T, trials, words):
     with pytest.raises(InvalidParameterError, match=words):
         bayes_ceiling(nx.cycle_graph(10), RandomDiffusion(0.5), T, method="monte-carlo",
                       trials=trials, rng=0)
+
+
+@pytest.mark.parametrize("trials, words", [(10**18, "to fit in memory"), (10**8, "to finish in reasonable time")])
+def test_bp_detection_refuses_absurd_trials_up_front(trials, words):
+    # found by the fuzz strategies: np.empty(trials) raised a raw MemoryError
+    import networkx as nx
+
+    from anonspread.adversaries import bp_detection
+    from anonspread.spread.protocols import RandomDiffusion
+
+    with pytest.raises(InvalidParameterError, match=f"trials must be small enough for BP's detection trials {words}"):
+        bp_detection(nx.cycle_graph(10), RandomDiffusion(0.5), 2, trials, rng=0)

@@ -136,3 +136,16 @@ def test_a_few_runs_can_be_paged_and_many_inlined(tmp_path, many):
     assert report(small) and (small / "report.html").read_text().count("data:image/png;base64,") == 2
     with pytest.raises(OutputError, match="self_contained must be"):
         report(small, self_contained="yes")
+
+
+def test_an_exact_run_says_exact_in_the_index(tmp_path):
+    # a run evaluated without sampling records trials: null (the index said "None")
+    for i in range(3):
+        side = _side(f"ex{i}", i)
+        side["trials"] = None
+        (tmp_path / f"ex{i}.csv").write_text(_CSV)
+        (tmp_path / f"ex{i}.json").write_text(json.dumps(side))
+    index = report(tmp_path, self_contained=False).read_text()
+    cells = re.findall(r'<td class="num">([^<]*)</td><td class="num">[^<]*</td><td><img', index)
+    assert cells == ["exact"] * 3, cells
+    assert ">None<" not in index
