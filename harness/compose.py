@@ -264,7 +264,11 @@ def _derive(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]],
 
 
 def _prepare(fn: Callable[..., Any], components: Mapping[str, Mapping[str, Any]], points: Any,
-             pilot: bool) -> Any:
+             pilot: bool, *, executor: Any = None) -> Any:
+    from anonspread.harness.experiment import prepare_takes_executor
+
+    if executor is not None and prepare_takes_executor(fn):
+        return fn(points, pilot, components, executor=executor)
     return fn(points, pilot, components)
 
 

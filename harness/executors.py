@@ -75,6 +75,9 @@ class Executor:
     """
 
     name = "base"
+    #: Every worker runs on this machine and sees its files (the run's own one-off work
+    #: may then be handed to the workers as tasks: :attr:`Experiment.prepare`).
+    shares_files = False
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
@@ -162,6 +165,7 @@ class InProcessExecutor(Executor):
     """
 
     name = "inprocess"
+    shares_files = True
 
     def __init__(self, workers: int = 1) -> None:
         super().__init__(workers)
@@ -273,6 +277,7 @@ class ProcessPoolExecutor(Executor):
     """
 
     name = "processes"
+    shares_files = True
 
     def __init__(self, workers: int = 2, *, start_method: str = "spawn") -> None:
         super().__init__(workers)

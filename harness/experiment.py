@@ -43,6 +43,7 @@ __all__ = [
     "Theory",
     "axis_params",
     "check_experiment",
+    "prepare_takes_executor",
     "with_overrides",
 ]
 
@@ -339,7 +340,10 @@ class Experiment:
         :class:`~harness.work.Preparation` whose ``payload`` (picklable, with
         ``install()``) every worker installs once, before its first task. With
         ``pilot=True`` it does a scaled-down version for the cost estimate and returns the
-        estimated seconds of the full one (:mod:`harness.pilot`).
+        estimated seconds of the full one (:mod:`harness.pilot`). A ``prepare`` that takes
+        a keyword ``executor`` (see :func:`prepare_takes_executor`) is given the run's
+        executor and may run independent pieces as its tasks (the detection sweep trains
+        its distinct learned models on a process pool's workers, one per worker at a time).
     pilot : bool
         Estimate the run's cost from a small timed pilot before it starts, print it as
         the first line, and refuse a run whose estimate is above the work limit
@@ -607,3 +611,34 @@ def check_experiment(exp: Any) -> Experiment:
         if y not in names:
             raise InvalidParameterError(f"{where}: plot metric {y!r} is not one of {names}")
     return exp
+
+
+def prepare_takes_executor(prepare: Callable[..., Any] | None) -> bool:
+    """Whether an :attr:`Experiment.prepare` takes the run's executor (a keyword
+    ``executor``, or ``**kwargs``): the runner then passes it.
+
+    Parameters
+    ----------
+    prepare : callable or None
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from anonspread.harness.experiment import prepare_takes_executor
+    >>> prepare_takes_executor(lambda points, pilot: None)
+    False
+    >>> prepare_takes_executor(lambda points, pilot, *, executor=None: None)
+    True
+    """
+    import inspect
+
+    if prepare is None:
+        return False
+    try:
+        params = inspect.signature(prepare).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "executor" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)

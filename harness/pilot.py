@@ -19,8 +19,9 @@ therefore piloted before it starts:
   timed and counted once per worker, not in the seconds per trial;
 * the run's CPU time is the sum over points of trials x the seconds per trial of each
   of its estimators, plus the one-off work; its wall time on ``workers`` workers is the
-  one-off work (done once, in the run's own process) plus the trials' CPU time over the
-  workers (at least the longest batch).
+  one-off work (done once: in the run's own process, or as tasks shared by the workers
+  of a process pool when the experiment's ``prepare`` takes the executor) plus the
+  trials' CPU time over the workers (at least the longest batch).
 
 An estimator is piloted on its own, simulating its own spreads, while a run's estimators
 share the spreads of a point: where simulation dominates, the estimate counts the spreads
@@ -214,7 +215,7 @@ def _warm(exp: Any, points: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
 
 def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequence[int], *,
                    groups: Mapping[int, Sequence[tuple[int, Any]]] | None, batch_size: int,
-                   workers: int, executor: str) -> CostEstimate:
+                   workers: int, executor: str, one_off_parallel: bool = False) -> CostEstimate:
     """Time a few trials of every (point, estimator) pair and price the whole run.
 
     Parameters
@@ -234,6 +235,10 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
         The executor's workers.
     executor : str
         Its description.
+    one_off_parallel : bool
+        The one-off work's pieces run as tasks on the ``workers`` (its elapsed time is
+        then at least the longest piece and the total over the workers), not one after
+        the other in the run's process.
 
     Returns
     -------
@@ -284,6 +289,8 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
     trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
     once = sum(sum(v) for v in one_off.values())
+    if one_off_parallel and workers > 1:  # the pieces run as tasks on the workers
+        once = sum(max(sum(v) / workers, max(v, default=0.0)) for v in one_off.values())
     # each worker builds the points' graphs once (in parallel), as the pilot's process did
     wall = once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
     notes = []

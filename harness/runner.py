@@ -32,7 +32,13 @@ from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
-from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
+from anonspread.harness.experiment import (
+    Experiment,
+    axis_params,
+    check_experiment,
+    prepare_takes_executor,
+    with_overrides,
+)
 from anonspread.harness.grid import Scalar, expand, grid_size
 from anonspread.harness.journal import Journal, check_units
 from anonspread.harness.pilot import CostEstimate, check_estimate, pilot_estimate
@@ -506,7 +512,9 @@ def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: i
     counts = [per_point] * len(points) if isinstance(per_point, int) else list(per_point)
     groups = _groups(exp, points) if exp.paired is not None else None
     return pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,
-                          workers=executor.workers, executor=executor.describe())
+                          workers=executor.workers, executor=executor.describe(),
+                          one_off_parallel=bool(getattr(executor, "shares_files", False))
+                          and prepare_takes_executor(exp.prepare))
 
 
 def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
@@ -541,7 +549,8 @@ def _prepare_once(exp: Experiment, points: Sequence[Mapping[str, Scalar]], todo:
         bar.say(f"one-off work first, once for the whole run ({what}; pilot estimate "
                 f"{format_duration(sum(sum(v) for v in estimate.one_off.values()))})")
     t0 = time.perf_counter()
-    prepared = exp.prepare([points[i] for i in wanted], False)
+    kwargs = {"executor": executor} if prepare_takes_executor(exp.prepare) else {}
+    prepared = exp.prepare([points[i] for i in wanted], False, **kwargs)
     if prepared is None:
         return None, None
     if prepared.seconds:
