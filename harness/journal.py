@@ -358,6 +358,9 @@ class Journal:
         for r in results:
             rec = {"type": "unit", "session": self._session, **r.to_json()}
             rec["sum"] = _checksum(rec)
+            # the batch's compute time: a resume's ETA and percentage price the work with
+            # it; outside the checksum (not part of the results), read back only if sane
+            rec["seconds"] = round(float(r.seconds), 6)
             records.append(rec)
         try:
             self._write(records)

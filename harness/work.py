@@ -67,7 +67,8 @@ class UnitResult:
     moments : mapping of str to Moments
         One entry per metric.
     seconds : float
-        Compute time of the batch (progress estimates only; not journaled, not compared).
+        Compute time of the batch (progress estimates only; journaled beside the results,
+        outside their checksum, and never compared).
 
     Examples
     --------
@@ -85,7 +86,7 @@ class UnitResult:
     batch: int
     n: int
     moments: Mapping[str, Moments]
-    #: Compute time of the batch (progress estimates only; not journaled, not compared).
+    #: Compute time of the batch (progress estimates only; journaled, never compared).
     seconds: float = field(default=0.0, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -115,11 +116,20 @@ class UnitResult:
             batch=int(data["batch"]),
             n=int(data["n"]),
             moments={k: Moments(int(v[0]), float(v[1]), float(v[2])) for k, v in data["moments"].items()},
+            seconds=_seconds(data.get("seconds")),
         )
 
     def __repr__(self) -> str:
         return (f"UnitResult(point={self.point}, batch={self.batch}, n={self.n}, "
                 f"metrics={len(self.moments)}, seconds={self.seconds:.3g})")
+
+
+def _seconds(value: Any) -> float:
+    """A journaled compute time, or 0.0 (unknown) when absent or not a finite non-negative number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    v = float(value)
+    return v if math.isfinite(v) and v >= 0 else 0.0
 
 
 @dataclass(frozen=True)
