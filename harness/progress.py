@@ -354,11 +354,11 @@ class Progress:
             if in_notebook() and importlib.util.find_spec("ipywidgets") is None:
                 from tqdm.std import tqdm
 
-            self._bar = tqdm(total=1000, desc=self.desc, dynamic_ncols=True, leave=True, unit="starting",
-                             file=self._out(),
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}")
-            with self._lock:
-                self._refresh_bar()
+            with self._lock:  # the first draw already says what the journal holds (a resume)
+                n, text = self._bar_state()
+                self._bar = tqdm(total=100, initial=n, desc=self.desc, dynamic_ncols=True, leave=True,
+                                 unit=text, file=self._out(),
+                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}")
             period = self.tick
         elif self.mode == "log":
             period = self.interval
@@ -380,13 +380,17 @@ class Progress:
                     self._printed += 1
                     self._line(self.status())
 
-    def _refresh_bar(self) -> None:
+    def _bar_state(self) -> tuple[int, str]:
+        """The bar's position (whole percents, floored: 100 only when every batch is
+        finished, as tqdm would round 99.6 up) and its status text."""
         frac = self.fraction()
-        self._bar.n = 1000 if frac >= 1.0 else min(int(1000 * frac), 999)
         # the status goes in the {unit} field of bar_format (a postfix would start with ", ")
-        self._bar.unit = (f"trials {self.trials}/{self.total_trials}, points {self.points}/"
-                          f"{self.total_points}, elapsed {format_duration(time.monotonic() - self._t0)}, "
-                          f"ETA {format_duration(self.eta())}")
+        return (100 if frac >= 1.0 else min(int(100 * frac), 99),
+                f"trials {self.trials}/{self.total_trials}, points {self.points}/{self.total_points}, "
+                f"elapsed {format_duration(time.monotonic() - self._t0)}, ETA {format_duration(self.eta())}")
+
+    def _refresh_bar(self) -> None:
+        self._bar.n, self._bar.unit = self._bar_state()
         self._bar.refresh()
 
     def update(self, trials: int, points: int, *, costs: Sequence[tuple[int, int, float]] = (),
