@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError, SaturationWarning
 from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, make_executor
@@ -126,7 +126,7 @@ class RunResult:
         from anonspread.harness.report import run_html
 
         side = dict(self.metadata) or {"experiment": self.experiment.name, "title": self.experiment.title}
-        return run_html(side, self.table, figure_png(self.draw()))
+        return run_html(side, self.table, figure_png(self.draw()), out=self.paths["csv"].parent)
 
     def draw(self, *, where: Mapping[str, Any] | None = None) -> Any:
         """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included).
@@ -254,6 +254,18 @@ def _prepare_out(out: str | os.PathLike[str]) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise OutputError(f"output directory {path} is not writable")
     return path
+
+
+def _modules(exp: Experiment) -> list[str]:
+    """The user modules an experiment's functions come from (what a reproducing Python
+    line imports so that the experiment is registered again)."""
+    found = []
+    for fn in (exp.trial, exp.trials, exp.evaluate):
+        module = getattr(fn, "__module__", None)
+        if module and module != "__main__" and not module.split(".")[0] == "anonspread" \
+                and module not in found:
+            found.append(module)
+    return found
 
 
 def _versions() -> dict[str, str]:
@@ -674,7 +686,7 @@ def _warn_saturated(exp: Experiment, table: Table) -> None:
         f"{exp.name}: at {len(found)} point(s) spreads infected the whole connected component "
         f"of their source ({'; '.join(parts)}{more}); there detection says little about the "
         "protocol (column 'saturated'; 'component_fraction' is the fraction infected)",
-        RuntimeWarning,
+        SaturationWarning,
         stacklevel=3,
     )
 
@@ -1009,9 +1021,12 @@ def _stage_outputs(
         "saturated": saturated_points(table),
         "high_coverage": covered_points(table),
         "unreached": unreached_points(table),
+        # the metrics the table holds (helpers a derive step drops, e.g. the strongest
+        # attack's selection counts, are no results of the run)
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,
-                     "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],
+                     "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics
+                    if m.name in {r["metric"] for r in table.rows}],
         "parameter_docs": {k: p.doc for k, p in axis_params(exp).items() if p.doc},
         "seed": seed,
         "trials": None if exp.is_exact else trials,
@@ -1021,6 +1036,7 @@ def _stage_outputs(
         "executor": executor.describe(),
         "versions": _versions(),
         "command": sys.argv,
+        "modules": _modules(exp),
         "timing": dict(timing),  # "finished" and "elapsed_s" once the figures are drawn
         "files": {"csv": paths["csv"].name},
         "complete": True,
