@@ -277,39 +277,102 @@ def _read_head(path: Path, limit: int = 1 << 16) -> bytes:
 
 
 def interrupted_runs(folder: Path) -> list[tuple[str, str]]:
-    """``(name, resume command)`` of every journal in ``folder`` without its result CSV.
+    """``(what, resume command)`` of every interrupted run in ``folder``: a journal without
+    its result CSV, or a pending journal (a run that was to replace the results beside it,
+    interrupted: those results are the earlier run's).
 
-    Only the journal's first line (its header, at most 64 KiB) is read.
+    The command is the one the run was started with (recorded in the journal's first
+    session line), its ``--out`` this folder, with ``--rng`` (the journal's seed) and
+    ``--resume``; for journals written before that was recorded, the command is rebuilt
+    from the header. ``what`` names the run and the batches its journal holds.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        An ``--out`` folder.
+
+    Returns
+    -------
+    list of (str, str)
     """
     found = []
-    for journal in sorted(folder.glob("*.journal.jsonl")):
-        name = journal.name[: -len(".journal.jsonl")]
-        if not name or (folder / f"{name}.csv").exists() or not journal.is_file():
+    journals = [(j, j.name[: -len(".journal.jsonl")], False) for j in folder.glob("*.journal.jsonl")]
+    journals += [(j, j.name[: -len(".journal.pending.jsonl")], True)
+                 for j in folder.glob("*.journal.pending.jsonl")]
+    for journal, name, pending in sorted(journals, key=lambda j: (j[1], j[2])):
+        if not name or not journal.is_file() or (not pending and (folder / f"{name}.csv").exists()):
             continue
         try:
-            head = json.loads(_read_head(journal).split(b"\n", 1)[0])
+            lines = _read_head(journal).split(b"\n")
+            head = json.loads(lines[0])
         except (OSError, ValueError):
             head = None
         if not isinstance(head, dict) or head.get("type") != "header":
             found.append((name, f"(the journal's header cannot be read: rerun {name} without --resume)"))
             continue
-        from anonspread.harness.registry import _EXPERIMENTS
-
-        exp = str(head.get("experiment", name))
-        seed, trials = head.get("seed"), head.get("trials")
-        if exp in _EXPERIMENTS:
-            args = ["anonspread", "run", exp, "--out", str(folder)]
-            if seed is not None:
-                args += ["--rng", str(seed)]
-            if trials is not None:
-                args += ["--trials", str(trials)]
-            cmd = shlex.join([*args, "--resume"]) + "  # with the first run's other options (--set ...)"
-        else:
-            tr = f", trials={trials}" if trials is not None else ""
-            cmd = (f"anonspread.harness.run(experiment, rng={seed}{tr}, out={str(folder)!r}, resume=True)"
-                   f"  # the Experiment named {exp!r}")
-        found.append((name, cmd))
+        what = f"{name}: {_journaled(journal)} batches journaled"
+        if pending:
+            what += " (a re-run that was to replace the results beside it; those are the earlier run's)"
+        found.append((what, _resume_command(folder, name, head, _first_command(lines[1:]))))
     return found
+
+
+def _journaled(journal: Path) -> str:
+    """The unit lines of a journal (their number; '?' for one too big to count quickly)."""
+    try:
+        if journal.stat().st_size > 1 << 28:
+            return "?"
+        return str(journal.read_bytes().count(b'"type":"unit"'))
+    except OSError:
+        return "?"
+
+
+def _first_command(lines: Sequence[bytes]) -> list[str] | None:
+    for raw in lines:
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("type") == "session":
+            cmd = rec.get("command")
+            return [str(a) for a in cmd] if isinstance(cmd, list) else None
+    return None
+
+
+def _resume_command(folder: Path, name: str, head: Mapping[str, Any], argv: list[str] | None) -> str:
+    from anonspread.harness.registry import _EXPERIMENTS
+
+    exp = str(head.get("experiment", name))
+    seed, trials = head.get("seed"), head.get("trials")
+    if argv and len(argv) > 1 and _is_cli(argv[0]):
+        args, i = ["anonspread"], 1
+        while i < len(argv):  # this folder is where the journal is, whatever the cwd was
+            if argv[i] == "--out" and i + 1 < len(argv):
+                i += 2
+                continue
+            if not argv[i].startswith("--out="):
+                args.append(argv[i])
+            i += 1
+        args += ["--out", str(folder)]
+        if "--rng" not in args and seed is not None:
+            args += ["--rng", str(seed)]
+        if "--resume" not in args:
+            args.append("--resume")
+        return shlex.join(args)
+    if exp in _EXPERIMENTS:
+        if argv is not None:  # started from Python
+            tr = f", trials={trials}" if trials is not None else ""
+            return (f"from anonspread import harness; harness.run({exp!r}, rng={seed}{tr}, out={str(folder)!r}, "
+                    "resume=True)  # with the first run's other arguments (overrides=...)")
+        args = ["anonspread", "run", exp, "--out", str(folder)]
+        if seed is not None:
+            args += ["--rng", str(seed)]
+        if trials is not None:
+            args += ["--trials", str(trials)]
+        return shlex.join([*args, "--resume"]) + "  # with the first run's other options (--set ...)"
+    tr = f", trials={trials}" if trials is not None else ""
+    return (f"anonspread.harness.run(experiment, rng={seed}{tr}, out={str(folder)!r}, resume=True)"
+            f"  # the Experiment named {exp!r}")
 
 
 def _interrupted_html(folder: Path) -> list[str]:
@@ -317,7 +380,8 @@ def _interrupted_html(folder: Path) -> list[str]:
     if not found:
         return []
     rows = "".join(f"<li><b>{html.escape(n)}</b>: <code>{html.escape(c)}</code></li>" for n, c in found)
-    return [f"<h2>Interrupted runs ({len(found)}: a journal without its CSV)</h2><ul>{rows}</ul>"]
+    return [f"<h2>Interrupted runs ({len(found)}: a journal without its results; resume them with the "
+            f"command shown)</h2><ul>{rows}</ul>"]
 
 
 def _trials(side: Mapping[str, Any]) -> str:
@@ -463,9 +527,18 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
     if self_contained not in (None, True, False):
         raise OutputError(f"self_contained must be True, False or None; got {self_contained!r}")
     runs = sorted(p for p in folder.glob("*.csv") if p.with_suffix(".json").is_file())
-    if not runs:
-        raise OutputError(f"report directory {str(folder)!r} holds no run (a NAME.csv with its NAME.json)")
     target = Path(output) if output is not None else folder / "report.html"
+    if not runs:
+        interrupted = _interrupted_html(folder)
+        if not interrupted:
+            raise OutputError(f"report directory {str(folder)!r} holds no run (a NAME.csv with its "
+                              "NAME.json) and no interrupted run (a NAME.journal.jsonl)")
+        from anonspread.harness.results import check_replaceable
+
+        check_replaceable(target)
+        body = [f"<h1>anonspread report: {html.escape(str(folder))}</h1>",
+                "<p>No finished run here yet.</p>", *interrupted]
+        return atomic_write(target, _page(f"anonspread report: {folder.resolve().name}", body))
     if self_contained is False or (self_contained is None and len(runs) > INLINE_RUNS):
         return _paged(folder, runs, target)
     sections, index = [], []
