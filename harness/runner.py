@@ -32,7 +32,7 @@ import numpy as np
 from anonspread.errors import InvalidParameterError, InvalidTypeError, SaturationWarning
 from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
-from anonspread.harness.executors import Executor, make_executor
+from anonspread.harness.executors import Executor, default_workers, make_executor
 from anonspread.harness.experiment import Experiment, axis_params, check_experiment, with_overrides
 from anonspread.harness.grid import Scalar, expand, grid_size
 from anonspread.harness.journal import Journal, check_units
@@ -300,6 +300,7 @@ def run(
     progress: bool | None = None,
     overwrite: bool = True,
     pilot: bool | None = None,
+    threads: int = 1,
 ) -> RunResult:
     """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
 
@@ -341,6 +342,12 @@ def run(
         print it as the first line and refuse a run whose estimate is above the work
         limit. ``None``: when the experiment asks for it (:attr:`Experiment.pilot`, the
         detection sweep does) and progress is shown (``progress`` is not False).
+    threads : int, default 1
+        Threads per worker for the OpenMP kernels of the estimators that have them (``bp``,
+        ``soft-margin``): each worker runs its estimator on this many threads
+        (:func:`harness.work.task_threads`); results are the same for any number. With more
+        than one and no ``workers``, ``executor`` or ``scheduler``, the local pool gets the
+        CPUs available divided by ``threads`` workers, so workers x threads fits the machine.
 
     Returns
     -------
@@ -374,6 +381,9 @@ def run(
                what=f"the sweep {exp.name!r} ({n_points} points)")
     bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    threads = check_int(threads, "threads", low=1, high=1024)
+    if threads > 1 and workers is None and executor is None and scheduler is None:
+        workers = max(1, default_workers() // threads)
     if not isinstance(executor, Executor):
         executor = make_executor(executor, workers=workers, scheduler=scheduler)
     out_dir = _prepare_out(out)
@@ -477,7 +487,7 @@ def run(
             shipped, prepared = _prepare_once(exp, points, todo, executor, bar, estimate)
             try:
                 computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar,
-                                    preload=shipped)
+                                    preload=shipped, threads=threads)
             finally:
                 if shipped is not None:  # tasks an executor ran in this process installed it
                     shipped.uninstall()
@@ -491,7 +501,7 @@ def run(
         written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
                                           seed=seed, trials=n_trials,
                                           batch_size=bsize, level=level, executor=executor,
-                                          plot=plot, pdf=pdf,
+                                          plot=plot, pdf=pdf, threads=threads,
                                  timing={"started": started,
                                          "compute_s": computed_at - started,
                                          "units_computed": computed,
@@ -841,6 +851,7 @@ def _execute(
     bar: Progress,
     *,
     preload: Any = None,
+    threads: int = 1,
 ) -> int:
     """Run the missing units, journaling each finished chunk; return how many ran.
 
@@ -864,7 +875,7 @@ def _execute(
             if exp.paired is None:
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
-                         tuple(points[u.point] for u in c), preload=preload)
+                         tuple(points[u.point] for u in c), preload=preload, threads=threads)
                     for c in chunk(todo, executor.workers)
                 ]
             else:
@@ -878,7 +889,7 @@ def _execute(
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
                          tuple(_group_params(exp, points, u.point, groups[u.point]) for u in c),
                          paired=exp.paired, members=tuple(tuple(groups[u.point]) for u in c),
-                         preload=preload)
+                         preload=preload, threads=threads)
                     for c in chunk(gunits, executor.workers)
                 ]
             for batch in executor.imap_unordered(run_task, tasks):
@@ -1002,6 +1013,7 @@ def _stage_outputs(
     plot: bool,
     pdf: bool,
     timing: Mapping[str, Any],
+    threads: int = 1,
 ) -> tuple[dict[str, Path], dict[str, Any], dict[str, Path]]:
     """Write the CSV, figures and sidecar into ``stage``; return the final paths, the
     sidecar and the staged files by kind."""
@@ -1034,6 +1046,7 @@ def _stage_outputs(
         "confidence_level": level,
         "plot": spec.to_dict(),
         "executor": executor.describe(),
+        "threads_per_worker": threads,
         "versions": _versions(),
         "command": sys.argv,
         "modules": _modules(exp),

@@ -11,6 +11,7 @@ streams.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ __all__ = [
     "chunk",
     "plan_units",
     "run_task",
+    "task_threads",
     "unit_stream",
 ]
 
@@ -191,6 +193,9 @@ class Task:
     #: only for executors that cannot install it once per worker (then it travels with
     #: every task; installing is idempotent).
     preload: Any = None
+    #: Threads the task's OpenMP kernels may use (``harness.run(threads=)``, ``--threads``):
+    #: :func:`task_threads` while the task runs.
+    threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -436,15 +441,44 @@ def run_task(task: Task) -> list[UnitResult]:
     out: list[UnitResult] = []
     if task.preload is not None:
         task.preload.install()
-    if task.paired is not None:
-        for u, p, m in zip(task.units, task.params, task.members):
+    token = _THREADS.set(task.threads)
+    try:
+        if task.paired is not None:
+            for u, p, m in zip(task.units, task.params, task.members):
+                t0 = time.perf_counter()
+                group = _run_group(task, u, p, m)
+                share = (time.perf_counter() - t0) / max(len(group), 1)
+                out += [replace(r, seconds=share) for r in group]
+            return out
+        for u, p in zip(task.units, task.params):
             t0 = time.perf_counter()
-            group = _run_group(task, u, p, m)
-            share = (time.perf_counter() - t0) / max(len(group), 1)
-            out += [replace(r, seconds=share) for r in group]
+            r = _run_unit(task, u, p)
+            out.append(replace(r, seconds=time.perf_counter() - t0))
         return out
-    for u, p in zip(task.units, task.params):
-        t0 = time.perf_counter()
-        r = _run_unit(task, u, p)
-        out.append(replace(r, seconds=time.perf_counter() - t0))
-    return out
+    finally:
+        _THREADS.reset(token)
+
+
+#: The running task's threads for OpenMP kernels (set by :func:`run_task` for the task's
+#: duration only: the run's option travels with the task, never as process-wide state).
+_THREADS: contextvars.ContextVar[int] = contextvars.ContextVar("anonspread_task_threads", default=1)
+
+
+def task_threads() -> int:
+    """Threads the OpenMP kernels of the task running now may use (``harness.run(threads=)``,
+    ``anonspread run --threads``); 1 outside a task.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> def probe(params, rng):
+    ...     return {"threads": float(task_threads())}
+    >>> task = Task(experiment="probe", mode="trial", fn=probe, metrics=("threads",),
+    ...             proportions=(), entropy=7, units=(Unit(0, 0, 2),), params=({},), threads=3)
+    >>> [r.moments["threads"].mean for r in run_task(task)], task_threads()
+    ([3.0], 1)
+    """
+    return _THREADS.get()

@@ -124,3 +124,39 @@ def test_saturation_warnings_have_a_class_of_their_own(tmp_path):
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", asp.SaturationWarning)  # what a notebook does
         harness.run(exp, trials=10, rng=1, out=tmp_path, workers=1, progress=False, plot=False)
+
+
+def test_threads_per_worker_reach_the_openmp_estimators_and_change_no_result(tmp_path, capsys):
+    from anonspread.harness.cli import main
+    from anonspread.harness.experiments.spreading import _as_function, make_graph, make_protocol
+    from anonspread.harness.work import _THREADS
+
+    point = {"graph": "erdos-renyi", "graph.n": 40, "graph.mean_degree": 4.0, "protocol": "random-diffusion",
+             "protocol.p": 0.5, "estimator": "bp", "T": 3}
+    exp = harness.compose("detection", product=point)
+    params = harness.expand(exp.grid)[0]
+    g = make_graph(params)
+    proto = make_protocol(params, g)
+    token = _THREADS.set(2)  # what run_task does for a task of a run with threads=2
+    try:
+        assert _as_function("bp", proto, g, None).keywords["threads"] == 2
+    finally:
+        _THREADS.reset(token)
+    assert "threads" not in _as_function("bp", proto, g, None).keywords
+    csvs = []
+    for threads in ("1", "2"):
+        out = tmp_path / threads
+        argv = ["sweep", "detection", "--out", str(out), "--trials", "20", "--rng", "3", "--workers", "1",
+                "--no-plot", "--quiet", "--threads", threads]
+        for key, value in point.items():
+            argv += ["--set", f"{key}={value}"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", asp.AnonspreadWarning)
+            assert main(argv) == 0
+        (side,) = out.glob("*.json")
+        assert json.loads(side.read_text())["threads_per_worker"] == int(threads)
+        csvs.append(side.with_suffix(".csv").read_bytes())
+    assert csvs[0] == csvs[1]
+    capsys.readouterr()
+    with pytest.raises(asp.InvalidParameterError, match="threads"):
+        harness.run(exp, trials=2, out=tmp_path, threads=0, progress=False)
