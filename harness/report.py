@@ -127,11 +127,23 @@ def reproduce_command(side: Mapping[str, Any], out: str | os.PathLike[str] | Non
     name = str(side.get("experiment", "NAME"))
     trials = f", trials={side['trials']}" if side.get("trials") is not None else ""
     folder = f", out={os.fspath(out)!r}" if out is not None else ""
+    imports = "".join(f"import {m}; " for m in side.get("modules") or ()
+                      if all(part.isidentifier() for part in str(m).split(".")))
+    template, grid = side.get("template"), side.get("grid")
+    if name not in _EXPERIMENTS and isinstance(template, str) and isinstance(grid, Mapping):
+        parts = [repr(template), f"product={dict(grid.get('product') or {})!r}"]
+        if grid.get("zip"):
+            parts.append(f"zip={dict(grid['zip'])!r}")
+        parts.append(f"name={name!r}")
+        extra = f", batch_size={side['batch_size']}" if isinstance(side.get("batch_size"), int) else ""
+        level = side.get("confidence_level")
+        if isinstance(level, float) and level != 0.95:
+            extra += f", level={level}"
+        return (f"{imports}from anonspread import harness; harness.run(harness.compose({', '.join(parts)}), "
+                f"rng={seed}{trials}{folder}{extra})")
     if name not in _EXPERIMENTS:
         return (f"harness.run(experiment, rng={seed}{trials}{folder})  # where experiment is the "
                 f"Experiment named {name!r} (not registered, so no command can name it)")
-    imports = "".join(f"import {m}; " for m in side.get("modules") or () if str(m).isidentifier()
-                      or all(part.isidentifier() for part in str(m).split(".")))
     return f"{imports}from anonspread import harness; harness.run({name!r}, rng={seed}{trials}{folder}" \
         f"{_differences(_EXPERIMENTS.get(name), side)})"
 
@@ -220,7 +232,7 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         ("confidence", html.escape(str(side.get("confidence_level", "")))),
         ("versions", html.escape(", ".join(f"{k} {v}" for k, v in (side.get("versions") or {}).items()))),
         ("executor", html.escape(str(side.get("executor", "")))),
-        ("reproduce", f"<pre>{html.escape(reproduce_command(side, out))}</pre>"),
+        ("reproduce", f'<pre style="white-space: pre-wrap">{html.escape(reproduce_command(side, out))}</pre>'),
     ]
     if notes:
         items.insert(2, ("graph notes", "<br>".join(notes)))

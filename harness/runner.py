@@ -257,14 +257,32 @@ def _prepare_out(out: str | os.PathLike[str]) -> Path:
 
 
 def _modules(exp: Experiment) -> list[str]:
-    """The user modules an experiment's functions come from (what a reproducing Python
-    line imports so that the experiment is registered again)."""
-    found = []
+    """The user modules an experiment's functions and components come from (what a
+    reproducing Python line imports so that they are registered again)."""
+    import functools
+    import types
+
+    found: list[str] = []
+
+    def visit(obj: Any, depth: int) -> None:
+        if depth > 4:
+            return
+        if isinstance(obj, functools.partial):
+            for item in (obj.func, *obj.args, *obj.keywords.values()):
+                visit(item, depth + 1)
+        elif isinstance(obj, Mapping):
+            for item in obj.values():
+                visit(item, depth + 1)
+        elif isinstance(obj, (types.FunctionType, type)):
+            module = getattr(obj, "__module__", None)
+            if module and module != "__main__" and module.split(".")[0] != "anonspread" \
+                    and module not in found:
+                found.append(module)
+        elif hasattr(obj, "factory"):  # a resolved component
+            visit(obj.factory, depth + 1)
+
     for fn in (exp.trial, exp.trials, exp.evaluate):
-        module = getattr(fn, "__module__", None)
-        if module and module != "__main__" and not module.split(".")[0] == "anonspread" \
-                and module not in found:
-            found.append(module)
+        visit(fn, 0)
     return found
 
 
@@ -1050,6 +1068,7 @@ def _stage_outputs(
         "versions": _versions(),
         "command": sys.argv,
         "modules": _modules(exp),
+        **({"template": exp.template} if exp.template is not None else {}),
         "timing": dict(timing),  # "finished" and "elapsed_s" once the figures are drawn
         "files": {"csv": paths["csv"].name},
         "complete": True,

@@ -70,6 +70,19 @@ def test_the_reproduce_line_of_a_python_run_runs_as_written(tmp_path):
     assert res.paths["csv"].read_bytes() == (tmp_path / "original.csv").read_bytes()
 
 
+def test_the_reproduce_line_of_a_sweep_composed_in_python_composes_it_again(tmp_path):
+    exp = harness.compose("detection", product={"graph": "erdos-renyi", "graph.n": 40, "protocol": "flooding",
+                                                "estimator": ["jordan", "rumor"], "T": [2, 3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", asp.AnonspreadWarning)
+        res = harness.run(exp, trials=20, out=tmp_path / "a", workers=1, progress=False, plot=False)
+    line = reproduce_command(json.loads(res.paths["json"].read_text()), tmp_path / "b")
+    assert line.startswith("from anonspread import harness; harness.run(harness.compose('detection', product=")
+    done = subprocess.run([sys.executable, "-c", line], env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "b" / res.paths["csv"].name).read_bytes() == res.paths["csv"].read_bytes()
+
+
 def test_helper_metrics_are_not_shown_in_a_sweep_without_strongest(tmp_path):
     exp = harness.compose("detection", product={"graph": "regular-3", "protocol": "random-diffusion",
                                                 "estimator": "jordan", "T": 3})
