@@ -165,6 +165,9 @@ class Task:
         What the worker installs (``install()``) before running the units: the run's
         :class:`Preparation` payload, for an executor that cannot install it once per
         worker (:meth:`harness.Executor.preload`).
+    threads : int
+        Threads the task's OpenMP kernels may use (``harness.run(threads=)``):
+        :func:`task_threads` while the task runs.
 
     Examples
     --------
