@@ -158,14 +158,19 @@ class UnknownNameError(InvalidParameterError, KeyError):
 
 
 class AnonspreadWarning(UserWarning):
-    """Base class of the warnings anonspread issues about what its results mean.
+    """Base class of the warnings the harness issues about what a run's results mean
+    (:class:`SaturationWarning`, :class:`ReachWarning`).
+
+    Two other warnings are plain :class:`UserWarning` subclasses of their own: the ``bp``
+    estimator's ``adversaries.BPConvergenceWarning`` and the edge-list reader's
+    ``spread.graphfile.GraphFileWarning``.
 
     Examples
     --------
     >>> import warnings
     >>> import anonspread as asp
     >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", asp.AnonspreadWarning)  # all of ours, nothing else
+    ...     warnings.simplefilter("ignore", asp.AnonspreadWarning)  # these, nothing else
     ...     warnings.warn("spreads covered their component", asp.SaturationWarning)
     """
 
