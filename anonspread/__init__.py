@@ -29,11 +29,14 @@ from typing import Any
 
 from anonspread.errors import (
     AnonspreadError,
+    AnonspreadWarning,
     DatasetError,
     GraphError,
     InfeasibleError,
     InvalidParameterError,
     InvalidTypeError,
+    ReachWarning,
+    SaturationWarning,
     UnknownNameError,
 )
 
@@ -75,11 +78,14 @@ _FRONT = {
 __all__ = [
     "SUBPACKAGES",
     "AnonspreadError",
+    "AnonspreadWarning",
     "DatasetError",
     "GraphError",
     "InfeasibleError",
     "InvalidParameterError",
     "InvalidTypeError",
+    "ReachWarning",
+    "SaturationWarning",
     "UnknownNameError",
     "__version__",
     *SUBPACKAGES,

@@ -4,10 +4,16 @@ Every error raised on purpose by the project derives from :class:`AnonspreadErro
 and the ones about arguments also derive from the matching builtin
 (:class:`ValueError` or :class:`TypeError`) so that ``except ValueError`` keeps
 working for users who do not know our classes.
+
+Warnings the project issues about its *results* have classes of their own too, so that a
+notebook can filter them (``warnings.simplefilter("ignore", asp.SaturationWarning)``):
+:class:`AnonspreadWarning` and its subclasses, which also derive from
+:class:`RuntimeWarning` (what they were before) so existing filters keep working.
 """
 
 __all__ = [
     "AnonspreadError",
+    "AnonspreadWarning",
     "DatasetError",
     "ExecutorError",
     "GraphError",
@@ -15,6 +21,8 @@ __all__ = [
     "InstallError",
     "InvalidParameterError",
     "InvalidTypeError",
+    "ReachWarning",
+    "SaturationWarning",
     "UnknownNameError",
 ]
 
@@ -147,3 +155,50 @@ class UnknownNameError(InvalidParameterError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class AnonspreadWarning(UserWarning):
+    """Base class of the warnings the harness issues about what a run's results mean
+    (:class:`SaturationWarning`, :class:`ReachWarning`).
+
+    Two other warnings are plain :class:`UserWarning` subclasses of their own: the ``bp``
+    estimator's ``adversaries.BPConvergenceWarning`` and the edge-list reader's
+    ``spread.graphfile.GraphFileWarning``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import anonspread as asp
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", asp.AnonspreadWarning)  # these, nothing else
+    ...     warnings.warn("spreads covered their component", asp.SaturationWarning)
+    """
+
+
+class SaturationWarning(AnonspreadWarning, RuntimeWarning):
+    """Spreads infected the whole (or most of the) connected component of their source.
+
+    Issued once per run by the harness: at points where some trials saturated (column
+    ``saturated``) and at points whose mean coverage is high (``component_fraction`` >= 50%),
+    where detection mixes hiding with having reached nearly everyone. Also a
+    :class:`RuntimeWarning`, as it was before it had a class of its own.
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> issubclass(asp.SaturationWarning, RuntimeWarning), issubclass(asp.SaturationWarning, UserWarning)
+    (True, True)
+    """
+
+
+class ReachWarning(AnonspreadWarning, RuntimeWarning):
+    """Not every trial attained the reach a ``stop=infected:K`` or ``stop=coverage:F``
+    asked for by the cap ``T`` (those snapshots are at ``T``, below the target; column
+    ``reached``).
+
+    Examples
+    --------
+    >>> import anonspread as asp
+    >>> issubclass(asp.ReachWarning, asp.AnonspreadWarning)
+    True
+    """

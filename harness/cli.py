@@ -161,6 +161,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
         "rng": args.rng,
         "out": args.out,
         "workers": args.workers,
+        "threads": args.threads,
         "scheduler": args.scheduler,
         "executor": args.executor,
         "resume": args.resume,
@@ -398,7 +399,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--trials", type=int, help="trials per parameter point (default: the experiment's)")
     g.add_argument("--rng", type=int, metavar="SEED", help="root seed (default: fresh entropy, recorded in the JSON)")
     g.add_argument("--out", default=".", metavar="DIR", help="output directory (default: .)")
-    g.add_argument("--workers", type=int, metavar="N", help="parallel workers (default: the CPUs available)")
+    g.add_argument("--workers", type=int, metavar="N",
+                   help="parallel workers (default: the CPUs available, divided by --threads)")
+    g.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads per worker for the OpenMP kernels of the bp and soft-margin estimators "
+                   "(default 1: one thread per worker; same results for any number)")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786, or 'local'")
     g.add_argument("--executor", metavar="NAME", help="inprocess, processes or dask (default: from --workers/--scheduler)")
     g.add_argument("--batch-size", type=int, metavar="N", help="trials per random stream (changes the streams)")

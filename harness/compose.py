@@ -441,6 +441,7 @@ def compose(
         prepare=functools.partial(_prepare, tpl.prepare, resolved) if tpl.prepare is not None else None,
         pilot=tpl.pilot,
         warm=functools.partial(_bound, tpl.warm, resolved) if tpl.warm is not None else None,
+        template=tpl.name,
         **{mode: fn},
     )
     return check_experiment(exp)

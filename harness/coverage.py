@@ -21,6 +21,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from anonspread.errors import ReachWarning, SaturationWarning
+
 __all__ = ["COVERAGE", "HIGH_COVERAGE", "REACHED", "covered_points", "unreached_points",
            "warn_coverage"]
 
@@ -132,7 +134,7 @@ def warn_coverage(name: str, table: Any, paired: str | None = None) -> None:
             "their source; "
             "there detection mixes hiding with having reached nearly everyone (column "
             f"'{COVERAGE}'; compare at equal reach with stop=infected:K or stop=coverage:F)",
-            RuntimeWarning,
+            SaturationWarning,
             stacklevel=3,
         )
     found = unreached_points(table)
@@ -141,6 +143,6 @@ def warn_coverage(name: str, table: Any, paired: str | None = None) -> None:
             f"{name}: at {_describe(found, table, paired, 'reached in')} not every trial "
             "attained the stop=... reach by the cap T; those trials' snapshots are at T, "
             f"below the target (column '{REACHED}'); raise T",
-            RuntimeWarning,
+            ReachWarning,
             stacklevel=3,
         )

@@ -80,7 +80,7 @@ class OutputError(HarnessError, OSError):
     >>> report("empty")
     Traceback (most recent call last):
     ...
-    anonspread.harness.errors.OutputError: report directory 'empty' holds no run (a NAME.csv with its NAME.json)
+    anonspread.harness.errors.OutputError: report directory 'empty' holds no run (a NAME.csv with its NAME.json) and no interrupted run (a NAME.journal.jsonl)
     """
 
 

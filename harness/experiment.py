@@ -354,6 +354,10 @@ class Experiment:
         read once per process). The pilot calls it for each point before timing the
         point's trials and counts its time apart, as per-process work, so that a first
         trial's reading of a graph is not priced as the cost of every trial.
+    template : str or None
+        The sweep template the experiment was composed from (:func:`harness.compose` sets
+        it); recorded in the JSON, so that the line that reproduces a run made from Python
+        composes it again.
 
     Examples
     --------
@@ -399,6 +403,7 @@ class Experiment:
     prepare: Callable[..., Any] | None = None
     pilot: bool = False
     warm: Callable[[Params], Any] | None = None
+    template: str | None = None
 
     def __repr__(self) -> str:
         """A few lines: name, title, grid axes, metrics, how it computes."""

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -340,8 +341,10 @@ class Journal:
                 os.ftruncate(self._fd, state.good_bytes)
                 finished = dict(state.units)
             self._session = state.sessions + 1
+            # the command (a report gives it back with --resume for an interrupted run)
             self._write([{"type": "session", "session": self._session, "pid": os.getpid(),
-                          "started": time.time(), "resumed": bool(finished)}])
+                          "started": time.time(), "resumed": bool(finished),
+                          "command": [str(a) for a in sys.argv]}])
         except OSError as exc:
             raise self._os_error(exc, "write") from None
         return finished
@@ -358,6 +361,9 @@ class Journal:
         for r in results:
             rec = {"type": "unit", "session": self._session, **r.to_json()}
             rec["sum"] = _checksum(rec)
+            # the batch's compute time: a resume's ETA and percentage price the work with
+            # it; outside the checksum (not part of the results), read back only if sane
+            rec["seconds"] = round(float(r.seconds), 6)
             records.append(rec)
         try:
             self._write(records)

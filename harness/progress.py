@@ -10,14 +10,26 @@ What is shown (on stderr):
   stay as they were);
 * nothing with ``enabled=False`` (``--quiet``).
 
-The fraction done and the ETA are weighted by *expected cost*, not by trial counts:
-each finished batch reports its compute time, and a point's remaining trials are
-priced at the seconds per trial measured on that point -- or, before any of its
-batches finished, on the points of the same kind (:func:`shape` of its non-numeric
-parameters), else on all finished batches. So a grid mixing cheap and expensive points
-(a small graph and an 82,000-node one) does not read 78% with a quarter of its time
-left. The ETA is the remaining cost over the rate at which cost has been done (compute
-seconds per wall-clock second, which counts the workers).
+The percentage is monotone by construction. Each point's trials get a *weight* once,
+when the work starts (the run's first bar or status line), and keep it to the end; the
+percentage is the weight of the finished trials over the weight of all the run's trials
+(those a resume takes from the journal count as finished). A weight is the best price
+known at the start: the seconds per trial the journal measured on that point (a resume),
+else the pilot's estimate (:mod:`harness.pilot`), else the journal's measurements on points
+of the same kind (:func:`shape` of its non-numeric parameters) or on any point; when some
+point has none of these, the experiment's relative cost model (``Experiment.cost``) prices
+every point, else each trial weighs the same. So a grid mixing cheap and expensive points
+(a small graph and an 82,000-node one) does not read 78% with a quarter of its time left
+when the run is piloted, and the percentage never goes back when later batches re-price
+the work: re-pricing moves the ETA, never the percentage, and 100% means every batch is
+finished.
+
+The ETA is re-priced at every batch: a point's remaining trials at the seconds per trial
+measured on that point (in this session or, on a resume, in the journal), else the pilot's
+estimate, else points of the same kind, else all; over the rate at which this session has
+done compute (compute seconds per wall-clock second, which counts the workers), or, before
+the session's first batch finished, over the number of workers. Unknown prices leave it
+``?``.
 """
 
 from __future__ import annotations
@@ -135,7 +147,7 @@ class Progress:
     enabled : bool or None
         See :func:`progress_mode`.
     units : sequence of (point, trials), optional
-        The batches still to run (to price the remaining work per point).
+        The run's batches (every one, including those a resume takes from the journal).
     shapes : mapping point -> hashable, optional
         The kind of each point (points of one kind are priced alike before they are
         measured).
@@ -145,13 +157,36 @@ class Progress:
         Seconds between two lines in ``"log"`` mode.
     priors : mapping point -> float, optional
         Seconds per trial of each point before any of its batches finished (a pilot's
-        estimate, :mod:`harness.pilot`); a measured point's own time replaces it.
+        estimate, :mod:`harness.pilot`); a measured point's own time replaces it in the ETA.
+    relative : mapping point -> float, optional
+        A relative cost per trial of each point (``Experiment.cost``), the weights of the
+        percentage when the seconds of some point are unknown at the start.
+    workers : int, optional
+        Workers of the run: the ETA's rate before this session's first batch finished.
+    tick : float
+        Seconds between two redraws of the bar on a terminal (the elapsed time moves, so a
+        frozen bar and a hung run differ).
+
+    Examples
+    --------
+    Two points, one 9 times dearer by the pilot: the percentage is weighted by that price,
+    and measured costs that re-price the work move the ETA, not the percentage:
+
+    >>> p = Progress("x", 200, 2, enabled=False, units=[(0, 100), (1, 100)], priors={0: 0.01, 1: 0.09})
+    >>> p.update(100, 1, costs=[(0, 100, 1.0)])
+    >>> round(p.estimate()[0], 3)
+    0.1
+    >>> p.update(0, 0, costs=[(1, 0, 0.0)])
+    >>> p.update(50, 0, costs=[(1, 50, 40.0)])   # point 1 is dearer than the pilot said
+    >>> round(p.estimate()[0], 3)
+    0.55
     """
 
     def __init__(self, desc: str, total_trials: int, total_points: int, *, enabled: bool | None = None,
                  units: Sequence[tuple[int, int]] = (), shapes: Mapping[int, Hashable] | None = None,
                  stream: TextIO | None = None, interval: float = LOG_INTERVAL,
-                 priors: Mapping[int, float] | None = None) -> None:
+                 priors: Mapping[int, float] | None = None, relative: Mapping[int, float] | None = None,
+                 workers: int | None = None, tick: float = 1.0) -> None:
         self.desc = desc
         self.total_trials = total_trials
         self.total_points = total_points
@@ -160,14 +195,19 @@ class Progress:
         self.points = 0
         self.stream = stream
         self.interval = interval
+        self.tick = tick
+        self.workers = workers
         self.mode = "off"
-        self._remaining: dict[int, int] = {}
+        self._total: dict[int, int] = {}
         for point, n in units:
-            self._remaining[point] = self._remaining.get(point, 0) + n
+            self._total[point] = self._total.get(point, 0) + n
+        self._remaining = dict(self._total)
         self._shapes = dict(shapes or {})
-        self._priors = dict(priors or {})
-        self._cost: dict[int, list[float]] = {}  # point -> [seconds, trials]
-        self._done_cost = 0.0
+        self._priors = {k: float(v) for k, v in (priors or {}).items() if _positive(v)}
+        self._relative = {k: float(v) for k, v in (relative or {}).items() if _positive(v)}
+        self._cost: dict[int, list[float]] = {}  # point -> [seconds, trials] measured
+        self._weights: dict[int, float] | None = None  # frozen at the first estimate
+        self._session_cost = 0.0
         self._t0 = time.monotonic()
         self._work_t0: float | None = None
         self._bar: Any = None
@@ -221,6 +261,7 @@ class Progress:
 
     # ------------------------------------------------------------------ estimates
     def _per_trial(self, point: int) -> float | None:
+        """Seconds per trial of ``point`` as known now (measured, pilot, same kind, any)."""
         own = self._cost.get(point)
         if own and own[1] > 0:
             return own[0] / own[1]
@@ -233,28 +274,72 @@ class Progress:
             return None
         return sum(c[0] for c in pool) / sum(c[1] for c in pool)
 
-    def estimate(self) -> tuple[float, float]:
-        """(fraction done by expected cost, ETA in seconds; NaN before anything finished)."""
-        if self._done_cost <= 0:
-            frac = self.trials / self.total_trials if self.total_trials else 1.0
-            return frac, float("nan")
+    def _freeze(self) -> dict[int, float]:
+        """The percentage's weights per trial of every point, fixed the first time asked."""
+        if self._weights is None:
+            prices = {p: self._per_trial(p) for p in self._total}
+            if prices and all(v is not None and v > 0 for v in prices.values()):
+                weights = {p: float(v) for p, v in prices.items() if v is not None}
+            elif self._total and all(p in self._relative for p in self._total):
+                weights = {p: self._relative[p] for p in self._total}
+            else:
+                weights = dict.fromkeys(self._total, 1.0)
+            self._weights = weights
+        return self._weights
+
+    def fraction(self) -> float:
+        """The weight of the finished trials over the weight of all (monotone; 1.0 only
+        when every batch is finished)."""
+        if not self._total:
+            return min(self.trials / self.total_trials, 1.0) if self.total_trials else 1.0
+        weights = self._freeze()
+        total = sum(n * weights[p] for p, n in self._total.items())
+        if not self.unfinished():
+            return 1.0
+        done = sum((n - self._remaining[p]) * weights[p] for p, n in self._total.items())
+        # never 1.0 while a batch runs (a weight can be tiny next to the others)
+        return min(done / total, 1.0 - 1e-9) if total > 0 else 0.0
+
+    def unfinished(self) -> int:
+        """Trials still to run."""
+        if not self._total:
+            return max(self.total_trials - self.trials, 0)
+        return sum(self._remaining.values())
+
+    def eta(self) -> float:
+        """Seconds still to wait by the measured costs (NaN when unknown)."""
         remaining = 0.0
         for point, n in self._remaining.items():
             if n > 0:
                 per = self._per_trial(point)
-                remaining += n * (per if per is not None else 0.0)
-        frac = self._done_cost / (self._done_cost + remaining) if remaining > 0 else 1.0
+                if per is None:
+                    return float("nan")
+                remaining += n * per
+        if remaining <= 0:
+            return 0.0
         wall = time.monotonic() - (self._work_t0 or self._t0)
-        rate = self._done_cost / wall if wall > 0 else 0.0
-        eta = remaining / rate if rate > 0 else float("nan")
-        return frac, eta
+        if self._session_cost > 0 and wall > 0:
+            rate = self._session_cost / wall
+        elif self.workers:
+            rate = float(self.workers)
+        else:
+            return float("nan")
+        return remaining / rate
+
+    def estimate(self) -> tuple[float, float]:
+        """(fraction done by the weights fixed at the start, ETA in seconds; NaN when unknown)."""
+        return self.fraction(), self.eta()
+
+    def _percent(self) -> str:
+        frac = self.fraction()
+        # floored: 100% is shown once, when every batch is finished
+        return f"{100 if frac >= 1.0 else min(int(100 * frac), 99)}%"
 
     def status(self) -> str:
         """One line: percent (by cost), trials, points, elapsed, ETA."""
-        frac, eta = self.estimate()
-        return (f"{self.desc}: {100 * frac:.0f}% done (trials {self.trials}/{self.total_trials}, "
+        return (f"{self.desc}: {self._percent()} done (trials {self.trials}/{self.total_trials}, "
                 f"points {self.points}/{self.total_points}), elapsed "
-                f"{format_duration(time.monotonic() - self._t0)}, ETA {format_duration(eta)}")
+                f"{format_duration(time.monotonic() - self._t0)}, ETA {format_duration(self.eta())}")
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> Progress:
@@ -269,33 +354,47 @@ class Progress:
             if in_notebook() and importlib.util.find_spec("ipywidgets") is None:
                 from tqdm.std import tqdm
 
-            self._bar = tqdm(total=1000, desc=self.desc, dynamic_ncols=True, leave=True, unit="starting",
-                             file=self._out(),
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}")
-            self._refresh_bar()
+            with self._lock:  # the first draw already says what the journal holds (a resume)
+                n, text = self._bar_state()
+                self._bar = tqdm(total=100, initial=n, desc=self.desc, dynamic_ncols=True, leave=True,
+                                 unit=text, file=self._out(),
+                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}")
+            period = self.tick
         elif self.mode == "log":
-            self._thread = threading.Thread(target=self._tick, name="anonspread-progress", daemon=True)
-            self._thread.start()
+            period = self.interval
+        else:
+            return self
+        self._thread = threading.Thread(target=self._ticker, args=(period,), name="anonspread-progress",
+                                        daemon=True)
+        self._thread.start()
         return self
 
-    def _tick(self) -> None:
-        while not self._stop.wait(self.interval):
+    def _ticker(self, period: float) -> None:
+        while not self._stop.wait(period):
             with self._lock:
-                if self._intro and not self._printed:
-                    self._line(self._intro)
-                self._printed += 1
-                self._line(self.status())
+                if self._bar is not None:
+                    self._refresh_bar()  # the elapsed time moves between batches
+                elif self.unfinished():  # the final line is __exit__'s, printed once
+                    if self._intro and not self._printed:
+                        self._line(self._intro)
+                    self._printed += 1
+                    self._line(self.status())
+
+    def _bar_state(self) -> tuple[int, str]:
+        """The bar's position (whole percents, floored: 100 only when every batch is
+        finished, as tqdm would round 99.6 up) and its status text."""
+        frac = self.fraction()
+        # the status goes in the {unit} field of bar_format (a postfix would start with ", ")
+        return (100 if frac >= 1.0 else min(int(100 * frac), 99),
+                f"trials {self.trials}/{self.total_trials}, points {self.points}/{self.total_points}, "
+                f"elapsed {format_duration(time.monotonic() - self._t0)}, ETA {format_duration(self.eta())}")
 
     def _refresh_bar(self) -> None:
-        frac, eta = self.estimate()
-        self._bar.n = round(1000 * min(max(frac, 0.0), 1.0))
-        # the status goes in the {unit} field of bar_format (a postfix would start with ", ")
-        self._bar.unit = (f"trials {self.trials}/{self.total_trials}, points {self.points}/"
-                          f"{self.total_points}, elapsed {format_duration(time.monotonic() - self._t0)}, "
-                          f"ETA {format_duration(eta)}")
+        self._bar.n, self._bar.unit = self._bar_state()
         self._bar.refresh()
 
-    def update(self, trials: int, points: int, *, costs: Sequence[tuple[int, int, float]] = ()) -> None:
+    def update(self, trials: int, points: int, *, costs: Sequence[tuple[int, int, float]] = (),
+               reused: bool = False) -> None:
         """Add ``trials`` finished trials and ``points`` completed parameter points.
 
         Parameters
@@ -305,28 +404,45 @@ class Progress:
         points : int
             Parameter points just completed.
         costs : sequence of (point, trials, seconds)
-            The finished batches, for the time estimate.
+            The finished batches, for the time estimate (seconds <= 0: not measured).
+        reused : bool
+            The batches come from the journal (a resume): they count as finished and
+            price their points, but not in this session's rate. Call this before entering
+            the context, so their prices weigh the percentage.
         """
         with self._lock:
             self.trials += trials
             self.points += points
             for point, n, seconds in costs:
+                if point in self._remaining:
+                    self._remaining[point] = max(0, self._remaining[point] - n)
+                if not (_positive(seconds) and n > 0):
+                    continue
                 c = self._cost.setdefault(point, [0.0, 0])
                 c[0] += seconds
                 c[1] += n
-                self._done_cost += seconds
-                if point in self._remaining:
-                    self._remaining[point] = max(0, self._remaining[point] - n)
+                if not reused:
+                    self._session_cost += seconds
             if self._bar is not None:
                 self._refresh_bar()
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=1.0)
+            self._thread.join(timeout=2.0)
             self._thread = None
-            if exc[0] is None and self._printed:
+        with self._lock:
+            if self._bar is None and exc[0] is None and self._printed:
                 self._line(self.status())
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
+                self._printed += 1
+            if self._bar is not None:
+                self._bar.close()
+                self._bar = None
+
+
+def _positive(value: Any) -> bool:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return False
+    return v > 0 and v != float("inf")

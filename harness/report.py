@@ -79,24 +79,37 @@ def _is_cli(program: str) -> bool:
     return parts[-1] in ("__main__.py", "cli.py") and len(parts) > 1 and parts[-2] in ("harness", "anonspread")
 
 
-def reproduce_command(side: Mapping[str, Any]) -> str:
-    """The command that reproduces a run: the recorded one with the seed made explicit.
+def reproduce_command(side: Mapping[str, Any], out: str | os.PathLike[str] | None = None) -> str:
+    """The command that reproduces a run, runnable as written: the recorded one with the seed
+    and trials made explicit.
+
+    A run from the command line gives a shell command (``anonspread sweep`` gets
+    ``--overwrite``, since the run's own results are where it writes). A run from Python of a
+    registered experiment gives a Python line: the modules that registered it imported, then
+    :func:`harness.run` with the seed, trials, output folder and whatever differs from the
+    registered experiment (grid axes as ``overrides``, batch size, confidence level). An
+    experiment that is not registered cannot be named in a command: the line says so.
 
     Parameters
     ----------
     side : mapping
         The run's JSON sidecar (:func:`harness.results.read_sidecar`).
+    out : path-like, optional
+        The run's output folder (a Python line's ``out``; default ``"."``).
 
     Returns
     -------
     str
-        A shell command for a run from the command line, else a Python call.
+        A shell command for a run from the command line, else a Python line.
 
     Examples
     --------
     >>> reproduce_command({"command": ["/usr/bin/anonspread", "run", "compare-detection",
     ...                                "--out", "results"], "seed": 1234, "trials": 500})
     'anonspread run compare-detection --out results --rng 1234 --trials 500'
+    >>> reproduce_command({"command": ["ipykernel_launcher.py", "-f", "k.json"], "seed": 7,
+    ...                    "trials": 50, "experiment": "fig2.2-line-posterior"}, out="res")
+    "from anonspread import harness; harness.run('fig2.2-line-posterior', rng=7, trials=50, out='res')"
     """
     argv = [str(a) for a in side.get("command") or []]
     seed = side.get("seed")
@@ -106,15 +119,56 @@ def reproduce_command(side: Mapping[str, Any]) -> str:
             args += ["--rng", str(seed)]
         if "--trials" not in args and side.get("trials") is not None:
             args += ["--trials", str(side["trials"])]
+        if args[1] == "sweep" and not {"--overwrite", "--resume", "--dry-run"} & set(args):
+            args.append("--overwrite")
         return shlex.join(args)
     from anonspread.harness.registry import _EXPERIMENTS
 
     name = str(side.get("experiment", "NAME"))
     trials = f", trials={side['trials']}" if side.get("trials") is not None else ""
-    what = repr(name) if name in _EXPERIMENTS else "experiment"
-    where = "" if name in _EXPERIMENTS else f", the Experiment named {name!r}"
-    return (f"anonspread.harness.run({what}, rng={seed}{trials})  # run from Python{where} "
-            f"({shlex.join(argv) if argv else 'no command recorded'})")
+    folder = f", out={os.fspath(out)!r}" if out is not None else ""
+    imports = "".join(f"import {m}; " for m in side.get("modules") or ()
+                      if all(part.isidentifier() for part in str(m).split(".")))
+    template, grid = side.get("template"), side.get("grid")
+    if name not in _EXPERIMENTS and isinstance(template, str) and isinstance(grid, Mapping):
+        parts = [repr(template), f"product={dict(grid.get('product') or {})!r}"]
+        if grid.get("zip"):
+            parts.append(f"zip={dict(grid['zip'])!r}")
+        parts.append(f"name={name!r}")
+        extra = f", batch_size={side['batch_size']}" if isinstance(side.get("batch_size"), int) else ""
+        level = side.get("confidence_level")
+        if isinstance(level, float) and level != 0.95:
+            extra += f", level={level}"
+        return (f"{imports}from anonspread import harness; harness.run(harness.compose({', '.join(parts)}), "
+                f"rng={seed}{trials}{folder}{extra})")
+    if name not in _EXPERIMENTS:
+        return (f"harness.run(experiment, rng={seed}{trials}{folder})  # where experiment is the "
+                f"Experiment named {name!r} (not registered, so no command can name it)")
+    return f"{imports}from anonspread import harness; harness.run({name!r}, rng={seed}{trials}{folder}" \
+        f"{_differences(_EXPERIMENTS.get(name), side)})"
+
+
+def _differences(exp: Any, side: Mapping[str, Any]) -> str:
+    """``run``'s keyword arguments for what a run changed in a registered experiment."""
+    out = ""
+    grid = side.get("grid")
+    if isinstance(grid, Mapping):
+        mine = json.loads(json.dumps(exp.grid.to_dict(), default=str))
+        changed = {}
+        for part in ("product", "zip"):
+            theirs = grid.get(part) or {}
+            for axis, values in theirs.items():
+                if (mine.get(part) or {}).get(axis) != values:
+                    changed[axis] = values
+        if changed:
+            out += f", overrides={changed!r}"
+    bsize = side.get("batch_size")
+    if isinstance(bsize, int) and bsize != exp.effective_batch_size():
+        out += f", batch_size={bsize}"
+    level = side.get("confidence_level")
+    if isinstance(level, float) and level != 0.95:
+        out += f", level={level}"
+    return out
 
 
 def _dl(items: Sequence[tuple[str, str]]) -> str:
@@ -122,7 +176,7 @@ def _dl(items: Sequence[tuple[str, str]]) -> str:
 
 
 def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor: str = "",
-             figure_src: str | None = None) -> str:
+             figure_src: str | None = None, out: str | os.PathLike[str] | None = None) -> str:
     """One run's section: figure, table, parameters, seed, versions, the reproducing command.
 
     Parameters
@@ -138,6 +192,8 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
     figure_src : str, optional
         A URL (usually a relative path) of the figure, referenced instead of embedded
         (used when ``png`` is None).
+    out : path-like, optional
+        The run's folder (for the reproducing line of a run from Python).
 
     Returns
     -------
@@ -161,8 +217,9 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         rows = "".join(f"<li>{html.escape(', '.join(f'{k}={v}' for k, v in (i.get('params') or {}).items()))}"
                        f": {html.escape(str(i.get('reason', '')))}</li>" for i in skipped)
         parts.append(f"<p>Not computed ({len(skipped)} point(s) that do not apply):</p><ul>{rows}</ul>")
+    held = {r.get("metric") for r in table.rows}  # not the helpers an older sidecar lists
     metrics = [f"<b>{html.escape(m['name'])}</b>: {html.escape(str(m.get('description') or m.get('label', '')))}"
-               for m in side.get("metrics", ()) if isinstance(m, Mapping)]
+               for m in side.get("metrics", ()) if isinstance(m, Mapping) and m.get("name") in held]
     graphs = ((side.get("components") or {}).get("graphs")) or []
     notes = [f"{html.escape(str(g.get('family')))}: {html.escape(g['notes'])}" for g in graphs
              if isinstance(g, Mapping) and g.get("notes")]
@@ -175,16 +232,30 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
         ("confidence", html.escape(str(side.get("confidence_level", "")))),
         ("versions", html.escape(", ".join(f"{k} {v}" for k, v in (side.get("versions") or {}).items()))),
         ("executor", html.escape(str(side.get("executor", "")))),
-        ("reproduce", f"<pre>{html.escape(reproduce_command(side))}</pre>"),
+        ("reproduce", f'<pre style="white-space: pre-wrap">{html.escape(reproduce_command(side, out))}</pre>'),
     ]
     if notes:
         items.insert(2, ("graph notes", "<br>".join(notes)))
-    timing = side.get("timing") or {}
-    if "elapsed_s" in timing:
-        items.append(("time", f"{float(timing['elapsed_s']):.1f} s"))
+    items += _time_item(side.get("timing") or {})
     parts.append(_dl(items))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _time_item(timing: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The run's duration, named for what it measures (the figure ``RunResult`` and the
+    command line print)."""
+    try:
+        elapsed = float(timing["elapsed_s"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    if "compute_s" not in timing:  # sidecars before issue 34: elapsed_s stopped at the results
+        return [("time", f"{elapsed:.1f} s to compute the results (before the figures were drawn)")]
+    try:
+        compute = f" ({float(timing['compute_s']):.1f} s of it computing the results)"
+    except (TypeError, ValueError):
+        compute = ""
+    return [("time", f"{elapsed:.1f} s from the call to the results and figures written{compute}")]
 
 
 def _figure(side: Mapping[str, Any], table: Table) -> bytes:
@@ -218,39 +289,102 @@ def _read_head(path: Path, limit: int = 1 << 16) -> bytes:
 
 
 def interrupted_runs(folder: Path) -> list[tuple[str, str]]:
-    """``(name, resume command)`` of every journal in ``folder`` without its result CSV.
+    """``(what, resume command)`` of every interrupted run in ``folder``: a journal without
+    its result CSV, or a pending journal (a run that was to replace the results beside it,
+    interrupted: those results are the earlier run's).
 
-    Only the journal's first line (its header, at most 64 KiB) is read.
+    The command is the one the run was started with (recorded in the journal's first
+    session line), its ``--out`` this folder, with ``--rng`` (the journal's seed) and
+    ``--resume``; for journals written before that was recorded, the command is rebuilt
+    from the header. ``what`` names the run and the batches its journal holds.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        An ``--out`` folder.
+
+    Returns
+    -------
+    list of (str, str)
     """
     found = []
-    for journal in sorted(folder.glob("*.journal.jsonl")):
-        name = journal.name[: -len(".journal.jsonl")]
-        if not name or (folder / f"{name}.csv").exists() or not journal.is_file():
+    journals = [(j, j.name[: -len(".journal.jsonl")], False) for j in folder.glob("*.journal.jsonl")]
+    journals += [(j, j.name[: -len(".journal.pending.jsonl")], True)
+                 for j in folder.glob("*.journal.pending.jsonl")]
+    for journal, name, pending in sorted(journals, key=lambda j: (j[1], j[2])):
+        if not name or not journal.is_file() or (not pending and (folder / f"{name}.csv").exists()):
             continue
         try:
-            head = json.loads(_read_head(journal).split(b"\n", 1)[0])
+            lines = _read_head(journal).split(b"\n")
+            head = json.loads(lines[0])
         except (OSError, ValueError):
             head = None
         if not isinstance(head, dict) or head.get("type") != "header":
             found.append((name, f"(the journal's header cannot be read: rerun {name} without --resume)"))
             continue
-        from anonspread.harness.registry import _EXPERIMENTS
-
-        exp = str(head.get("experiment", name))
-        seed, trials = head.get("seed"), head.get("trials")
-        if exp in _EXPERIMENTS:
-            args = ["anonspread", "run", exp, "--out", str(folder)]
-            if seed is not None:
-                args += ["--rng", str(seed)]
-            if trials is not None:
-                args += ["--trials", str(trials)]
-            cmd = shlex.join([*args, "--resume"]) + "  # with the first run's other options (--set ...)"
-        else:
-            tr = f", trials={trials}" if trials is not None else ""
-            cmd = (f"anonspread.harness.run(experiment, rng={seed}{tr}, out={str(folder)!r}, resume=True)"
-                   f"  # the Experiment named {exp!r}")
-        found.append((name, cmd))
+        what = f"{name}: {_journaled(journal)} batches journaled"
+        if pending:
+            what += " (a re-run that was to replace the results beside it; those are the earlier run's)"
+        found.append((what, _resume_command(folder, name, head, _first_command(lines[1:]))))
     return found
+
+
+def _journaled(journal: Path) -> str:
+    """The unit lines of a journal (their number; '?' for one too big to count quickly)."""
+    try:
+        if journal.stat().st_size > 1 << 28:
+            return "?"
+        return str(journal.read_bytes().count(b'"type":"unit"'))
+    except OSError:
+        return "?"
+
+
+def _first_command(lines: Sequence[bytes]) -> list[str] | None:
+    for raw in lines:
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("type") == "session":
+            cmd = rec.get("command")
+            return [str(a) for a in cmd] if isinstance(cmd, list) else None
+    return None
+
+
+def _resume_command(folder: Path, name: str, head: Mapping[str, Any], argv: list[str] | None) -> str:
+    from anonspread.harness.registry import _EXPERIMENTS
+
+    exp = str(head.get("experiment", name))
+    seed, trials = head.get("seed"), head.get("trials")
+    if argv and len(argv) > 1 and _is_cli(argv[0]):
+        args, i = ["anonspread"], 1
+        while i < len(argv):  # this folder is where the journal is, whatever the cwd was
+            if argv[i] == "--out" and i + 1 < len(argv):
+                i += 2
+                continue
+            if not argv[i].startswith("--out="):
+                args.append(argv[i])
+            i += 1
+        args += ["--out", str(folder)]
+        if "--rng" not in args and seed is not None:
+            args += ["--rng", str(seed)]
+        if "--resume" not in args:
+            args.append("--resume")
+        return shlex.join(args)
+    if exp in _EXPERIMENTS:
+        if argv is not None:  # started from Python
+            tr = f", trials={trials}" if trials is not None else ""
+            return (f"from anonspread import harness; harness.run({exp!r}, rng={seed}{tr}, out={str(folder)!r}, "
+                    "resume=True)  # with the first run's other arguments (overrides=...)")
+        args = ["anonspread", "run", exp, "--out", str(folder)]
+        if seed is not None:
+            args += ["--rng", str(seed)]
+        if trials is not None:
+            args += ["--trials", str(trials)]
+        return shlex.join([*args, "--resume"]) + "  # with the first run's other options (--set ...)"
+    tr = f", trials={trials}" if trials is not None else ""
+    return (f"anonspread.harness.run(experiment, rng={seed}{tr}, out={str(folder)!r}, resume=True)"
+            f"  # the Experiment named {exp!r}")
 
 
 def _interrupted_html(folder: Path) -> list[str]:
@@ -258,7 +392,8 @@ def _interrupted_html(folder: Path) -> list[str]:
     if not found:
         return []
     rows = "".join(f"<li><b>{html.escape(n)}</b>: <code>{html.escape(c)}</code></li>" for n, c in found)
-    return [f"<h2>Interrupted runs ({len(found)}: a journal without its CSV)</h2><ul>{rows}</ul>"]
+    return [f"<h2>Interrupted runs ({len(found)}: a journal without its results; resume them with the "
+            f"command shown)</h2><ul>{rows}</ul>"]
 
 
 def _trials(side: Mapping[str, Any]) -> str:
@@ -319,7 +454,8 @@ def _paged(folder: Path, runs: Sequence[Path], target: Path) -> Path:
         if i + 1 < len(runs):
             nav.append(f'<a href="{_href(pages[i + 1], files)}">next: {html.escape(runs[i + 1].stem)}</a>')
         body = [f"<p>{' | '.join(nav)}</p>",
-                run_html(side, table, None, anchor=f"run-{i}", figure_src=_href(png, files))]
+                run_html(side, table, None, anchor=f"run-{i}", figure_src=_href(png, files),
+                         out=folder)]
         atomic_write(pages[i], _page(f"anonspread report: {csv_path.stem}", body))
         points = len({tuple(r.get(k) for k in table.params) for r in table.rows})
         rows.append(
@@ -403,9 +539,18 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
     if self_contained not in (None, True, False):
         raise OutputError(f"self_contained must be True, False or None; got {self_contained!r}")
     runs = sorted(p for p in folder.glob("*.csv") if p.with_suffix(".json").is_file())
-    if not runs:
-        raise OutputError(f"report directory {str(folder)!r} holds no run (a NAME.csv with its NAME.json)")
     target = Path(output) if output is not None else folder / "report.html"
+    if not runs:
+        interrupted = _interrupted_html(folder)
+        if not interrupted:
+            raise OutputError(f"report directory {str(folder)!r} holds no run (a NAME.csv with its "
+                              "NAME.json) and no interrupted run (a NAME.journal.jsonl)")
+        from anonspread.harness.results import check_replaceable
+
+        check_replaceable(target)
+        body = [f"<h1>anonspread report: {html.escape(str(folder))}</h1>",
+                "<p>No finished run here yet.</p>", *interrupted]
+        return atomic_write(target, _page(f"anonspread report: {folder.resolve().name}", body))
     if self_contained is False or (self_contained is None and len(runs) > INLINE_RUNS):
         return _paged(folder, runs, target)
     sections, index = [], []
@@ -413,7 +558,7 @@ def report(directory: str | os.PathLike[str], output: str | os.PathLike[str] | N
         side = read_sidecar(csv_path)
         table = read_table(csv_path, side)
         anchor = f"run-{i}-{csv_path.stem}"
-        sections.append(run_html(side, table, _figure(side, table), anchor=anchor))
+        sections.append(run_html(side, table, _figure(side, table), anchor=anchor, out=folder))
         index.append(f'<li><a href="#{html.escape(anchor)}">{html.escape(csv_path.stem)}</a>: '
                      f"{html.escape(str(side.get('title', '')))}</li>")
     body = [f"<h1>anonspread report: {html.escape(str(folder))}</h1>",

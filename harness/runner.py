@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 import numbers
 import os
@@ -28,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError, SaturationWarning
 from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
-from anonspread.harness.executors import Executor, make_executor
+from anonspread.harness.executors import Executor, default_workers, make_executor
 from anonspread.harness.experiment import (
     Experiment,
     axis_params,
@@ -131,7 +132,7 @@ class RunResult:
         from anonspread.harness.report import run_html
 
         side = dict(self.metadata) or {"experiment": self.experiment.name, "title": self.experiment.title}
-        return run_html(side, self.table, figure_png(self.draw()))
+        return run_html(side, self.table, figure_png(self.draw()), out=self.paths["csv"].parent)
 
     def draw(self, *, where: Mapping[str, Any] | None = None) -> Any:
         """The run's figure as a new :class:`matplotlib.figure.Figure` (theory curves included).
@@ -261,6 +262,36 @@ def _prepare_out(out: str | os.PathLike[str]) -> Path:
     return path
 
 
+def _modules(exp: Experiment) -> list[str]:
+    """The user modules an experiment's functions and components come from (what a
+    reproducing Python line imports so that they are registered again)."""
+    import functools
+    import types
+
+    found: list[str] = []
+
+    def visit(obj: Any, depth: int) -> None:
+        if depth > 4:
+            return
+        if isinstance(obj, functools.partial):
+            for item in (obj.func, *obj.args, *obj.keywords.values()):
+                visit(item, depth + 1)
+        elif isinstance(obj, Mapping):
+            for item in obj.values():
+                visit(item, depth + 1)
+        elif isinstance(obj, (types.FunctionType, type)):
+            module = getattr(obj, "__module__", None)
+            if module and module != "__main__" and module.split(".")[0] != "anonspread" \
+                    and module not in found:
+                found.append(module)
+        elif hasattr(obj, "factory"):  # a resolved component
+            visit(obj.factory, depth + 1)
+
+    for fn in (exp.trial, exp.trials, exp.evaluate):
+        visit(fn, 0)
+    return found
+
+
 def _versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for pkg in ("anonspread", "numpy", "scipy", "networkx", "matplotlib", "dask", "distributed"):
@@ -293,6 +324,7 @@ def run(
     progress: bool | None = None,
     overwrite: bool = True,
     pilot: bool | None = None,
+    threads: int = 1,
 ) -> RunResult:
     """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
 
@@ -334,6 +366,12 @@ def run(
         print it as the first line and refuse a run whose estimate is above the work
         limit. ``None``: when the experiment asks for it (:attr:`Experiment.pilot`, the
         detection sweep does) and progress is shown (``progress`` is not False).
+    threads : int, default 1
+        Threads per worker for the OpenMP kernels of the estimators that have them (``bp``,
+        ``soft-margin``): each worker runs its estimator on this many threads
+        (:func:`harness.work.task_threads`); results are the same for any number. With more
+        than one and no ``workers``, ``executor`` or ``scheduler``, the local pool gets the
+        CPUs available divided by ``threads`` workers, so workers x threads fits the machine.
 
     Returns
     -------
@@ -367,6 +405,9 @@ def run(
                what=f"the sweep {exp.name!r} ({n_points} points)")
     bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    threads = check_int(threads, "threads", low=1, high=1024)
+    if threads > 1 and workers is None and executor is None and scheduler is None:
+        workers = max(1, default_workers() // threads)
     if not isinstance(executor, Executor):
         executor = make_executor(executor, workers=workers, scheduler=scheduler)
     out_dir = _prepare_out(out)
@@ -378,7 +419,7 @@ def run(
         _check_work(exp, grid_points, n_trials, skipped_known=False)
     per = "" if exp.is_exact else f" x {n_trials} trials"
     piloted = _wants_pilot(exp, pilot, progress)
-    if not piloted:  # a piloted run's first line is its cost estimate
+    if not piloted and not resume:  # a piloted run's first line is its cost estimate; a resume's
         Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
             f"{len(grid_points)} grid points{per}; preparing")
     points, skipped = _applicable(exp, grid_points)
@@ -409,6 +450,11 @@ def run(
                     f"point_trials gave {sorted(counts)}"
                 )
     units = plan_units(len(points), per_point, bsize, exact=exp.is_exact)
+    reusable = 0  # batches the journal holds for this run (a resume), as read before it starts
+    if resume:
+        line, reusable = _resume_line(exp, journal, units, n_trials, bsize)
+        # at once on a terminal; in logs, the start line below says it (after LOG_INTERVAL)
+        Progress(exp.name, 0, len(points), enabled=progress).announce(line)
     if exp.cost is None:
         _check_work(exp, points, n_trials, skipped_known=True)
     estimate: CostEstimate | None = None
@@ -418,13 +464,17 @@ def run(
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
                    units=[(u.point, u.n) for u in units], shapes={i: _shape(p) for i, p in enumerate(points)},
-                   priors=_priors(estimate, points))
+                   priors=_priors(estimate, points), relative=_relative(exp, points),
+                   workers=executor.workers)
     if estimate is not None:
         bar.say(f"{estimate.summary()}{' (the whole run; finished batches of the journal not subtracted)' if resume else ''}")
     trials_text = "" if exp.is_exact else f", {sum(u.n for u in units)} trials in {len(units)} batches"
+    if resume:
+        trials_text += f" ({reusable} from the journal)"
     skipped_text = f" ({len(skipped)} skipped: they do not apply)" if skipped else ""
     bar.announce(f"{len(points)} points{skipped_text}{trials_text}; starting {executor.describe()}")
     journal_started = False
+    results: dict[tuple[int, int], UnitResult] = {}
     try:
         with _terminate_as_interrupt(), executor:
             # After the executor connected (an unreachable scheduler leaves no journal
@@ -454,13 +504,14 @@ def run(
                 header["paired"] = exp.paired
             finished = journal.open(header, resume=resume)
             journal_started = True
-            results, rejected = check_units(finished, units, header["metrics"], proportions)
+            trusted, rejected = check_units(finished, units, header["metrics"], proportions)
+            results.update(trusted)
             _report_untrusted(journal, rejected)
             todo = [u for u in units if (u.point, u.batch) not in results]
             shipped, prepared = _prepare_once(exp, points, todo, executor, bar, estimate)
             try:
                 computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar,
-                                    preload=shipped)
+                                    preload=shipped, threads=threads)
             finally:
                 if shipped is not None:  # tasks an executor ran in this process installed it
                     shipped.uninstall()
@@ -470,31 +521,29 @@ def run(
             table = exp.derive(table, derived, level)
         _warn_saturated(exp, table)
         warn_coverage(exp.name, table, exp.paired)
-        finished_at = time.time()
+        computed_at = time.time()
         written, sidecar = _write_outputs(exp, points, table, paths, journal=journal.path,
                                           seed=seed, trials=n_trials,
                                           batch_size=bsize, level=level, executor=executor,
-                                          plot=plot, pdf=pdf,
-                                 timing={"started": started, "finished": finished_at,
-                                         "elapsed_s": finished_at - started,
+                                          plot=plot, pdf=pdf, threads=threads,
+                                 timing={"started": started,
+                                         "compute_s": computed_at - started,
                                          "units_computed": computed,
                                          "units_reused": len(units) - computed,
                                          **_timing_extras(estimate, prepared)})
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
-        # before the first batch was dispatched (workers starting, kernels compiling)
-        where = f"journaled in {journal.path}; " if journal_started else ""
-        raise RunInterrupted(
-            f"interrupted before any batch finished: 0 of {len(units)} batches are finished "
-            f"({where}nothing is lost); rerun with --resume to continue"
-        ) from None
+        # outside the batches' loop: workers starting, one-off work, or the results being
+        # written; the batches the journal holds (a resume's included) are what is kept
+        raise RunInterrupted(_interrupted_line(len(results) if journal_started else reusable,
+                                               len(units), journal.path)) from None
     finally:
         journal.close()
         if guard is not None:
             guard.close()
     return RunResult(exp, table, written, seed, computed, len(units) - computed,
-                     time.time() - started, sidecar)
+                     sidecar["timing"]["elapsed_s"], sidecar)
 
 
 def _wants_pilot(exp: Experiment, pilot: bool | None, progress: bool | None) -> bool:
@@ -674,7 +723,7 @@ def _warn_saturated(exp: Experiment, table: Table) -> None:
         f"{exp.name}: at {len(found)} point(s) spreads infected the whole connected component "
         f"of their source ({'; '.join(parts)}{more}); there detection says little about the "
         "protocol (column 'saturated'; 'component_fraction' is the fraction infected)",
-        RuntimeWarning,
+        SaturationWarning,
         stacklevel=3,
     )
 
@@ -829,6 +878,7 @@ def _execute(
     bar: Progress,
     *,
     preload: Any = None,
+    threads: int = 1,
 ) -> int:
     """Run the missing units, journaling each finished chunk; return how many ran.
 
@@ -841,16 +891,18 @@ def _execute(
         remaining[u.point] = remaining.get(u.point, 0) + 1
     done_trials = sum(u.n for u in units if (u.point, u.batch) in results)
     computed = 0
+    # before the bar starts: the journal's measured costs price the percentage's weights
+    bar.update(done_trials, len(points) - len(remaining), reused=True,
+               costs=[(u.point, u.n, results[(u.point, u.batch)].seconds) for u in units
+                      if (u.point, u.batch) in results])
     try:
         with bar:
-            bar.update(done_trials, len(points) - len(remaining),
-                       costs=[(u.point, u.n, 0.0) for u in units if (u.point, u.batch) in results])
             metrics = tuple(m.name for m in exp.metrics)
             wanted = {(u.point, u.batch) for u in todo}
             if exp.paired is None:
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
-                         tuple(points[u.point] for u in c), preload=preload)
+                         tuple(points[u.point] for u in c), preload=preload, threads=threads)
                     for c in chunk(todo, executor.workers)
                 ]
             else:
@@ -864,7 +916,7 @@ def _execute(
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
                          tuple(_group_params(exp, points, u.point, groups[u.point]) for u in c),
                          paired=exp.paired, members=tuple(tuple(groups[u.point]) for u in c),
-                         preload=preload)
+                         preload=preload, threads=threads)
                     for c in chunk(gunits, executor.workers)
                 ]
             for batch in executor.imap_unordered(run_task, tasks):
@@ -879,11 +931,55 @@ def _execute(
                 bar.update(sum(r.n for r in batch), closed,
                            costs=[(r.point, r.n, r.seconds) for r in batch])
     except KeyboardInterrupt:
-        raise RunInterrupted(
-            f"interrupted: {len(results)} of {len(units)} batches are finished and journaled in "
-            f"{journal.path}; rerun with --resume to continue"
-        ) from None
+        raise RunInterrupted(_interrupted_line(len(results), len(units), journal.path)) from None
     return computed
+
+
+def _interrupted_line(done: int, total: int, journal: Path) -> str:
+    """What an interruption leaves: the batches finished and journaled, of how many."""
+    if done >= total:
+        return (f"interrupted while writing the results: all {total} batches are finished and journaled "
+                f"in {journal} (nothing is lost); rerun with --resume to write them (nothing is recomputed)")
+    if done:
+        return (f"interrupted: {done} of {total} batches are finished and journaled in {journal} "
+                "(nothing of them is lost); rerun with --resume to continue")
+    return (f"interrupted before any batch finished: 0 of {total} batches are finished (journal "
+            f"{journal}; nothing is lost); rerun with --resume to continue")
+
+
+def _resume_line(exp: Experiment, journal: Journal, units: Sequence[Unit], n_trials: int,
+                 bsize: int) -> tuple[str, int]:
+    """A resume's first line, from a look at the journal before the run starts, and the
+    number of batches it can reuse (checked again, under the journal's lock, once the run
+    has started: a journal of another run is refused there with what differs)."""
+    try:
+        state = journal.read()
+    except OutputError:
+        return f"resuming from {journal.path}", 0
+    head = state.header or {}
+    here = {"experiment": exp.name, "trials": None if exp.is_exact else n_trials, "batch_size": bsize,
+            "grid": exp.grid.to_dict(), "metrics": [m.name for m in exp.metrics]}
+    if not state.units or head.get("experiment") != exp.name:
+        return (f"resuming: no finished batch in {journal.path}; all {len(units)} "
+                "batches to run"), 0
+    if any(json.loads(json.dumps(v, default=str)) != head.get(k) for k, v in here.items()):
+        return f"resuming from {journal.path} (its header differs from this run's)", 0
+    proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
+    trusted, _ = check_units(state.units, units, here["metrics"], proportions)
+    n = len(trusted)
+    return (f"resuming: {n} of {len(units)} batches from the journal {journal.path}; "
+            f"{len(units) - n} to run"), n
+
+
+def _relative(exp: Experiment, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
+    """The experiment's cost model per point (the percentage's weights without a pilot)."""
+    if exp.cost is None:
+        return {}
+    out: dict[int, float] = {}
+    for i, point in enumerate(points):
+        with contextlib.suppress(Exception):  # a cost model that fails: equal weights
+            out[i] = float(exp.cost(point))
+    return out
 
 
 def _write_outputs(
@@ -944,6 +1040,7 @@ def _stage_outputs(
     plot: bool,
     pdf: bool,
     timing: Mapping[str, Any],
+    threads: int = 1,
 ) -> tuple[dict[str, Path], dict[str, Any], dict[str, Path]]:
     """Write the CSV, figures and sidecar into ``stage``; return the final paths, the
     sidecar and the staged files by kind."""
@@ -963,9 +1060,12 @@ def _stage_outputs(
         "saturated": saturated_points(table),
         "high_coverage": covered_points(table),
         "unreached": unreached_points(table),
+        # the metrics the table holds (helpers a derive step drops, e.g. the strongest
+        # attack's selection counts, are no results of the run)
         "metrics": [{"name": m.name, "kind": m.kind, "label": m.words,
                      "description": m.description or m.words,
-                     "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics],
+                     "low": m.low if math.isfinite(m.low) else None} for m in exp.metrics
+                    if m.name in {r["metric"] for r in table.rows}],
         "parameter_docs": {k: p.doc for k, p in axis_params(exp).items() if p.doc},
         "seed": seed,
         "trials": None if exp.is_exact else trials,
@@ -973,9 +1073,12 @@ def _stage_outputs(
         "confidence_level": level,
         "plot": spec.to_dict(),
         "executor": executor.describe(),
+        "threads_per_worker": threads,
         "versions": _versions(),
         "command": sys.argv,
-        "timing": dict(timing),
+        "modules": _modules(exp),
+        **({"template": exp.template} if exp.template is not None else {}),
+        "timing": dict(timing),  # "finished" and "elapsed_s" once the figures are drawn
         "files": {"csv": paths["csv"].name},
         "complete": True,
     }
@@ -992,6 +1095,11 @@ def _stage_outputs(
             files[kind] = p
             written[kind] = paths[kind]
             sidecar["files"][kind] = paths[kind].name
+    # the run's duration: from the call to its outputs written (the CSV and figures; the
+    # sidecar and the renames that follow take milliseconds); RunResult.elapsed is this figure
+    finished = time.time()
+    sidecar["timing"]["finished"] = finished
+    sidecar["timing"]["elapsed_s"] = finished - sidecar["timing"]["started"]
     files["json"] = atomic_write(stage / paths["json"].name, dumps_sidecar(sidecar))
     written["json"] = paths["json"]
     return written, sidecar, files

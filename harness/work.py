@@ -11,6 +11,7 @@ streams.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ __all__ = [
     "chunk",
     "plan_units",
     "run_task",
+    "task_threads",
     "unit_stream",
 ]
 
@@ -67,7 +69,8 @@ class UnitResult:
     moments : mapping of str to Moments
         One entry per metric.
     seconds : float
-        Compute time of the batch (progress estimates only; not journaled, not compared).
+        Compute time of the batch (progress estimates only; journaled beside the results,
+        outside their checksum, and never compared).
 
     Examples
     --------
@@ -85,7 +88,7 @@ class UnitResult:
     batch: int
     n: int
     moments: Mapping[str, Moments]
-    #: Compute time of the batch (progress estimates only; not journaled, not compared).
+    #: Compute time of the batch (progress estimates only; journaled, never compared).
     seconds: float = field(default=0.0, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -115,11 +118,20 @@ class UnitResult:
             batch=int(data["batch"]),
             n=int(data["n"]),
             moments={k: Moments(int(v[0]), float(v[1]), float(v[2])) for k, v in data["moments"].items()},
+            seconds=_seconds(data.get("seconds")),
         )
 
     def __repr__(self) -> str:
         return (f"UnitResult(point={self.point}, batch={self.batch}, n={self.n}, "
                 f"metrics={len(self.moments)}, seconds={self.seconds:.3g})")
+
+
+def _seconds(value: Any) -> float:
+    """A journaled compute time, or 0.0 (unknown) when absent or not a finite non-negative number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    v = float(value)
+    return v if math.isfinite(v) and v >= 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -153,6 +165,9 @@ class Task:
         What the worker installs (``install()``) before running the units: the run's
         :class:`Preparation` payload, for an executor that cannot install it once per
         worker (:meth:`harness.Executor.preload`).
+    threads : int
+        Threads the task's OpenMP kernels may use (``harness.run(threads=)``):
+        :func:`task_threads` while the task runs.
 
     Examples
     --------
@@ -181,6 +196,9 @@ class Task:
     #: only for executors that cannot install it once per worker (then it travels with
     #: every task; installing is idempotent).
     preload: Any = None
+    #: Threads the task's OpenMP kernels may use (``harness.run(threads=)``, ``--threads``):
+    #: :func:`task_threads` while the task runs.
+    threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -426,15 +444,44 @@ def run_task(task: Task) -> list[UnitResult]:
     out: list[UnitResult] = []
     if task.preload is not None:
         task.preload.install()
-    if task.paired is not None:
-        for u, p, m in zip(task.units, task.params, task.members):
+    token = _THREADS.set(task.threads)
+    try:
+        if task.paired is not None:
+            for u, p, m in zip(task.units, task.params, task.members):
+                t0 = time.perf_counter()
+                group = _run_group(task, u, p, m)
+                share = (time.perf_counter() - t0) / max(len(group), 1)
+                out += [replace(r, seconds=share) for r in group]
+            return out
+        for u, p in zip(task.units, task.params):
             t0 = time.perf_counter()
-            group = _run_group(task, u, p, m)
-            share = (time.perf_counter() - t0) / max(len(group), 1)
-            out += [replace(r, seconds=share) for r in group]
+            r = _run_unit(task, u, p)
+            out.append(replace(r, seconds=time.perf_counter() - t0))
         return out
-    for u, p in zip(task.units, task.params):
-        t0 = time.perf_counter()
-        r = _run_unit(task, u, p)
-        out.append(replace(r, seconds=time.perf_counter() - t0))
-    return out
+    finally:
+        _THREADS.reset(token)
+
+
+#: The running task's threads for OpenMP kernels (set by :func:`run_task` for the task's
+#: duration only: the run's option travels with the task, never as process-wide state).
+_THREADS: contextvars.ContextVar[int] = contextvars.ContextVar("anonspread_task_threads", default=1)
+
+
+def task_threads() -> int:
+    """Threads the OpenMP kernels of the task running now may use (``harness.run(threads=)``,
+    ``anonspread run --threads``); 1 outside a task.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> def probe(params, rng):
+    ...     return {"threads": float(task_threads())}
+    >>> task = Task(experiment="probe", mode="trial", fn=probe, metrics=("threads",),
+    ...             proportions=(), entropy=7, units=(Unit(0, 0, 2),), params=({},), threads=3)
+    >>> [r.moments["threads"].mean for r in run_task(task)], task_threads()
+    ([3.0], 1)
+    """
+    return _THREADS.get()

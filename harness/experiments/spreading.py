@@ -14,6 +14,7 @@ composes graph x protocol x estimator x T from the command line.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -29,6 +30,7 @@ from anonspread.harness.grid import Grid
 from anonspread.harness.params import Param
 from anonspread.harness.registry import register_experiment
 from anonspread.harness.selection import SELECTION_METRICS as _SELECTION_METRICS
+from anonspread.harness.work import task_threads
 
 __all__: list[str] = []
 
@@ -415,6 +417,9 @@ def _as_function(est: Any, protocol: Any, g: Any, rng: np.random.Generator) -> A
     kwargs = spec.params(protocol, g)
     if spec.random:
         kwargs["rng"] = rng
+    threads = task_threads()  # the run's threads per worker (--threads), for OpenMP kernels
+    if threads > 1 and "threads" in inspect.signature(spec.func).parameters:
+        kwargs["threads"] = threads
     if spec.many is not None:
         return _Many(functools.partial(spec.many, **kwargs))
     return functools.partial(spec.func, **kwargs)

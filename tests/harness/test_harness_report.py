@@ -51,7 +51,7 @@ def test_the_page_is_self_contained(folder):
     assert "@import" not in page and "url(" not in page
     assert page.count('src="data:image/png;base64,') == 2
     # run from Python here (the command recorded is pytest's): the page gives the Python call
-    for text in ("run-one", "run-two", "<th>trials</th>", "anonspread.harness.run(experiment, rng=11, trials=40)",
+    for text in ("run-one", "run-two", "<th>trials</th>", "harness.run(experiment, rng=11, trials=40, out=",
                  "fraction of trials that hit"):
         assert text in page, text
 

@@ -239,15 +239,27 @@ def test_import_of_a_bad_component_is_one_clear_line(tmp_path, capsys, monkeypat
 # ----------------------------------------------------------------- 8. progress and small things
 
 
-def test_progress_is_weighted_by_measured_cost():
-    p = Progress("x", 400, 2, enabled=False, units=[(0, 200), (1, 200)], shapes={0: "a", 1: "b"})
-    p.update(100, 0, costs=[(0, 100, 1.0)])          # 0.01 s per trial on point 0
-    assert p.estimate()[0] == pytest.approx(0.25)    # point 1 priced like point 0 (no data)
-    p.update(100, 1, costs=[(0, 100, 1.0), (1, 0, 0.0)])
-    p.update(100, 0, costs=[(1, 100, 18.0)])         # point 1 is 18x dearer
+def test_progress_is_weighted_by_the_price_known_at_the_start():
+    # the pilot says point 1 is 18x dearer per trial: 300 of 400 trials done is 20/38 of the work
+    p = Progress("x", 400, 2, enabled=False, units=[(0, 200), (1, 200)], shapes={0: "a", 1: "b"},
+                 priors={0: 0.01, 1: 0.18})
+    p.update(100, 0, costs=[(0, 100, 1.0)])
+    assert p.estimate()[0] == pytest.approx(1.0 / 38.0)
+    p.update(100, 1, costs=[(0, 100, 1.0)])
+    p.update(100, 0, costs=[(1, 100, 18.0)])
     frac, eta = p.estimate()
     assert frac == pytest.approx(20.0 / (20.0 + 18.0))  # not 300/400 by trials
     assert eta > 0
+    # no pilot: the first line's weights are the trials (nothing else is known then)
+    q = Progress("x", 400, 2, enabled=False, units=[(0, 200), (1, 200)])
+    q.update(100, 0, costs=[(0, 100, 1.0)])
+    assert q.estimate()[0] == pytest.approx(0.25)
+    # the experiment's cost model, when some point has no price in seconds
+    # (fixed when the work starts: the bar's first draw, before any batch finished)
+    r = Progress("x", 400, 2, enabled=False, units=[(0, 200), (1, 200)], relative={0: 1.0, 1: 3.0})
+    assert r.estimate()[0] == 0.0
+    r.update(200, 1, costs=[(0, 200, 5.0)])
+    assert r.estimate()[0] == pytest.approx(0.25)
 
 
 def test_progress_prints_periodic_lines_when_not_a_terminal():
