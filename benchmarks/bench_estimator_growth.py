@@ -39,6 +39,7 @@ from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.estimators import ml_structure
+from anonspread.engine import rumor as R
 from anonspread.engine import scoring as K
 from anonspread.spread.graphs import ContactGraph
 
@@ -130,6 +131,18 @@ def jordan_new(snap: A.Snapshot, s: int):
     return int(r[0]), int(r[4])
 
 
+def rumor_top_rank(snap: A.Snapshot, s: int):
+    """Rumour centrality's maximisers and the rank of s (``top_and_rank``, serial): (rank,
+    exact core evaluations)."""
+    r = A.top_and_rank(snap, "rumor", s)
+    return float(r.rank), int(r.exact_scores)
+
+
+def core_nodes(snap: A.Snapshot) -> int:
+    """Nodes of the snapshot's 2-core (what one exact rumour evaluation traverses)."""
+    return int(R.two_core(*snap.subgraph())[0].sum())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edges", type=int, default=10**6)
@@ -138,7 +151,10 @@ def main() -> None:
     ap.add_argument("--cache", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                     "anonspread-bench"))
     ap.add_argument("--max-infected", type=int, default=10**6)
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: A, B")
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: A, B, and in "
+                    "part A the estimators jordan, rumor and the adaptive-diffusion rows A2")
+    ap.add_argument("--rumor-timeout", type=float, default=None,
+                    help="time limit of one rumour-centrality call (default: --timeout)")
     args = ap.parse_args()
     t0 = time.process_time()
     g = load(args.nodes, args.edges, args.cache)
@@ -153,6 +169,7 @@ def main() -> None:
         A.top_and_rank(snap, est, sp.source)
     jordan_old(snap, 0)
     skip = set(args.skip.split(","))
+    rumor_timeout = args.timeout if args.rumor_timeout is None else args.rumor_timeout
 
     if "A" not in skip:
         print("\nA. random diffusion p=0.05, first k infected; top_and_rank CPU s "
@@ -168,17 +185,20 @@ def main() -> None:
             line = [f"k={k:>8}"]
             for name, fn in (("jordan", lambda snap=snap, s=s: jordan_new(snap, s)),
                              ("jordan-old", lambda snap=snap, s=s: jordan_old(snap, s)),
-                             ("rumor", lambda snap=snap: A.top_and_rank(snap, "rumor", 0).rank)):
-                if name in dead:
+                             ("rumor", lambda snap=snap: rumor_top_rank(snap, 0))):
+                if name in dead or name.split("-")[0] in skip:
                     rows[name].append(None)
                     line.append(f"{name} skipped")
                     continue
-                t, extra = timed(fn, args.timeout)
+                t, extra = timed(fn, rumor_timeout if name == "rumor" else args.timeout)
                 rows[name].append(t)
                 if t is None:
                     dead.add(name)
                 line.append(f"{name} {fmt(t)}" + (f" (t, BFS)={extra}" if "jordan" in name
                                                    and extra else ""))
+                if name == "rumor" and extra:
+                    line.append(f"(rank, exact evaluations)={extra} of a {core_nodes(snap)}-node "
+                                "2-core")
             print("  " + "  ".join(line), flush=True)
         logk = [math.log(k) for k in ks]
         for name, ts in rows.items():
@@ -186,6 +206,7 @@ def main() -> None:
             e = slope([x for x, _ in big], [t for _, t in big])
             print(f"  growth exponent {name}: {e if e is None else round(e, 2)} (sizes >= 10^4)")
 
+    if "A" not in skip and "A2" not in skip:
         print("\nA'. adaptive diffusion d0=4 snapshots at growing T; near-ML (all scores) CPU s "
               "| walk per configuration (before)", flush=True)
         ns, tn, tw = [], [], []
