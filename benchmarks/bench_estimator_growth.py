@@ -39,6 +39,7 @@ from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.estimators import ml_structure
+from anonspread.adversaries.scores import TIE_RTOL
 from anonspread.engine import rumor as R
 from anonspread.engine import scoring as K
 from anonspread.spread.graphs import ContactGraph
@@ -133,9 +134,20 @@ def jordan_new(snap: A.Snapshot, s: int):
 
 def rumor_top_rank(snap: A.Snapshot, s: int):
     """Rumour centrality's maximisers and the rank of s (``top_and_rank``, serial): (rank,
-    exact core evaluations)."""
+    exact core evaluations, (maximisers, source score))."""
     r = A.top_and_rank(snap, "rumor", s)
-    return float(r.rank), int(r.exact_scores)
+    return float(r.rank), int(r.exact_scores), (r.maximisers.tolist(), float(r.source_score))
+
+
+def rumor_top_down(snap: A.Snapshot, s: int):
+    """The rumour scan of before issue 32 (every core BFS top-down): (rank, exact core
+    evaluations, (maximisers, source score)), as :func:`rumor_top_rank`."""
+    ip, ix = snap.subgraph()
+    top = np.zeros(snap.n, np.bool_)
+    _, s0, greater, tied, nexact = R._graph_rumor_top_down(ip, ix, snap.position(s), TIE_RTOL,
+                                                           top)
+    return (1.0 + greater + (tied - 1) / 2.0, int(nexact),
+            (snap.nodes[top].tolist(), float(s0)))
 
 
 def core_nodes(snap: A.Snapshot) -> int:
@@ -177,28 +189,33 @@ def main() -> None:
         sp = spread.simulate(g, spread.RandomDiffusion(0.05), 40, source=0, rng=1)
         ks = [k for k in (10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
               if k <= min(sp.n_infected, args.max_infected)]
-        rows = {"jordan": [], "jordan-old": [], "rumor": []}
+        rows = {"jordan": [], "jordan-old": [], "rumor": [], "rumor-old": []}
         dead = set()
         for k in ks:
             snap = A.Snapshot(g, sp.infected[:k], T=int(sp.times[k - 1]))
             s = 0
             line = [f"k={k:>8}"]
+            answer = None
             for name, fn in (("jordan", lambda snap=snap, s=s: jordan_new(snap, s)),
                              ("jordan-old", lambda snap=snap, s=s: jordan_old(snap, s)),
-                             ("rumor", lambda snap=snap: rumor_top_rank(snap, 0))):
+                             ("rumor", lambda snap=snap: rumor_top_rank(snap, 0)),
+                             ("rumor-old", lambda snap=snap: rumor_top_down(snap, 0))):
                 if name in dead or name.split("-")[0] in skip:
                     rows[name].append(None)
                     line.append(f"{name} skipped")
                     continue
-                t, extra = timed(fn, rumor_timeout if name == "rumor" else args.timeout)
+                t, extra = timed(fn, rumor_timeout if "rumor" in name else args.timeout)
                 rows[name].append(t)
                 if t is None:
                     dead.add(name)
                 line.append(f"{name} {fmt(t)}" + (f" (t, BFS)={extra}" if "jordan" in name
                                                    and extra else ""))
                 if name == "rumor" and extra:
-                    line.append(f"(rank, exact evaluations)={extra} of a {core_nodes(snap)}-node "
-                                "2-core")
+                    line.append(f"(rank, exact evaluations)={extra[:2]} of a "
+                                f"{core_nodes(snap)}-node 2-core")
+                    answer = extra
+                if name == "rumor-old" and extra:
+                    line.append(f"same answer={extra == answer}")
             print("  " + "  ".join(line), flush=True)
         logk = [math.log(k) for k in ks]
         for name, ts in rows.items():

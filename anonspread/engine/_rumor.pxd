@@ -45,8 +45,11 @@ cdef struct RumorSetup:
     uint32_t *find
     double *fwe
     int64_t *byub        # nodes in decreasing order of ub (numba's argsort order)
+    uint32_t *twoff      # dense cores: entry x -> y gives x's offset in y's row (else NULL)
+    int64_t bu_row       # uint32 entries of a work row of the direction-optimising scan
     void *arena          # the allocations holding the node arrays and the core arrays
     void *core_arena
+    void *tw_arena
 
 
 cdef int tree_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -65,7 +68,7 @@ cdef int64_t rumor_advance(int64_t s, double rtol, double lg, const RumorSetup *
                            double *exact, int64_t *cand, double *val, int64_t *ist,
                            double *fst) noexcept nogil
 cdef double core_eval(const RumorSetup *st, int64_t c, int32_t stamp, int32_t *seen,
-                      uint64_t *qpk, double *spos) noexcept nogil
+                      uint64_t *qpk, double *spos, uint32_t *bu) noexcept nogil
 cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
                          uint8_t *top) except * nogil
 cdef RumorTop rumor_finish(int64_t s, double rtol, const RumorSetup *st, const int64_t *cand,

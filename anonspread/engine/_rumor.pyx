@@ -12,7 +12,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, NAN, fabs, lgamma, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from anonspread.engine._bfs cimport bfs
@@ -494,11 +494,221 @@ cdef double _core_log_sizes_dense(const uint64_t *fptr, const uint32_t *find,
     return _log_subtree_sizes(qpk, spos, tail)
 
 
+cdef int64_t _twin_offsets(const uint64_t *fptr, const uint32_t *find, int64_t nc,
+                          uint32_t *tw) except -1 nogil:
+    """``tw[j]`` for every entry j of row x pointing to a core node y: the offset of x in y's
+    row (the reverse entry minus ``fptr[y]``), in O(nc + entries): ``inc[x]`` lists the
+    entries pointing to x by increasing source, ``own[x]`` x's own entries by increasing
+    target (a transpose of ``inc``), so their i-th elements are reverse entries. Returns -1
+    (``tw`` untouched) when there is no memory for the work arrays."""
+    cdef uint64_t m = fptr[nc], j, k, a
+    cdef int64_t x, y
+    cdef uint32_t *inc = <uint32_t *> malloc(m * 4 + 4)
+    cdef uint32_t *own = <uint32_t *> malloc(m * 4 + 4)
+    cdef uint32_t *rowof = <uint32_t *> malloc(m * 4 + 4)
+    cdef uint64_t *start = <uint64_t *> malloc((nc + 1) * 8)
+    cdef uint64_t *cur = <uint64_t *> malloc((nc + 1) * 8)
+    if inc == NULL or own == NULL or rowof == NULL or start == NULL or cur == NULL:
+        free(inc); free(own); free(rowof); free(start); free(cur)
+        return -1
+    for x in range(nc + 1):
+        start[x] = 0
+    for x in range(nc):
+        for j in range(fptr[x], fptr[x + 1]):
+            rowof[j] = <uint32_t> x
+            y = find[j]
+            if y < nc:  # not the padding's dummy node
+                start[y + 1] += 1
+    for x in range(nc):
+        start[x + 1] += start[x]
+    for x in range(nc):
+        cur[x] = start[x]
+    for x in range(nc):  # sources in increasing order
+        for j in range(fptr[x], fptr[x + 1]):
+            y = find[j]
+            if y < nc:
+                inc[cur[y]] = <uint32_t> j
+                cur[y] += 1
+    for x in range(nc):
+        cur[x] = start[x]
+    for y in range(nc):  # targets in increasing order
+        for k in range(start[y], start[y + 1]):
+            j = inc[k]
+            x = rowof[j]
+            own[cur[x]] = <uint32_t> j
+            cur[x] += 1
+    for x in range(nc):
+        for k in range(start[x], start[x + 1]):
+            j = own[k]  # x -> y
+            a = inc[k]  # y -> x
+            y = find[j]
+            tw[j] = <uint32_t> (a - fptr[y])
+    free(inc); free(own); free(rowof); free(start); free(cur)
+    return 0
+
+
+cdef double _core_log_sizes_hybrid(const uint64_t *fptr, const uint32_t *find,
+                                   const uint32_t *tw, const double *cw, int64_t nc,
+                                   uint64_t root, int32_t stamp, uint64_t *qpk, double *spos,
+                                   uint32_t *bu) noexcept nogil:
+    """:func:`_core_log_sizes_dense` level by level, each level found top-down (the
+    frontier's rows) or bottom-up (the rows of the nodes not yet reached: chosen when they
+    hold fewer than a quarter of the frontier's entries, since a bottom-up entry costs
+    more; 4 was the fastest of 1, 2, 4, 8 on the 10^4-infected Chung-Lu snapshot of
+    ``benchmarks/bench_estimator_growth.py``), as in Beamer, Asanovic and Patterson's
+    direction-optimising BFS, building the same queue, so the same tree and the same sums.
+
+    Why the same tree: the top-down scan gives a node x of depth k + 1 as parent the
+    neighbour of depth k that left the queue first (the first to scan its row), and puts the
+    nodes of depth k + 1 in the queue by (their parent's queue slot, their offset in the
+    parent's row). Every reached neighbour of a node not reached after depth k has depth k
+    (one of depth < k would have reached it), so a bottom-up level reads the whole row of
+    every unreached node x and takes the reached neighbour of smallest queue slot, then
+    orders the level's new nodes by that slot (a counting sort) and by x's offset in the
+    parent's row (``tw``, :func:`_twin_offsets`: an insertion sort for a few children, a
+    scatter over the parent's row for more). Both directions append the level in that
+    order with the same weights.
+
+    ``bu`` is a work row of ``st.bu_row`` uint32 (zeroed once when allocated): first
+    ``mark``, nc + 1 words of 64 bits ``stamp << 32 | queue slot`` (a node is reached in
+    this call iff its high half is ``stamp``; XOR with ``stamp << 32`` then leaves its slot,
+    below 2^32, and anything else stays above: the bottom-up minimum is branch-free), then
+    the level's work arrays. ``qpk`` and ``spos`` are the queue, as in the other scans."""
+    cdef uint64_t low = 0xFFFFFFFF, hi = (<uint64_t> <uint32_t> stamp) << 32
+    cdef uint64_t a = 0, b = 1, tail = 1, x, hp, j, e, h, fe, ne, re, key, best
+    cdef uint32_t NONE = 0xFFFFFFFF, w, v, t
+    cdef uint64_t *mark = <uint64_t *> bu
+    cdef uint32_t *rest = bu + 2 * (nc + 1)
+    cdef uint32_t *cp = rest + nc
+    cdef uint32_t *co = cp + nc
+    cdef uint32_t *cx = co + nc
+    cdef uint32_t *cnt = cx + nc
+    cdef uint32_t *order = cnt + (nc + 2)
+    cdef uint32_t *tmp = order + nc
+    cdef int64_t nrest = -1, keep, nch, i, r, q, c, width
+    mark[nc] = hi | NONE  # the padding's dummy node, if any: reached, in no level
+    qpk[0] = root
+    mark[root] = hi
+    spos[0] = cw[root]
+    fe = fptr[root + 1] - fptr[root]
+    re = fptr[nc] - fe
+    while a < b:
+        ne = 0
+        if 4 * re < fe:
+            # bottom-up: the unreached nodes' rows
+            if nrest < 0:
+                nrest = 0
+                for i in range(nc):
+                    if (mark[i] ^ hi) > low:
+                        rest[nrest] = <uint32_t> i
+                        nrest += 1
+            else:
+                keep = 0
+                for i in range(nrest):
+                    if (mark[rest[i]] ^ hi) > low:
+                        rest[keep] = rest[i]
+                        keep += 1
+                nrest = keep
+            nch = 0
+            keep = 0
+            for i in range(nrest):
+                v = rest[i]
+                best = NONE
+                h = 0
+                j = fptr[v]
+                e = fptr[v + 1]
+                while j < e:
+                    key = mark[find[j]] ^ hi
+                    if key < best:
+                        best = key
+                        h = j
+                    j += 1
+                if best < NONE:
+                    cp[nch] = <uint32_t> (best - a)
+                    co[nch] = tw[h]
+                    cx[nch] = v
+                    nch += 1
+                else:
+                    rest[keep] = v
+                    keep += 1
+            nrest = keep
+            # the level's order: by parent slot (counting sort), then offset in its row
+            for i in range(<int64_t> (b - a) + 1):
+                cnt[i] = 0
+            for i in range(nch):
+                cnt[cp[i] + 1] += 1
+            for i in range(<int64_t> (b - a)):
+                cnt[i + 1] += cnt[i]
+            for i in range(nch):
+                order[cnt[cp[i]]] = <uint32_t> i
+                cnt[cp[i]] += 1
+            r = 0
+            while r < nch:
+                q = r + 1
+                while q < nch and cp[order[q]] == cp[order[r]]:
+                    q += 1
+                c = q - r
+                if 1 < c <= 16:
+                    for i in range(r + 1, q):
+                        t = order[i]
+                        keep = i
+                        while keep > r and co[order[keep - 1]] > co[t]:
+                            order[keep] = order[keep - 1]
+                            keep -= 1
+                        order[keep] = t
+                elif c > 16:
+                    x = qpk[a + cp[order[r]]] & low
+                    width = <int64_t> (fptr[x + 1] - fptr[x])
+                    for i in range(width):
+                        tmp[i] = NONE
+                    for i in range(r, q):
+                        tmp[co[order[i]]] = order[i]
+                    keep = r
+                    for i in range(width):
+                        if tmp[i] != NONE:
+                            order[keep] = tmp[i]
+                            keep += 1
+                r = q
+            for i in range(nch):
+                t = order[i]
+                v = cx[t]
+                mark[v] = hi | tail
+                qpk[tail] = ((a + cp[t]) << 32) | <uint64_t> v
+                spos[tail] = cw[v]
+                ne += fptr[v + 1] - fptr[v]
+                tail += 1
+        else:
+            # top-down: the frontier's rows
+            for h in range(a, b):
+                x = qpk[h] & low
+                hp = h << 32
+                j = fptr[x]
+                e = fptr[x + 1]
+                while j < e:
+                    w = find[j]
+                    if (mark[w] ^ hi) > low:
+                        mark[w] = hi | tail
+                        qpk[tail] = hp | <uint64_t> w
+                        spos[tail] = cw[w]
+                        ne += fptr[w + 1] - fptr[w]
+                        tail += 1
+                    j += 1
+        re -= ne
+        fe = ne
+        a = b
+        b = tail
+    return _log_subtree_sizes(qpk, spos, tail)
+
+
 cdef double core_eval(const RumorSetup *st, int64_t c, int32_t stamp, int32_t *seen,
-                      uint64_t *qpk, double *spos) noexcept nogil:
+                      uint64_t *qpk, double *spos, uint32_t *bu) noexcept nogil:
     """``sum log T_u`` over the weighted core BFS tree rooted at core id ``c``, with one work
-    row (``seen``: nc + RUMOR_BLOCK int32; ``qpk``, ``spos``: nc + maxd + 1); ``stamp`` new for the
-    row's every call."""
+    row (``seen``: nc + RUMOR_BLOCK int32; ``qpk``, ``spos``: nc + maxd + 1; ``bu``:
+    ``st.bu_row`` uint32 zeroed once, used by dense cores); ``stamp`` new for the row's every
+    call."""
+    if st.twoff != NULL:
+        return _core_log_sizes_hybrid(st.fptr, st.find, st.twoff, st.cw, st.nc, <uint64_t> c,
+                                      stamp, qpk, spos, bu)
     if st.sparse:
         if st.width >= 0:
             return _core_log_sizes_padded(st.find, st.cw, st.nc, <uint64_t> st.width,
@@ -610,6 +820,9 @@ cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, i
     cdef void *cbuild
     st.arena = NULL
     st.core_arena = NULL
+    st.tw_arena = NULL
+    st.twoff = NULL
+    st.bu_row = 2
     if tmp == NULL:
         with gil:
             raise MemoryError("rumour centrality: no memory for a graph of %d nodes" % n)
@@ -671,6 +884,17 @@ cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, i
         _core_flat(cptr, cind, cwe, nc, width, st.fptr, st.find, st.fwe)
     free(cbuild)
     st.maxd = _max_row(st.fptr, nc)
+    # dense cores: the direction-optimising scan and its reverse-entry offsets (if memory
+    # allows; else the top-down scan, same answer)
+    if not st.sparse and nc > 0 and st.fptr[nc] < <uint64_t> 0xFFFFFFF0:
+        st.tw_arena = malloc(st.fptr[nc] * 4 + 4)
+        if st.tw_arena != NULL:
+            if _twin_offsets(st.fptr, st.find, nc, <uint32_t *> st.tw_arena) == 0:
+                st.twoff = <uint32_t *> st.tw_arena
+                st.bu_row = (2 * (nc + 1) + 7 * nc + st.maxd + 9) // 2 * 2  # even: 8-byte rows
+            else:
+                free(st.tw_arena)
+                st.tw_arena = NULL
     # the order of the scan: np.argsort(-ub), as numba sorts
     neg = <double *> iw
     for i in range(n):
@@ -684,6 +908,9 @@ cdef int rumor_setup(const int64_t *indptr, const int32_t *indices, int64_t n, i
 cdef void rumor_setup_free(RumorSetup *st) noexcept nogil:
     free(st.core_arena)
     free(st.arena)
+    free(st.tw_arena)
+    st.tw_arena = NULL
+    st.twoff = NULL
     st.core_arena = NULL
     st.arena = NULL
 
@@ -791,7 +1018,10 @@ cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
     cdef int64_t ist[2]
     cdef double fst[3]
     cdef char *w = <char *> malloc(n * 8 * 3 + n + (st.nc + RUMOR_BLOCK) * 4 + row * 16 + 64)
-    if w == NULL:
+    cdef uint32_t *bu = <uint32_t *> calloc(st.bu_row, 4)
+    if w == NULL or bu == NULL:
+        free(w)
+        free(bu)
         with gil:
             raise MemoryError("rumour centrality: no memory for a graph of %d nodes" % n)
     cdef double *exact = <double *> w
@@ -808,9 +1038,10 @@ cdef RumorTop rumor_scan(const RumorSetup *st, int64_t s, double rtol,
         if a < 0:
             break
         stamp += 1
-        exact[a] = lg - st.const_ - core_eval(st, st.cid[a], stamp, seen, qpk, spos)
+        exact[a] = lg - st.const_ - core_eval(st, st.cid[a], stamp, seen, qpk, spos, bu)
     r = rumor_finish(s, rtol, st, cand, val, ist, fst, top, mark)
     free(w)
+    free(bu)
     return r
 
 
@@ -997,6 +1228,21 @@ def py_rumor_stop_level(double best, double s0, double tol0, double rtol):
 
 
 def py_graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
-                       double rtol, uint8_t[::1] top):
-    cdef RumorTop r = graph_rumor_top(indptr, indices, s, rtol, top)
+                       double rtol, uint8_t[::1] top, bint bottom_up=True):
+    cdef RumorTop r
+    cdef RumorSetup st
+    if bottom_up:
+        r = graph_rumor_top(indptr, indices, s, rtol, top)
+        return r.best, r.s0, r.greater, r.tied, r.n_core_bfs
+    # the scan of before issue 32 (every level top-down), for tests and benchmarks
+    rumor_setup(&indptr[0], &indices[0] if indices.shape[0] > 0 else NULL,
+                indptr.shape[0] - 1, s, &st)
+    free(st.tw_arena)
+    st.tw_arena = NULL
+    st.twoff = NULL
+    st.bu_row = 2
+    try:
+        r = rumor_scan(&st, s, rtol, &top[0])
+    finally:
+        rumor_setup_free(&st)
     return r.best, r.s0, r.greater, r.tied, r.n_core_bfs

@@ -4,7 +4,7 @@ OpenMP; without it the module still builds and :data:`OPENMP` is False (serial s
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN, lgamma
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 from anonspread.engine._rumor cimport (
@@ -106,6 +106,7 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
     cdef int32_t *seen = <int32_t *> calloc(nthr * (nc + RUMOR_BLOCK), sizeof(int32_t))
     cdef uint64_t *qpk = <uint64_t *> malloc(nthr * row * sizeof(uint64_t))
     cdef double *spos = <double *> malloc(nthr * row * sizeof(double))
+    cdef uint32_t *bu = <uint32_t *> calloc(nthr * st.bu_row, sizeof(uint32_t))
     cdef int64_t *batch = <int64_t *> malloc(cap * sizeof(int64_t))
     cdef int64_t *mark = <int64_t *> calloc(n, sizeof(int64_t))
     cdef double *exact = <double *> malloc(n * sizeof(double))
@@ -113,8 +114,8 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
     cdef double *val = <double *> malloc(n * sizeof(double))
     cdef uint8_t *flag = <uint8_t *> malloc(n)
     if (seen == NULL or qpk == NULL or spos == NULL or batch == NULL or mark == NULL
-            or exact == NULL or cand == NULL or val == NULL or flag == NULL):
-        free(seen); free(qpk); free(spos); free(batch); free(mark)
+            or exact == NULL or cand == NULL or val == NULL or flag == NULL or bu == NULL):
+        free(seen); free(qpk); free(spos); free(batch); free(mark); free(bu)
         free(exact); free(cand); free(val); free(flag)
         with gil:
             raise MemoryError("rumour centrality: no memory for %d threads' work rows" % nthr)
@@ -132,13 +133,13 @@ cdef int _scan_parallel(const RumorSetup *st, int64_t s, double rtol, uint8_t *t
                 # stamps: one per evaluation, never repeated on any row
                 exact[c] = lg - cst - core_eval(st, st.cid[c], <int32_t> (done + j + 1),
                                                 seen + t * (nc + RUMOR_BLOCK), qpk + t * row,
-                                                spos + t * row)
+                                                spos + t * row, bu + t * st.bu_row)
                 j = j + nthr
         done += k
         size = min(cap, 2 * size)
     res[0] = rumor_finish(s, rtol, st, cand, val, ist, fst, top, flag)
     computed[0] = done
-    free(seen); free(qpk); free(spos); free(batch); free(mark)
+    free(seen); free(qpk); free(spos); free(batch); free(mark); free(bu)
     free(exact); free(cand); free(val); free(flag)
     return 0
 

@@ -207,6 +207,16 @@ def _rumor_finish(s, rtol, core, att, cand, val, ist, fst, top):
     return _rumor.py_rumor_finish(s, rtol, core, att, cand, val, ist, fst, top)
 
 
+def _graph_rumor_top_down(indptr, indices, s: int, rtol: float, top: np.ndarray):
+    """:func:`graph_rumor_top` with every level of every core BFS found top-down (the scan
+    of before issue 32; tests and ``benchmarks/bench_estimator_growth.py``)."""
+    indptr, indices = _connected(indptr, indices)
+    n = indptr.shape[0] - 1
+    s = _check.index(s, n, "s")
+    return _rumor.py_graph_rumor_top(indptr, indices, s, float(rtol),
+                                     _bool_out(top, n, "top"), False)
+
+
 def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     """Rumour-centrality maximisers and the rank data of node ``s``, exactly.
 

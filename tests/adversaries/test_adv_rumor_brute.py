@@ -130,3 +130,57 @@ def test_rumor_top_and_rank_equal_brute_force_on_small_graphs_with_cycles_ties_i
     assert multi_top > 20  # several maximisers tied exactly (37)
     assert tied_sources > 500  # sources tied exactly with other nodes (730)
     assert pruned > 60  # and the bounds spared exact evaluations (107)
+
+
+def _layered(rng: np.random.Generator) -> nx.Graph:
+    """r - 100 nodes A - 10 hubs H (each adjacent to every A) - 20 nodes B (each adjacent
+    to every hub): from r, the hubs' level is followed bottom-up (B's rows hold fewer
+    entries than a quarter of the hubs') and the first hub has all 20 B as children (the
+    scatter over its row orders them)."""
+    G = nx.Graph()
+    A_, H, B = range(1, 101), range(101, 111), range(111, 131)
+    G.add_edges_from((0, a) for a in A_)
+    G.add_edges_from((a, h) for a in A_ for h in H)
+    G.add_edges_from((h, b) for h in H for b in B)
+    perm = rng.permutation(131)
+    return nx.relabel_nodes(G, {v: int(perm[v]) for v in G.nodes()})
+
+
+def test_direction_optimising_core_bfs_gives_the_top_down_trees_on_dense_cores():
+    # dense cores (mean degree >= 7) are scanned level by level, bottom-up where the
+    # unreached nodes' rows are few: the same trees as the top-down scan of before issue 32
+    # (bit for bit) and as brute force. Every row of the CSR is shuffled, so a node's
+    # offset in its parent's row (the order of a level's children) follows no numbering.
+    rng = np.random.default_rng(32)
+    cases = [
+        _layered(rng),
+        nx.random_regular_graph(8, 200, seed=1),  # padded layout (every row D entries)
+        nx.barabasi_albert_graph(300, 5, seed=2),  # hubs: unpadded
+        nx.gnp_random_graph(150, 0.15, seed=3),
+        nx.connected_watts_strogatz_graph(200, 10, 0.3, seed=4),
+    ]
+    for G in cases:
+        m = G.number_of_nodes()
+        for i, a in enumerate(rng.choice(m, 10, replace=False).tolist()):
+            G.add_edges_from([(a, m + 2 * i), (m + 2 * i, m + 2 * i + 1)])  # pendant trees
+        snap = A.Snapshot(G, list(G.nodes()), T=3)
+        indptr, indices = snap.subgraph()
+        indices = indices.copy()
+        for v in range(snap.n):
+            indices[indptr[v]:indptr[v + 1]] = rng.permutation(indices[indptr[v]:indptr[v + 1]])
+        n = snap.n
+        lg = math.lgamma(n + 1.0)
+        ref = np.array([lg - math.log(p) for p in _brute_products(indptr, indices)])
+        for s in rng.choice(n, 10, replace=False).tolist():
+            top, top0 = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+            got = R.graph_rumor_top(indptr, indices, s, TIE_RTOL, top)
+            old = R._graph_rumor_top_down(indptr, indices, s, TIE_RTOL, top0)
+            assert got == old and (top == top0).all()  # bit for bit: the same queue
+            tol = TIE_RTOL * max(1.0, abs(ref[s]))
+            assert got[2] == int((ref > ref[s] + tol).sum())
+            assert got[3] == int((np.abs(ref - ref[s]) <= tol).sum())
+            want = ref >= ref.max() - TIE_RTOL * max(1.0, abs(ref.max()))
+            assert (top == want).all()
+            assert abs(got[1] - ref[s]) <= 1e-12 * abs(ref[s])
+            top2 = np.zeros(n, np.bool_)
+            assert P.rumor_scan_parallel(indptr, indices, s, TIE_RTOL, top2, 2, 0)[:5] == got
