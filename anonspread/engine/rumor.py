@@ -228,6 +228,29 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     pendant trees weigh their core node); a pendant node v differs from its core node a
     by rerooting over bridges, so ``score(v) = ub(v) - (ub(a) - score(a))``.
 
+    Cost. Worst case one BFS of the 2-core per core node, O(n_c (n_c + m_c)): inside a
+    2-connected core every node has the same cut-vertex bound, so nothing is excluded (on
+    the dense random-diffusion snapshots of ``benchmarks/bench_estimator_growth.py`` every
+    core node is evaluated: 8,326 of 8,326 at 10^4 infected). Dense cores (mean degree 7
+    or more) are scanned by a direction-optimising BFS that builds the same queue as the
+    top-down scan (bit-identical scores; 1.3x less CPU there), still O(n_c + m_c) per
+    evaluation. Bounds that would prune, examined for issue 32 and not built, because
+    measured they exclude nothing on those snapshots: in the BFS tree rooted at v,
+    ``sum_u T_u = n + D(v)`` (D the distance sum; each node counts once per ancestor), and
+    ``log T`` is concave with ``T_v = n`` and ``1 <= T_u <= n - 1``, so the sum of
+    ``log T_u`` is at least its value at a vertex of that set (q sizes at n - 1, one
+    remainder, the rest 1): ``log R(v) <= log n! - log n - q log(n - 1) - log(1 + rem)``
+    with ``q = floor((D - n + 1) / (n - 2))``, decreasing in D; Jensen gives
+    ``log R(v) >= log n! - log n - (n - 1) log(D / (n - 1))``. At 10^4 infected D(v) is
+    2.1-4.9x10^4, so q <= 3: the upper bound lies 1,583-1,832 above the exact scores and
+    the lower one 5,920-14,197 below, while the scores span about 300 (median 89 below the
+    best, the source 12 below): the sum of ``log T_u`` (about 1,700) is spread over
+    thousands of internal nodes, and the distance sum fixes only the total size, not how
+    it is spread. An evaluation abandoned once a partial BFS proves the node below the
+    stop level (partial subtree sizes plus the cheapest path for the unreached rest) would
+    stop only after 81-99.9% of the adjacency entries (40 roots). So the scan stays
+    quadratic on dense snapshots (``docs/adversaries.md``).
+
     Parameters
     ----------
     indptr, indices : numpy.ndarray
