@@ -164,7 +164,8 @@ def main() -> None:
                                                     "anonspread-bench"))
     ap.add_argument("--max-infected", type=int, default=10**6)
     ap.add_argument("--skip", default="", help="comma list of parts to skip: A, B, and in "
-                    "part A the estimators jordan, rumor and the adaptive-diffusion rows A2")
+                    "part A the estimators jordan, rumor (or only jordan-old, rumor-old) and "
+                    "the adaptive-diffusion rows A2")
     ap.add_argument("--rumor-timeout", type=float, default=None,
                     help="time limit of one rumour-centrality call (default: --timeout)")
     args = ap.parse_args()
@@ -200,7 +201,7 @@ def main() -> None:
                              ("jordan-old", lambda snap=snap, s=s: jordan_old(snap, s)),
                              ("rumor", lambda snap=snap: rumor_top_rank(snap, 0)),
                              ("rumor-old", lambda snap=snap: rumor_top_down(snap, 0))):
-                if name in dead or name.split("-")[0] in skip:
+                if name in dead or name in skip or name.split("-")[0] in skip:
                     rows[name].append(None)
                     line.append(f"{name} skipped")
                     continue
