@@ -495,7 +495,7 @@ cdef double _core_log_sizes_dense(const uint64_t *fptr, const uint32_t *find,
 
 
 cdef int64_t _twin_offsets(const uint64_t *fptr, const uint32_t *find, int64_t nc,
-                          uint32_t *tw) except -1 nogil:
+                          uint32_t *tw) noexcept nogil:
     """``tw[j]`` for every entry j of row x pointing to a core node y: the offset of x in y's
     row (the reverse entry minus ``fptr[y]``), in O(nc + entries): ``inc[x]`` lists the
     entries pointing to x by increasing source, ``own[x]`` x's own entries by increasing
@@ -554,9 +554,12 @@ cdef double _core_log_sizes_hybrid(const uint64_t *fptr, const uint32_t *find,
     """:func:`_core_log_sizes_dense` level by level, each level found top-down (the
     frontier's rows) or bottom-up (the rows of the nodes not yet reached: chosen when they
     hold fewer than a quarter of the frontier's entries, since a bottom-up entry costs
-    more; 4 was the fastest of 1, 2, 4, 8 on the 10^4-infected Chung-Lu snapshot of
-    ``benchmarks/bench_estimator_growth.py``), as in Beamer, Asanovic and Patterson's
-    direction-optimising BFS, building the same queue, so the same tree and the same sums.
+    more. On the 10^4-infected Chung-Lu snapshot of ``benchmarks/bench_estimator_growth.py``,
+    against the top-down scan in interleaved pairs at load 8-11, bottom-up when ``re < 2 fe``,
+    ``re < fe``, ``2 re < fe``, ``4 re < fe``, ``8 re < fe`` (re: unreached rows' entries, fe:
+    the frontier's) took 1.02-1.10x, 1.22x, 1.31x, 1.33x, 1.27x less CPU), as in Beamer,
+    Asanovic and Patterson's direction-optimising BFS, building the same queue, so the same
+    tree and the same sums.
 
     Why the same tree: the top-down scan gives a node x of depth k + 1 as parent the
     neighbour of depth k that left the queue first (the first to scan its row), and puts the

@@ -243,8 +243,8 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     with ``q = floor((D - n + 1) / (n - 2))``, decreasing in D; Jensen gives
     ``log R(v) >= log n! - log n - (n - 1) log(D / (n - 1))``. At 10^4 infected D(v) is
     2.1-4.9x10^4, so q <= 3: the upper bound lies 1,583-1,832 above the exact scores and
-    the lower one 5,920-14,197 below, while the scores span about 300 (median 89 below the
-    best, the source 12 below): the sum of ``log T_u`` (about 1,700) is spread over
+    the lower one 5,920-14,197 below, while the scores lie 0-270 (median 89) below the
+    best, the source 12 below it): the sum of ``log T_u`` (about 1,700) is spread over
     thousands of internal nodes, and the distance sum fixes only the total size, not how
     it is spread. An evaluation abandoned once a partial BFS proves the node below the
     stop level (partial subtree sizes plus the cheapest path for the unreached rest) would
