@@ -233,7 +233,7 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     the dense random-diffusion snapshots of ``benchmarks/bench_estimator_growth.py`` every
     core node is evaluated: 8,326 of 8,326 at 10^4 infected). Dense cores (mean degree 7
     or more) are scanned by a direction-optimising BFS that builds the same queue as the
-    top-down scan (bit-identical scores; 1.3x less CPU there), still O(n_c + m_c) per
+    top-down scan (bit-identical scores; 1.1-1.5x less CPU there), still O(n_c + m_c) per
     evaluation. Bounds that would prune, examined for issue 32 and not built, because
     measured they exclude nothing on those snapshots: in the BFS tree rooted at v,
     ``sum_u T_u = n + D(v)`` (D the distance sum; each node counts once per ancestor), and
