@@ -115,6 +115,110 @@ cdef extern from *:
         res[2] = tied;
     }
 
+    /* The reference bound of the Jordan certification (issue 32): d is an n x 64 byte
+       matrix, d[w * 64 + b] = d(ref b, w); src[y] = 1 iff y has been a BFS source. */
+    ANONSPREAD_CLONES
+    static void anonspread_ref_far(const uint8_t *d, const uint8_t *src, int64_t n,
+                                   int32_t *far) {
+        int64_t k, b;
+        uint8_t acc[64];
+        for (b = 0; b < 64; b++)
+            acc[b] = 0;
+        for (k = 0; k < n; k++) {
+            if (src[k])
+                continue;
+            for (b = 0; b < 64; b++)
+                acc[b] = d[k * 64 + b] > acc[b] ? d[k * 64 + b] : acc[b];
+        }
+        for (b = 0; b < 64; b++)
+            far[b] = acc[b];
+    }
+
+    ANONSPREAD_CLONES
+    static void anonspread_ref_bound(const uint8_t *d, const int32_t *far, int64_t n,
+                                     const int64_t *lo, int64_t *hi) {
+        int64_t k, b, u, x;
+        for (k = 0; k < n; k++) {
+            u = 1 << 30;
+            for (b = 0; b < 64; b++) {
+                x = (int64_t) d[k * 64 + b] + far[b];
+                u = x < u ? x : u;
+            }
+            u = lo[k] > u ? lo[k] : u;
+            hi[k] = u < hi[k] ? u : hi[k];
+        }
+    }
+
+    /* For every reference b: rem[b] = the non-sources y at d(b, y) = far[b]; gain[b] = the
+       open nodes (op[w] = 1) a bound with far[b] - 1 in place of far[b] would place. */
+    ANONSPREAD_CLONES
+    static void anonspread_ref_gain(const uint8_t *d, const int32_t *far, const uint8_t *src,
+                                    const uint8_t *op, int64_t n, const int64_t *lo,
+                                    const int64_t *hi, int64_t t, int64_t ehi, int64_t *rem,
+                                    int64_t *gain) {
+        int64_t k, b, u, l, h;
+        int32_t c[64], g[64];
+        for (b = 0; b < 64; b++) {
+            c[b] = 0;
+            g[b] = 0;
+        }
+        for (k = 0; k < n; k++) {
+            if (!src[k])
+                for (b = 0; b < 64; b++)
+                    c[b] += d[k * 64 + b] == far[b];
+            if (op[k]) {
+                l = lo[k];
+                h = hi[k];
+                for (b = 0; b < 64; b++) {
+                    u = (int64_t) d[k * 64 + b] + far[b] - 1;
+                    u = l > u ? l : u;
+                    g[b] += u < h && (u == l || ((u < t || l > t) && l > ehi));
+                }
+            }
+        }
+        for (b = 0; b < 64; b++) {
+            rem[b] = c[b];
+            gain[b] = g[b];
+        }
+    }
+
+    /* The open nodes (op[w] = 1) that the bound with far2 in place of far would place. */
+    ANONSPREAD_CLONES
+    static int64_t anonspread_ref_count(const uint8_t *d, const int32_t *far2,
+                                        const uint8_t *op, int64_t n, const int64_t *lo,
+                                        const int64_t *hi, int64_t t, int64_t ehi) {
+        int64_t k, b, u, x, l, g = 0;
+        for (k = 0; k < n; k++) {
+            if (!op[k])
+                continue;
+            u = 1 << 30;
+            for (b = 0; b < 64; b++) {
+                x = (int64_t) d[k * 64 + b] + far2[b];
+                u = x < u ? x : u;
+            }
+            l = lo[k];
+            u = l > u ? l : u;
+            g += u < hi[k] && (u == l || ((u < t || l > t) && l > ehi));
+        }
+        return g;
+    }
+
+    ANONSPREAD_CLONES
+    static void anonspread_ref_attain(const uint8_t *d, const int32_t *far, const uint8_t *src,
+                                      int64_t n, uint8_t *att) {
+        int64_t k, b;
+        int c;
+        uint8_t f[64];
+        for (b = 0; b < 64; b++)
+            f[b] = (uint8_t) far[b];
+        for (k = 0; k < n; k++) {
+            c = 0;
+            for (b = 0; b < 64; b++)
+                c += d[k * 64 + b] == f[b];
+            att[k] = src[k] ? 0 : (uint8_t) c;
+        }
+    }
+
     ANONSPREAD_CLONES
     static void anonspread_ml_ball(const int64_t *par, const int64_t *gdeg, int64_t n,
                                    int64_t c, const double *logB, int64_t nb,
@@ -153,6 +257,19 @@ cdef extern from *:
     int64_t anonspread_min64(const int64_t *x, int64_t n, int64_t m) noexcept nogil
     void anonspread_jordan_final(const int64_t *lo, const int64_t *hi, int64_t n, int64_t t,
                                  int64_t big, uint8_t *top, int64_t *res) noexcept nogil
+    void anonspread_ref_far(const uint8_t *d, const uint8_t *src, int64_t n,
+                            int32_t *far) noexcept nogil
+    void anonspread_ref_bound(const uint8_t *d, const int32_t *far, int64_t n, const int64_t *lo,
+                              int64_t *hi) noexcept nogil
+    void anonspread_ref_gain(const uint8_t *d, const int32_t *far, const uint8_t *src,
+                             const uint8_t *op, int64_t n, const int64_t *lo, const int64_t *hi,
+                             int64_t t, int64_t ehi, int64_t *rem, int64_t *gain) noexcept nogil
+    int64_t anonspread_ref_count(const uint8_t *d, const int32_t *far2, const uint8_t *op,
+                                 int64_t n, const int64_t *lo, const int64_t *hi, int64_t t,
+                                 int64_t ehi) noexcept nogil
+    void anonspread_ref_attain(const uint8_t *d, const int32_t *far, const uint8_t *src,
+                               int64_t n, uint8_t *att) noexcept nogil
+    int __builtin_ctzll(unsigned long long x) noexcept nogil
     void anonspread_ml_ball(const int64_t *par, const int64_t *gdeg, int64_t n, int64_t c,
                             const double *logB, int64_t nb, const double *logk, double *out,
                             double *acc, int64_t *dist) noexcept nogil
@@ -389,7 +506,8 @@ cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indi
 
 cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
                    int64_t cnt, uint64_t *seen, uint64_t *cur, uint64_t *nxt, int64_t *active,
-                   int64_t *touched, int64_t *lo, int64_t *ecc) noexcept nogil:
+                   int64_t *touched, int64_t *lo, int64_t *ecc,
+                   uint8_t *dmat=NULL) noexcept nogil:
     """Bit-parallel BFS from ``srcs[:cnt]`` (cnt <= 64): ``ecc[b]`` = eccentricity of source b.
 
     Bit b of ``seen[v]`` says source b has reached v; one sweep per level pushes only the
@@ -398,6 +516,7 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
     eccentricity is the last level at which its bit was new anywhere. As a by-product
     ``lo[w]`` is raised to the last level at which w received a new bit, ``max_b d(b, w)``,
     a lower bound on ``ecc(w)``. ``seen``, ``cur``, ``nxt`` must be zero on entry (restored).
+    With ``dmat`` (n x 64 bytes), ``dmat[w * 64 + b]`` receives ``min(d(b, w), 255)``.
     """
     cdef int64_t n = indptr.shape[0] - 1, na = 0, nt, level = 0, b, i, j, v
     cdef int32_t w
@@ -411,6 +530,8 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
         seen[v] |= bit
         cur[v] |= bit
         ecc[b] = 0
+        if dmat != NULL:
+            dmat[v * 64 + b] = 0
     while na > 0:
         level += 1
         nt = 0
@@ -437,6 +558,10 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
             active[i] = w
             if level > lo[w]:
                 lo[w] = level
+            if dmat != NULL:
+                while f != 0:
+                    dmat[w * 64 + __builtin_ctzll(f)] = <uint8_t> min(level, 255)
+                    f &= f - 1
         na = nt
         for b in range(cnt):
             if (newbits >> b) & 1:
@@ -679,16 +804,176 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
     return left
 
 
+cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
+                        int64_t *phi, int64_t t, int64_t emax, int64_t max_passes,
+                        int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
+                        uint8_t[::1] src, int64_t *nbfs) except -2 nogil:
+    """Phase 2 of :func:`_jordan_place` with many reference nodes (issue 32); returns the
+    nodes left unplaced, or -1 (nothing changed) when a reference's eccentricity exceeds 254.
+
+    R = the 64 nodes of largest degree (hubs: central in a small-world snapshot), their
+    distances to every node kept (n x 64 bytes) from one bit-parallel pass. ``src[y]`` = 1
+    iff y has been a BFS source (its BFS raised every ``lo[w]`` to at least ``d(y, w)``);
+    ``D_r`` = the largest ``d(r, y)`` over non-sources y. For every node w and every r,
+    a node y is within ``lo[w]`` of w if it was a source, else within
+    ``d(w, r) + d(r, y) <= d(w, r) + D_r``, so
+
+        ``ecc(w) <= max(lo[w], min_r (d(w, r) + D_r))``
+
+    (Li, Qiao, Qin et al.'s reference-node bound of :func:`_place_passes` with 64 reference
+    nodes at once: a node near any hub is bounded, not only a node near the one reference).
+    Two kinds of pass of 64 sources, each followed by :func:`_bp_bounds` and the bound above:
+    (0) the non-sources y at ``d(r, y) = D_r`` for the most references r (making them
+    sources lowers the ``D_r``: the periphery, shared by the hubs), (1) the unplaced nodes
+    of smallest lower bound (exact). The kind whose last pass placed more nodes goes next;
+    a kind unused for 4 passes is tried again. Exact: every bound used is valid; it ends
+    because every pass makes 64 new sources or places an unplaced node exactly.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, nr = min(n, 64), left, npass = 0, ehi, i, v, b
+    cdef int64_t cap, below, atcap, cnt, lv, best, na, a, gper
+    cdef int64_t per[64]
+    cdef int64_t natt[66]
+    cdef int32_t far2[64]
+    cdef int64_t rem[64]
+    cdef int64_t gain[64]
+    cdef int64_t srcs[64]
+    cdef int64_t ecc[64]
+    cdef int64_t off[64]
+    cdef int32_t far[64]
+    cdef uint64_t[::1] bits
+    cdef int64_t[::1] w64, nlo
+    cdef uint8_t[::1] dmat, op, att
+    cdef int64_t[::1] refs
+    with gil:
+        refs = np.argsort(-np.diff(np.asarray(indptr)), kind="stable")[:nr].astype(np.int64)
+        bits = np.zeros(3 * n, np.uint64)
+        w64 = np.empty(2 * n, np.int64)
+        nlo = np.zeros(emax + 2, np.int64)
+        dmat = np.zeros(64 * n, np.uint8)
+        op = np.zeros(n, np.uint8)
+        att = np.zeros(n, np.uint8)
+    for b in range(64):
+        srcs[b] = refs[b % nr]
+    _bp_pass(indptr, indices, srcs, 64, &bits[0], &bits[n], &bits[2 * n], &w64[0], &w64[n],
+             plo, ecc, &dmat[0])
+    nbfs[0] += 64
+    for b in range(64):
+        if ecc[b] > 254:
+            return -1
+    _bp_bounds(indptr, indices, srcs, 64, ecc, plo, phi, order, dist, off)
+    for b in range(64):
+        src[srcs[b]] = 1
+    while True:
+        anonspread_ref_far(&dmat[0], &src[0], n, far)
+        anonspread_ref_bound(&dmat[0], far, n, plo, phi)
+        ehi = anonspread_min64(phi, n, BIG)
+        for i in range(emax + 2):
+            nlo[i] = 0
+        left = 0
+        for v in range(n):
+            op[v] = _open(plo, phi, t, ehi, v)
+            if op[v]:
+                nlo[min(plo[v], emax + 1)] += 1
+                left += 1
+        if npass > 0 and npass - 1 < trace.shape[0]:
+            trace[npass - 1] = left
+        if left == 0 or npass == max_passes:
+            break
+        # the reference whose outer level, made sources, would place most open nodes
+        # per pass; its outer level if that beats an exact pass (up to 64 placed)
+        anonspread_ref_gain(&dmat[0], far, &src[0], &op[0], n, plo, phi, t, ehi, rem, gain)
+        best = -1
+        for b in range(nr):
+            if rem[b] > 0 and gain[b] > 0 and (best < 0 or gain[b] * ((rem[best] + 63) // 64)
+                                                > gain[best] * ((rem[b] + 63) // 64)):
+                best = b
+        # the periphery: the 64 non-sources at d(r, y) = D_r for the most references r
+        # (index order within a count), and the open nodes its pass would place
+        anonspread_ref_attain(&dmat[0], far, &src[0], n, &att[0])
+        for i in range(66):
+            natt[i] = 0
+        for v in range(n):
+            natt[att[v]] += 1
+        cap = 64
+        below = 0
+        while cap > 0 and below + natt[cap] < 64:
+            below += natt[cap]
+            cap -= 1
+        na = 0
+        if cap > 0:
+            atcap = 64 - below
+            for v in range(n):
+                if na == 64:
+                    break
+                a = att[v]
+                if a > cap or (a == cap and atcap > 0):
+                    if a == cap:
+                        atcap -= 1
+                    per[na] = v
+                    na += 1
+        gper = 0
+        if na > 0:
+            for i in range(na):
+                src[per[i]] = 1
+            anonspread_ref_far(&dmat[0], &src[0], n, far2)
+            for i in range(na):
+                src[per[i]] = 0
+            gper = anonspread_ref_count(&dmat[0], far2, &op[0], n, plo, phi, t, ehi)
+        cnt = 0
+        if gper >= min(64, left) and (best < 0 or gper * ((rem[best] + 63) // 64) >= gain[best]):
+            for i in range(na):
+                srcs[i] = per[i]
+            cnt = na
+        elif best >= 0 and gain[best] > min(64, left) * ((rem[best] + 63) // 64):
+            for v in range(n):
+                if cnt == 64:
+                    break
+                if not src[v] and dmat[v * 64 + best] == far[best]:
+                    srcs[cnt] = v
+                    cnt += 1
+        if cnt < 64:
+            # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
+            cap = 0
+            below = 0
+            while cap <= emax and below + nlo[cap] < 64:
+                below += nlo[cap]
+                cap += 1
+            atcap = 64 - below
+            for v in range(n):
+                if cnt == 64:
+                    break
+                if _open(plo, phi, t, ehi, v):
+                    lv = min(plo[v], emax + 1)
+                    if lv < cap:
+                        srcs[cnt] = v
+                        cnt += 1
+                    elif lv == cap and atcap > 0:
+                        srcs[cnt] = v
+                        cnt += 1
+                        atcap -= 1
+        _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
+                 &w64[n], plo, ecc)
+        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
+        for i in range(cnt):
+            src[srcs[i]] = 1
+        nbfs[0] += 64
+        npass += 1
+    return left
+
+
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
-                       int64_t[::1] trace, int64_t *res, bint far_first=True) except -1 nogil:
+                       int64_t[::1] trace, int64_t *res, int64_t rule=2) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
     limit); ``trace[i]`` (while i < len(trace)) receives the number of nodes still unplaced
     after the first i + 1 passes. ``res`` receives ``(ecc(s), BFS equivalents, unplaced
-    nodes)``. ``far_first``: the sources of phase 2 as :func:`_place_passes` chooses them
-    (False: always the unplaced nodes of smallest lower bound, the rule before issue 32).
+    nodes)``. ``rule``: the sources of phase 2: 2 (default), the 64 references of
+    :func:`_ref_passes` (issue 32); 1, far from one reference node (:func:`_place_passes`
+    with ``far_first``, the first rule of issue 32, also used when a reference's
+    eccentricity exceeds 254); 0, always the unplaced nodes of smallest lower bound (the
+    rule before issue 32).
     """
     cdef int64_t n = indptr.shape[0] - 1
     cdef int32_t[::1] order, parent, dist
@@ -705,11 +990,14 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     cdef int64_t ecc[64]
     cdef int64_t off[64]
     cdef int64_t npass, cap, below, atcap, cnt, lv
+    cdef uint8_t[::1] src
     with gil:
         order = np.empty(n, np.int32)
         parent = np.empty(n, np.int32)
         dist = np.full(n, -1, np.int32)
+        src = np.zeros(n, np.uint8)
     t = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi, &far)
+    src[s] = 1
     nbfs = 1
     emax = t
     for i in range(window):
@@ -742,7 +1030,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         gsum = 0
         for i in range(window):
             gsum += gains[i]
-        if left == 0 or (step >= window and gsum * (emax + 1) < 64 * window):
+        if left == 0 or (step >= window and (rule == 2 or gsum * (emax + 1) < 64 * window)):
             break
         kind = 0
         for k in range(1, 3):
@@ -754,13 +1042,17 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         kused[kind] = step
         u = far if kind == 0 else (uhi if kind == 1 else ulo)
         e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far)
+        src[u] = 1
         if e > emax:
             emax = e
         nbfs += 1
         step += 1
-    if left > 0:
+    if left > 0 and rule == 2:
+        left = _ref_passes(indptr, indices, plo, phi, t, emax, max_passes, trace, order, dist,
+                           src, &nbfs)
+    if left < 0 or (left > 0 and rule < 2):
         left = _place_passes(indptr, indices, plo, phi, t, False, emax, max_passes, trace, order,
-                             dist, far_first, &nbfs)
+                             dist, rule >= 1, &nbfs)
     res[0] = t
     res[1] = nbfs
     res[2] = left
@@ -1257,9 +1549,9 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                     int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace,
-                    bint far_first=True):
+                    int64_t rule=2):
     cdef int64_t res[3]
-    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, far_first)
+    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule)
     return res[0], res[1], res[2]
 
 

@@ -239,17 +239,23 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     return r
 
 
+_JORDAN_RULES = {"lowest": 0, "far-first": 1, "references": 2}
+
+
 def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
-                  far_first: bool = True) -> tuple[int, int, int]:
+                  rule: str = "references") -> tuple[int, int, int]:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on
     entry), stopping after ``max_passes`` bit-parallel passes (< 0: no limit); ``trace[i]``
     receives the number of nodes unplaced after pass i + 1. Returns ``(ecc(s), BFS
-    equivalents, unplaced nodes)`` (benchmarks/bench_cyclic.py). ``far_first=False``: the
-    phase-2 sources of before issue 32 (the unplaced nodes of smallest lower bound only,
-    without the reference-node bound; the tests compare both)."""
+    equivalents, unplaced nodes)`` (benchmarks/bench_cyclic.py). ``rule``: the phase-2
+    sources, ``"references"`` (the default, 64 reference nodes), ``"far-first"`` (one
+    reference node, the first rule of issue 32) or ``"lowest"`` (the unplaced nodes of
+    smallest lower bound only, the rule before issue 32); the tests compare all three."""
+    if rule not in _JORDAN_RULES:
+        raise ValueError(f"rule must be one of {sorted(_JORDAN_RULES)}; got {rule!r}")
     outs = [_Out(a, np.int64) for a in (lo, hi, trace)]
     r = _scoring.py_jordan_place(*_csr(indptr, indices), int(s), *(o.buf for o in outs[:2]),
-                                 int(max_passes), outs[2].buf, bool(far_first))
+                                 int(max_passes), outs[2].buf, _JORDAN_RULES[rule])
     for o in outs:
         o.back()
     return r

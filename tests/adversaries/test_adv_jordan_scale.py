@@ -44,10 +44,10 @@ def _check(G, s, ecc_ref=None):
     top = np.empty(n, bool)
     got = K.graph_jordan_top(ip, ix, s, top)
     assert got[0] == t and got[1:4] == want[:3] and np.array_equal(top, want[3])
-    for far in (True, False):
+    for far in ("references", "far-first", "lowest"):
         lo = np.zeros(n, np.int64)
         hi = np.full(n, K.BIG, np.int64)
-        t2, _, left = K._jordan_place(ip, ix, s, lo, hi, -1, np.zeros(1, np.int64), far_first=far)
+        t2, _, left = K._jordan_place(ip, ix, s, lo, hi, -1, np.zeros(1, np.int64), rule=far)
         assert t2 == t and left == 0
         assert (lo <= ecc_ref).all() and (hi >= ecc_ref).all()  # valid bounds
         emin, less, tied, top2 = _summary_from_bounds(lo, hi, t)
