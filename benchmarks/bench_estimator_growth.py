@@ -14,8 +14,9 @@ child with a time limit, after a warm-up call in the parent):
 A. **Growth in the infected count.** Random diffusion (p = 0.05) snapshots: the first k
    infected nodes, k = 10^3, 3x10^3, .. 10^6 (as many as the graph reaches), scored by the
    Jordan centre and rumour centrality through :func:`adversaries.top_and_rank` (the path of
-   the harness and of ``simulate_and_score``); the Jordan certification also with the phase-2
-   rule of before issue 32 (``far_first=False``). Adaptive diffusion (d0 = 4) snapshots at
+   the harness and of ``simulate_and_score``); the Jordan certification (64 reference
+   nodes) also with the previous phase-2 rule (one reference node, far-first), the answers
+   (ecc(s), minimum, counts below and at ecc(s), number of centres) compared. Adaptive diffusion (d0 = 4) snapshots at
    T = 4, 6, 8, ... scored by the near-ML (``ml_adaptive_diffusion``, every score) and by the
    walk per configuration it replaced (``anonspread.engine.scoring.ml_tree_walks``). The
    growth exponent is the least-squares slope of log time on log n over sizes >= 10^4.
@@ -117,19 +118,26 @@ def ml_walks(snap: A.Snapshot, d0: float):
     return float(out.max())
 
 
-def jordan_old(snap: A.Snapshot, s: int):
+def jordan_old(snap: A.Snapshot, s: int, rule: str = "far-first"):
+    """The certification with an earlier phase-2 rule: ``(t, BFS, (t, emin, less, tied, #top))``."""
     ip, ix = snap.subgraph()
     lo = np.zeros(snap.n, np.int64)
     hi = np.full(snap.n, K.BIG, np.int64)
-    t, nbfs, _ = K._jordan_place(ip, ix, s, lo, hi, -1, np.zeros(1, np.int64), far_first=False)
-    return int(t), int(nbfs)
+    t, nbfs, _ = K._jordan_place(ip, ix, s, lo, hi, -1, np.zeros(1, np.int64), rule=rule)
+    exact = lo == hi
+    emin = int(lo[exact].min())
+    ans = (int(t), emin, int(np.count_nonzero(hi < t)),
+           int(np.count_nonzero((lo == t) & (hi == t))), int(np.count_nonzero(exact & (lo == emin))))
+    return int(t), int(nbfs), ans
 
 
 def jordan_new(snap: A.Snapshot, s: int):
+    """``graph_jordan_top`` (64 reference nodes): ``(t, BFS, (t, emin, less, tied, #top))``."""
     ip, ix = snap.subgraph()
     top = np.empty(snap.n, bool)
     r = K.graph_jordan_top(ip, ix, s, top)
-    return int(r[0]), int(r[4])
+    return int(r[0]), int(r[4]), (int(r[0]), int(r[1]), int(r[2]), int(r[3]),
+                                  int(np.count_nonzero(top)))
 
 
 def rumor_top_rank(snap: A.Snapshot, s: int):
@@ -168,6 +176,7 @@ def main() -> None:
                     "the adaptive-diffusion rows A2")
     ap.add_argument("--rumor-timeout", type=float, default=None,
                     help="time limit of one rumour-centrality call (default: --timeout)")
+    ap.add_argument("--min-infected", type=int, default=10**3)
     args = ap.parse_args()
     t0 = time.process_time()
     g = load(args.nodes, args.edges, args.cache)
@@ -190,8 +199,10 @@ def main() -> None:
         sp = spread.simulate(g, spread.RandomDiffusion(0.05), 40, source=0, rng=1)
         ks = [k for k in (10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
               if k <= min(sp.n_infected, args.max_infected)]
+        ks = [k for k in ks if k >= args.min_infected]
         rows = {"jordan": [], "jordan-old": [], "rumor": [], "rumor-old": []}
         dead = set()
+        answers = {}
         for k in ks:
             snap = A.Snapshot(g, sp.infected[:k], T=int(sp.times[k - 1]))
             s = 0
@@ -209,6 +220,9 @@ def main() -> None:
                 rows[name].append(t)
                 if t is None:
                     dead.add(name)
+                if "jordan" in name and extra:
+                    answers[name] = extra[2]
+                    extra = extra[:2]
                 line.append(f"{name} {fmt(t)}" + (f" (t, BFS)={extra}" if "jordan" in name
                                                    and extra else ""))
                 if name == "rumor" and extra:
@@ -217,6 +231,10 @@ def main() -> None:
                     answer = extra
                 if name == "rumor-old" and extra:
                     line.append(f"same answer={extra == answer}")
+            if len(answers) == 2:
+                line.append(f"same answer (t, emin, less, tied, #top)="
+                            f"{answers['jordan'] == answers['jordan-old']} {answers['jordan']}")
+            answers.clear()
             print("  " + "  ".join(line), flush=True)
         logk = [math.log(k) for k in ks]
         for name, ts in rows.items():

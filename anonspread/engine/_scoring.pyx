@@ -614,12 +614,14 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
 
 cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
                      int64_t cnt, const int64_t *ecc, int64_t *lo, int64_t *hi,
-                     int32_t[::1] order, int32_t[::1] dist, int64_t *off) noexcept nogil:
+                     int32_t[::1] order, int32_t[::1] dist, int64_t *off,
+                     bint upper=True) noexcept nogil:
     """Takes & Kosters' bounds of ``cnt`` sources of known eccentricity ``ecc[b]`` at once.
 
     ``hi[w] <= min_b ecc_b + d(b, w)`` and ``lo[w] >= max_b ecc_b - d(b, w)`` by two BFS
     with late-starting sources (:func:`_offset_bfs`): the bounds of cnt single BFS for the
-    price of two (``max_b d(b, w)`` comes from :func:`_bp_pass`).
+    price of two (``max_b d(b, w)`` comes from :func:`_bp_pass`). Without ``upper`` only
+    the lower bounds (one BFS: the upper bounds of peripheral sources are weak).
     """
     cdef int64_t emax = 0, b, k, i
     cdef int32_t v
@@ -627,12 +629,13 @@ cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, cons
         off[b] = ecc[b]
         if ecc[b] > emax:
             emax = ecc[b]
-    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
-    for i in range(k):
-        v = order[i]
-        if dist[v] < hi[v]:
-            hi[v] = dist[v]
-        dist[v] = -1
+    if upper:
+        k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+        for i in range(k):
+            v = order[i]
+            if dist[v] < hi[v]:
+                hi[v] = dist[v]
+            dist[v] = -1
     for b in range(cnt):
         off[b] = emax - ecc[b]
     k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
@@ -830,7 +833,8 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
     because every pass makes 64 new sources or places an unplaced node exactly.
     """
     cdef int64_t n = indptr.shape[0] - 1, nr = min(n, 64), left, npass = 0, ehi, i, v, b
-    cdef int64_t cap, below, atcap, cnt, lv, best, na, a, gper
+    cdef int64_t cap, below, atcap, cnt, lv, best, na, a, gper, nper, regen = 2 * n + 2
+    cdef int64_t[::1] near
     cdef int64_t per[64]
     cdef int64_t natt[66]
     cdef int32_t far2[64]
@@ -860,8 +864,8 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
     for b in range(64):
         if ecc[b] > 254:
             return -1
-    _bp_bounds(indptr, indices, srcs, 64, ecc, plo, phi, order, dist, off)
-    for b in range(64):
+        plo[srcs[b]] = ecc[b]
+        phi[srcs[b]] = ecc[b]
         src[srcs[b]] = 1
     while True:
         anonspread_ref_far(&dmat[0], &src[0], n, far)
@@ -931,6 +935,31 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
                 if not src[v] and dmat[v * 64 + best] == far[best]:
                     srcs[cnt] = v
                     cnt += 1
+        if cnt == 0 and left > 128 and 2 * left <= regen:
+            # neither beats an exact pass and more than two are needed: new references, the
+            # 64 nodes with the most unplaced neighbours (tried again once half as many left)
+            regen = left
+            with gil:
+                near = np.zeros(n, np.int64)
+                for v in range(n):
+                    if op[v]:
+                        for i in range(indptr[v], indptr[v + 1]):
+                            near[indices[i]] += 1
+                refs = np.argsort(-np.asarray(near), kind="stable")[:nr].astype(np.int64)
+            for b in range(64):
+                srcs[b] = refs[b % nr]
+            _bp_pass(indptr, indices, srcs, 64, &bits[0], &bits[n], &bits[2 * n], &w64[0],
+                     &w64[n], plo, ecc, &dmat[0])
+            nbfs[0] += 64
+            npass += 1
+            for b in range(64):
+                if ecc[b] > 254:
+                    return -1
+                plo[srcs[b]] = ecc[b]
+                phi[srcs[b]] = ecc[b]
+                src[srcs[b]] = 1
+            continue
+        nper = cnt
         if cnt < 64:
             # the 64 unplaced nodes of smallest lower bound (in index order within a bound)
             cap = 0
@@ -953,7 +982,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
                         atcap -= 1
         _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
                  &w64[n], plo, ecc)
-        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
+        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off, nper < cnt)
         for i in range(cnt):
             src[srcs[i]] = 1
         nbfs[0] += 64
@@ -1030,7 +1059,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         gsum = 0
         for i in range(window):
             gsum += gains[i]
-        if left == 0 or (step >= window and (rule == 2 or gsum * (emax + 1) < 64 * window)):
+        if left == 0 or (rule == 2 and step >= 3) or (step >= window and gsum * (emax + 1) < 64 * window):
             break
         kind = 0
         for k in range(1, 3):

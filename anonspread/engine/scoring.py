@@ -215,20 +215,30 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     and the one with the smallest lower bound. The next kind is the one whose last BFS
     placed most nodes; a kind unused for 6 BFS is tried again. Phase 2, once the last 8
     BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent (64 sources over
-    about ``max ecc + 1`` levels): bit-parallel passes of 64 sources, each followed by
-    the bounds of its 64 sources from two BFS with late-starting sources, until every
-    node is placed. The sources (issue 32): while more nodes are unplaced than are left
-    at the current level, the nodes in decreasing order of their distance from a
-    reference node r (the node of largest degree), each pass ending with the upper bound
-    ``ecc(w) <= max(lo[w], d(w, r) + D)``, D the largest ``d(r, z)`` of a node z not yet
-    a source (every farther node's BFS has raised ``lo[w]`` to at least its distance to
-    w: Li, Qiao, Qin et al.'s reference-node bound); then the unplaced nodes of smallest
-    lower bound (central nodes first: their exact values bound their neighbourhoods from
-    above). On random-diffusion snapshots of a power-law graph this placed 6.7x10^4 nodes
-    with 729 BFS equivalents instead of 8,537 (benchmarks/README.md, issue 32). At worst
-    one BFS per node (a graph whose eccentricities are nearly all equal, e.g. a whole
-    random regular graph), 64 to a pass: certifying every node's eccentricity class has
-    no known near-linear algorithm in the worst case.
+    about ``max ecc + 1`` levels), or after 9 BFS: bit-parallel passes of 64 sources, each
+    followed by the bounds of its 64 sources from two BFS with late-starting sources, until
+    every node is placed. The sources (issue 32): first the 64 nodes of largest degree, the
+    *references* R, whose distances to every node are kept (64 bytes a node); then, with
+    ``D_r`` the largest ``d(r, y)`` over the nodes y not yet a BFS source, every node gets
+    the upper bound ``ecc(w) <= max(lo[w], min_{r in R} d(w, r) + D_r)`` (a source y is
+    within ``lo[w]`` of w, since its BFS raised ``lo[w]`` to at least ``d(y, w)``; any other
+    y is within ``d(w, r) + D_r``: Li, Qiao, Qin et al.'s reference-node bound with 64
+    references at once). Each pass takes, of three choices, the one that places most open
+    nodes per pass by a count made before it runs: the *periphery* (the 64 non-sources at
+    distance ``D_r`` from the most references: making them sources lowers the ``D_r`` of
+    many hubs at once), the outer level of one reference (over as many passes as it holds
+    64s of nodes), or the 64 unplaced nodes of smallest lower bound (their exact
+    eccentricities; at most 64 placed). A reference's eccentricity above 254 (a long path)
+    hands phase 2 to the rule of one reference node, farthest first.
+
+    Cost: each pass is a bit-parallel BFS (about ``max ecc`` sweeps of the frontier's arcs)
+    plus O(64 n) byte operations for the bounds; exact whatever the sources. On
+    random-diffusion snapshots of Chung-Lu power-law graphs 5 to 13 passes (329-860 BFS
+    equivalents) from 3x10^4 to 10^6 infected (benchmarks/README.md, issue 32). At worst one
+    BFS per node, O(n m) (a graph whose eccentricities are nearly all equal, e.g. a whole
+    random regular graph: every node tied with the source needs its own proof), 64 to a
+    pass: certifying every node's eccentricity class has no known near-linear algorithm in
+    the worst case.
     """
     indptr, indices = _check.connected(indptr, indices)
     n = _n(indptr)
