@@ -195,7 +195,7 @@ def main() -> None:
 
     if "A" not in skip:
         print("\nA. random diffusion p=0.05, first k infected; top_and_rank CPU s "
-              "(Jordan: new | before issue 32, BFS equivalents)", flush=True)
+              "(Jordan: 64 references | jordan-old: far-first from one reference; (ecc(s), BFS equivalents))", flush=True)
         sp = spread.simulate(g, spread.RandomDiffusion(0.05), 40, source=0, rng=1)
         ks = [k for k in (10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
               if k <= min(sp.n_infected, args.max_infected)]

@@ -1059,7 +1059,8 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         gsum = 0
         for i in range(window):
             gsum += gains[i]
-        if left == 0 or (rule == 2 and step >= 3) or (step >= window and gsum * (emax + 1) < 64 * window):
+        if left == 0 or (rule == 2 and step >= 3 and 16 * (kgain[kind] if step > 0 else 0) < left) or (
+                step >= window and gsum * (emax + 1) < 64 * window):
             break
         kind = 0
         for k in range(1, 3):
