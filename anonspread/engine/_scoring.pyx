@@ -1099,9 +1099,10 @@ cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] in
     with three kinds of BFS source (the farthest node of the previous BFS, the unplaced
     node with the largest upper bound, the one with the smallest lower bound; the kind
     whose last BFS placed most nodes, a kind unused for 6 BFS tried again); phase 2, once
-    the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent, passes
-    of :func:`_bp_pass` from the 64 unplaced nodes of smallest lower bound, each followed
-    by :func:`_bp_bounds`, until every node is placed.
+    the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent, or after
+    4 BFS once a BFS places less than 1/16 of the open nodes: :func:`_ref_passes` (64
+    reference nodes; :func:`_place_passes` when a reference's eccentricity exceeds 254),
+    until every node is placed. Worst case O(n m) (one BFS per node, 64 to a pass).
     """
     cdef int64_t n = indptr.shape[0] - 1, v
     cdef int64_t[::1] lo, hi, trace

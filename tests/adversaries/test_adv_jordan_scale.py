@@ -1,6 +1,7 @@
-"""Issue 32: the Jordan centre's certification with far-first sources and the reference-node
-upper bound (``_place_passes``) against networkx's eccentricities and against the rule it
-replaced (``far_first=False``): the same eccentricity of the source, minimum, maximisers and
+"""Issue 32: the Jordan centre's certification (64 reference nodes, ``_ref_passes``; one
+reference node far-first, ``_place_passes``) against networkx's eccentricities and against
+the rules it replaced (``rule="far-first"``, ``rule="lowest"``): the same eccentricity of the
+source, minimum, maximisers and
 counts below / at the source's eccentricity, on random graphs with cycles and on
 random-diffusion snapshots of power-law graphs (small-world, nearly all nodes in two or
 three eccentricity classes: the case that needed one BFS per node before).
