@@ -215,8 +215,7 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     and the one with the smallest lower bound. The next kind is the one whose last BFS
     placed most nodes; a kind unused for 6 BFS is tried again. Phase 2, once the last 8
     BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent (64 sources over
-    about ``max ecc + 1`` levels), or after 4 BFS once a BFS places less than 1/16 of the
-    unplaced nodes: bit-parallel passes of 64 sources, each
+    about ``max ecc + 1`` levels): bit-parallel passes of 64 sources, each
     followed by the bounds of its 64 sources from two BFS with late-starting sources, until
     every node is placed. The sources (issue 32): first the 64 nodes of largest degree, the
     *references* R, whose distances to every node are kept (64 bytes a node); then, with
@@ -236,9 +235,10 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
 
     Cost: each pass is a bit-parallel BFS (about ``max ecc`` sweeps of the frontier's arcs)
     plus O(64 n) byte operations for the bounds (64 bytes a node of memory); exact whatever
-    the sources. On random-diffusion snapshots of Chung-Lu power-law graphs, 1-4 single BFS
-    and 4-7 passes (324-452 BFS equivalents) from 3x10^4 to 10^6 infected
-    (benchmarks/README.md, issue 32). At worst one
+    the sources. On random-diffusion snapshots of Chung-Lu power-law graphs, 10 single BFS
+    and 4-7 passes (300-476 BFS equivalents) from 3x10^4 to 2.35x10^6 infected; measured
+    growth exponent 1.8-1.9 over 10^4..10^6 infected, not near-linear (benchmarks/README.md,
+    issue 32). At worst one
     BFS per node, O(n m) (a graph whose eccentricities are nearly all equal, e.g. a whole
     random regular graph: every node tied with the source needs its own proof), 64 to a
     pass: certifying every node's eccentricity class has no known near-linear algorithm in
