@@ -1059,7 +1059,8 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         gsum = 0
         for i in range(window):
             gsum += gains[i]
-        if left == 0 or (step >= window and gsum * (emax + 1) < 64 * window):
+        if left == 0 or (step >= window and gsum * (emax + 1) < 64 * window) or (
+                rule == 2 and step >= 31):
             break
         kind = 0
         for k in range(1, 3):
@@ -1098,8 +1099,8 @@ cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] in
     with three kinds of BFS source (the farthest node of the previous BFS, the unplaced
     node with the largest upper bound, the one with the smallest lower bound; the kind
     whose last BFS placed most nodes, a kind unused for 6 BFS tried again); phase 2, once
-    the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent:
-    :func:`_ref_passes` (64
+    the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent or after
+    32 BFS: :func:`_ref_passes` (64
     reference nodes; :func:`_place_passes` when a reference's eccentricity exceeds 254),
     until every node is placed. Worst case O(n m) (one BFS per node, 64 to a pass).
     """

@@ -215,7 +215,7 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     and the one with the smallest lower bound. The next kind is the one whose last BFS
     placed most nodes; a kind unused for 6 BFS is tried again. Phase 2, once the last 8
     BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent (64 sources over
-    about ``max ecc + 1`` levels): bit-parallel passes of 64 sources, each
+    about ``max ecc + 1`` levels), or after 32 BFS: bit-parallel passes of 64 sources, each
     followed by the bounds of its 64 sources from two BFS with late-starting sources, until
     every node is placed. The sources (issue 32): first the 64 nodes of largest degree, the
     *references* R, whose distances to every node are kept (64 bytes a node); then, with
