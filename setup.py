@@ -1,6 +1,6 @@
 """Build the engine's compiled kernels (Cython) ahead of time; everything else is pyproject.toml.
 
-Each ``anonspread/engine/_*.pyx`` becomes an extension module of the same name. Random
+Each ``src/anonspread/engine/_*.pyx`` becomes an extension module of the same name. Random
 numbers come from numpy's bit-generator C API: the distribution functions of
 ``numpy/random/c_distributions.pxd`` are linked from numpy's static ``npyrandom`` library
 (and ``npymath``), found beside the headers of the numpy in the build environment.
@@ -82,9 +82,9 @@ def _extensions() -> list[Extension]:
     root = Path(__file__).parent
     exts = []
     omp = _openmp_flags()
-    for pyx in sorted((root / "anonspread" / "engine").glob("_*.pyx")):
+    for pyx in sorted((root / "src" / "anonspread" / "engine").glob("_*.pyx")):
         rel = pyx.relative_to(root)
-        name = ".".join(rel.with_suffix("").parts)
+        name = f"anonspread.engine.{pyx.stem}"
         flags = omp if name in _OPENMP_EXTENSIONS else []
         exts.append(Extension(
             name,
@@ -120,7 +120,7 @@ def _key(ext: Extension) -> str:
     numpy's version. Cython's C output is not hashed: it is not byte-stable between runs and
     names the build environment's temporary folders."""
     h = hashlib.sha256()
-    engine = Path(__file__).parent / "anonspread" / "engine"
+    engine = Path(__file__).parent / "src" / "anonspread" / "engine"
     for path in [*map(Path, ext.sources), *sorted(engine.glob("*.pxd")), *sorted(engine.glob("*.h"))]:
         h.update(str(path.name).encode() + b"\0" + path.read_bytes())
     env = [os.environ.get(v, "") for v in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")]

@@ -1,6 +1,6 @@
 """The engine is compiled when the package is built, and draws from the caller's Generator.
 
-* every ``anonspread/engine/_*.pyx`` is an importable extension module (no JIT at run time);
+* every ``src/anonspread/engine/_*.pyx`` is an importable extension module (no JIT at run time);
 * nothing is compiled at run time: no JIT compiler is imported or required;
 * a kernel advances the caller's ``numpy.random.Generator`` draw for draw as the
   Generator's own ``integers``, ``random`` and ``exponential`` methods would;
@@ -27,7 +27,7 @@ from anonspread.spread.dandelion import DandelionPlusPlus
 from anonspread.spread.events import ContinuousDiffusion
 from anonspread.spread.protocols import AdaptiveDiffusion, RandomDiffusion
 
-ENGINE = pathlib.Path(__file__).resolve().parents[1] / "anonspread" / "engine"
+ENGINE = pathlib.Path(__file__).resolve().parents[1] / "src" / "anonspread" / "engine"
 
 
 @pytest.mark.parametrize("pyx", sorted(p.stem for p in ENGINE.glob("_*.pyx")))

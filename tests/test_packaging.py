@@ -16,6 +16,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 import zipfile
 
 import pytest
@@ -50,7 +51,7 @@ def test_every_subpackage_is_listed_and_mapped():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder).parts
             name = ".".join((root_pkg, *rel))
-            # a folder of anonspread/ that another mapping owns is not anonspread's
+            # a folder of src/anonspread/ that another mapping owns is not anonspread's
             if root_pkg == "anonspread" and rel and f"anonspread.{rel[0]}" in mapping:
                 continue
             found.add(name)
@@ -71,23 +72,31 @@ def _wheel(out: pathlib.Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in KEPT.glob("anonspread.engine._*")}
 
 
-@pytest.mark.slow
-def test_the_wheel_has_one_top_level_package(tmp_path):
-    """One wheel, with every extension; a build of unchanged sources compiles nothing.
+@pytest.fixture(scope="module")
+def built_wheel(tmp_path_factory) -> tuple[pathlib.Path, dict, dict]:
+    """The one wheel of the test session: its path, and the kept extensions before and after.
 
     The CI's editable install has just compiled the engine from this tree, so the wheel
     reuses every kept extension (setup.py's build cache: a compiled extension rewrites its
     kept file); where something changed since, the first wheel compiles it and a second
-    one must compile nothing.
+    one must compile nothing (checked by the test below, which then builds a second).
     """
-    pyx = sorted(p.stem for p in (ROOT / "anonspread" / "engine").glob("_*.pyx"))
+    out = tmp_path_factory.mktemp("wheel")
     before = {p.name: p.stat().st_mtime_ns for p in KEPT.glob("anonspread.engine._*")}
-    after = _wheel(tmp_path)
+    after = _wheel(out)
+    (wheel,) = out.glob("anonspread-*.whl")
+    return wheel, before, after
+
+
+@pytest.mark.slow
+def test_the_wheel_has_one_top_level_package(built_wheel, tmp_path):
+    """One wheel, with every extension; a build of unchanged sources compiles nothing."""
+    pyx = sorted(p.stem for p in (ROOT / "src" / "anonspread" / "engine").glob("_*.pyx"))
+    wheel, before, after = built_wheel
     if after != before:
         again = _wheel(tmp_path / "again")
         assert again == after, "a second build of unchanged sources compiled again"
     assert sorted(name.split("-")[0].rsplit(".", 1)[1] for name in after) == pyx, sorted(after)
-    (wheel,) = tmp_path.glob("anonspread-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names}
     dist_info = "-".join(wheel.name.split("-")[:2]) + ".dist-info"  # name-version
@@ -97,7 +106,7 @@ def test_the_wheel_has_one_top_level_package(tmp_path):
                      "anonspread/engine/spreading.py", "anonspread/datasets/facebook_combined.txt.gz",
                      "anonspread/datasets/README.md", "anonspread/py.typed"):
         assert expected in names, expected
-    for pyx in (ROOT / "anonspread" / "engine").glob("_*.pyx"):
+    for pyx in (ROOT / "src" / "anonspread" / "engine").glob("_*.pyx"):
         ext = [n for n in names if n.startswith(f"anonspread/engine/{pyx.stem}.")
                and n.endswith((".so", ".pyd"))]
         assert len(ext) == 1, (pyx.name, ext)
@@ -158,3 +167,37 @@ def test_a_sweep_and_the_readme_example_run_beside_foreign_packages(tmp_path):
                           timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "README example ran" in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_regular_install_is_imported_from_the_repository_root(built_wheel, tmp_path):
+    """Python started in a clone imports the installed package, not a folder of the clone.
+
+    The working directory comes first on ``sys.path``; a folder named ``anonspread`` at the
+    repository root (the package root before it moved to ``src/``) would be imported instead
+    of a regular install, without the mapped subpackages or the compiled engine. The wheel
+    is installed (``pip install --target``, a regular install) into a folder put on the path
+    after the working directory, and a Python started in the repository root must import
+    all of it from there.
+    """
+    wheel, _, _ = built_wheel
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+                           "--target", str(site), str(wheel)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = textwrap.dedent("""
+        import anonspread as asp, anonspread.engine.spreading, networkx as nx
+        print(asp.__file__)
+        print(asp.spread.__file__)
+        sp = asp.spread.simulate(nx.path_graph(4), asp.spread.RandomDiffusion(p=1.0), T=2,
+                                 source=0, rng=1)
+        print(sorted(int(v) for v in sp.infected))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(site)), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    origin, spread_origin, infected = proc.stdout.splitlines()
+    assert pathlib.Path(origin).is_relative_to(site), origin
+    assert pathlib.Path(spread_origin).is_relative_to(site), spread_origin
+    assert infected == "[0, 1, 2]"
+    assert not (ROOT / "anonspread").exists(), "a folder 'anonspread' at the repository root shadows the install"
