@@ -273,8 +273,16 @@ class Journal:
                 size = os.fstat(self._fd).st_size
                 data = os.pread(self._fd, size, 0) if size else b""
             else:
-                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+                # non-blocking: opening a FIFO for reading would wait for a writer forever
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+                             | getattr(os, "O_NOFOLLOW", 0))
                 try:
+                    mode = os.fstat(fd).st_mode
+                    if not stat.S_ISREG(mode):
+                        kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+                                else "directory" if stat.S_ISDIR(mode) else "special file")
+                        raise OutputError(f"{self.path} is a {kind}, not a regular file: the journal "
+                                          "must be a regular file; remove it or choose another --out")
                     with os.fdopen(fd, "rb", closefd=False) as fh:
                         data = fh.read()
                 finally:
