@@ -1023,9 +1023,10 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                         rv = [ref.fn(pp, means[tuple(pp[p] for p in table.params)]) for pp in point]
                         ok = [k for k, v in enumerate(rv) if v == v]
                         if ok:
+                            # in its series' colour, beside its marker: whose reference it is
                             ax.scatter([xs[k] for k in ok], [rv[k] for k in ok], marker="x", s=30,
-                                       color="0.35", linewidths=1.2, zorder=4)
-                            extra.setdefault(ref.label, Line2D(
+                                       color=colour, linewidths=1.2, zorder=4)
+                            extra.setdefault(f"{ref.label}, x in each series' colour", Line2D(
                                 [], [], color="0.35", marker="x", ms=6, mew=1.2, ls="none"))
                             yvals += _finite(rv[k] for k in ok)
                 flagged = [k for k, pp in enumerate(point)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
 import numpy as np
 
 from anonspread import harness
@@ -42,11 +43,18 @@ def test_categorical_facets_have_no_joining_lines(tmp_path):
         assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
     assert [ax.get_title() for ax in axes[:2]] == ["x", "y"]
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels == ["p1", "p2", "theory: exact", "1/size"]
+    assert labels == ["p1", "p2", "theory: exact", "1/size, x in each series' colour"]
     # theory bar and reference crosses are drawn where they apply
     det_x = axes[0]
     offsets = np.concatenate([c.get_offsets() for c in det_x.collections if len(c.get_offsets())])
     assert np.any(np.isclose(offsets[:, 1], 0.2)) and np.any(np.isclose(offsets[:, 1], 0.25))
+    # each series' reference crosses are drawn in that series' colour (whose guess it is)
+    series = {tuple(np.round(h.lines[0].get_color() if not isinstance(h.lines[0].get_color(), str)
+                             else matplotlib.colors.to_rgba(h.lines[0].get_color()), 6))
+              for h in det_x.containers}
+    crosses = [c for c in det_x.collections if len(c.get_offsets()) and c.get_paths()
+               and len(c.get_facecolor()) and c.get_linewidths()[0] == 1.2]
+    assert crosses and {tuple(np.round(c.get_edgecolor()[0], 6)) for c in crosses} <= series
     assert res.figure.exists()
 
 
