@@ -10,6 +10,7 @@ the private module imported from outside its package, or the circle.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,45 +18,67 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _modules import all_modules
-
-import anonspread
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11; the CI runs 3.11
 
 
-def _lint_imports() -> str:
-    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
-    assert lint is not None, "lint-imports is missing: install the test extra (pip install -e '.[test]')"
-    return lint
-
-
-def _installed() -> None:
-    """The package's subpackages import: ``anonspread`` is installed, not only its source
-    folder found on the path (the science folders are mapped in only by an install)."""
+def _lint_imports() -> list[str]:
+    """The import-linter command: its script beside this Python (a venv), on the PATH, or
+    the package run by this Python. The linted package is the staged copy of the sources,
+    so anonspread itself need not be installed for the contracts to be checked."""
+    lint = (shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+            or shutil.which("lint-imports"))
+    if lint is not None:
+        return [lint]
     import importlib.util
 
-    missing = [s for s in anonspread.SUBPACKAGES
-               if importlib.util.find_spec(f"anonspread.{s}") is None]
-    assert not missing, (f"anonspread.{missing[0]} is not importable: anonspread is not installed in "
-                         f"this Python ({sys.executable}); run pip install -e '.[test]'")
+    assert importlib.util.find_spec("importlinter") is not None, (
+        f"import-linter is missing from this Python ({sys.executable}): install the test extra "
+        "(pip install -e '.[test]')")
+    return [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+            "sys.exit(lint_imports_command())"]
 
 
-def _staged(tmp_path: Path) -> Path:
-    """The package's sources laid out as in a built wheel."""
+def _package_env(tmp_path: Path) -> dict[str, str]:
+    """An environment in which a Python started in ``tmp_path`` imports every subpackage
+    of anonspread: this one when anonspread is installed in it, else the sources laid
+    out as in a wheel with the engine's extensions built in place (``setup.py
+    build_ext --inplace``)."""
+    probe = "import importlib.util as u; print(u.find_spec('anonspread.spread') is not None)"
+    try:
+        proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        installed = proc.stdout.strip() == "True"
+    except (OSError, subprocess.SubprocessError):
+        installed = False
+    if installed:
+        return dict(os.environ)
+    engine = ROOT / "src" / "anonspread" / "engine"
+    assert list(engine.glob("_*.so")) or list(engine.glob("_*.pyd")), (
+        f"anonspread is not installed in this Python ({sys.executable}) and its engine is not "
+        "built in place: run pip install -e '.[test]' (or python setup.py build_ext --inplace)")
+    stage = _staged(tmp_path, extensions=True)
+    return {**os.environ, "PYTHONPATH": str(stage)}
+
+
+def _staged(tmp_path: Path, *, extensions: bool = False) -> Path:
+    """The package's sources laid out as in a built wheel (with the engine's compiled
+    extensions built in place when ``extensions``)."""
     mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
     dest = tmp_path / "stage"
+    skip = ("__pycache__", "*.gz", "*.c", "*.html") + (() if extensions else ("*.so", "*.pyd"))
     for package, folder in sorted(mapping.items()):
         shutil.copytree(ROOT / folder, dest / Path(*package.split(".")), dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.gz", "*.so"))
+                        ignore=shutil.ignore_patterns(*skip))
     return dest
 
 
 def test_import_contracts_are_kept(tmp_path):
     lint = _lint_imports()
     stage = _staged(tmp_path)
-    proc = subprocess.run([lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
+    proc = subprocess.run([*lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
                           capture_output=True, text=True, env={"PYTHONPATH": str(stage), "PATH": ""})
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
@@ -68,7 +91,7 @@ def test_lint_catches_a_crossed_layer(tmp_path):
     stage = _staged(tmp_path)
     bad = stage / "anonspread" / "spread" / "crossing.py"
     bad.write_text("from anonspread.adversaries import observe\nfrom anonspread.privacy import _limits\n")
-    proc = subprocess.run([lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
+    proc = subprocess.run([*lint, "--no-cache", str(ROOT / "pyproject.toml")], cwd=stage,
                           capture_output=True, text=True, env={"PYTHONPATH": str(stage), "PATH": ""})
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
@@ -83,15 +106,19 @@ def test_no_module_is_importable_under_two_names(tmp_path):
     ``privacy``, ``harness`` or ``datasets`` resolves to our files, and importing every
     module loads each file once.
     """
-    _installed()
+    env = _package_env(tmp_path)
     code = textwrap.dedent(f"""
         import importlib, importlib.util, os, sys
-        names = {all_modules()!r}
+        sys.path.insert(0, {str(TESTS)!r})
+        import anonspread
+        from _modules import all_modules
+        sys.path.pop(0)
+        names = all_modules()
         for name in names:
             importlib.import_module(name)
         ours = os.path.dirname(importlib.util.find_spec("anonspread").origin)
         dirs = [os.path.dirname(importlib.import_module("anonspread." + s).__file__)
-                for s in {anonspread.SUBPACKAGES!r}] + [ours]
+                for s in anonspread.SUBPACKAGES] + [ours]
         for top in ("spread", "adversaries", "privacy", "harness", "datasets", "engine"):
             spec = importlib.util.find_spec(top)
             assert spec is None or not any(str(spec.origin).startswith(d) for d in dirs), (top, spec)
@@ -103,6 +130,7 @@ def test_no_module_is_importable_under_two_names(tmp_path):
                 seen[f] = name
         print(len(seen))
     """)
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert int(proc.stdout.split()[-1]) >= 100  # every module was loaded, each once
