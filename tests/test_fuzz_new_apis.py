@@ -297,8 +297,13 @@ _STOPS = st.one_of(st.none(), st.sampled_from(["infected:3", "coverage:0.5", "in
 def test_reach_stop_rules(graph, protocol, T, stop, many):
     if many:
         res = _call(spread.simulate_many, graph, protocol, T, 5, rng=0, stop=stop)
+        if res is not None:  # five trials, each stopped by the cap T at the latest
+            assert res.trials == 5 and len(res.n_infected) == 5 and (res.n_infected >= 1).all()
+            assert res.steps is None or (res.steps <= res.T).all()
     else:
         res = _call(spread.simulate, graph, protocol, T, rng=0, stop=stop)
+        if res is not None:  # the source infected, every infected node listed once, T >= 0
+            assert res.n_infected == len(set(res.infected.tolist())) >= 1 and res.T >= 0
     if res is not None:
         _OK2["reach"] += 1
 
