@@ -246,13 +246,11 @@ class Journal:
             fd = os.open(self.path, flags, 0o666)
         except OSError as exc:
             raise self._os_error(exc, "open") from None
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):  # a FIFO opens read-write without blocking (issue 33)
+        try:  # a FIFO opens read-write without blocking (issue 33)
+            self._check_regular(fd)
+        except OutputError:
             os.close(fd)
-            kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
-                    else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
-            raise OutputError(f"{self.path} is a {kind}, not a regular file: the journal must be a "
-                              "regular file; remove it or choose another --out")
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -266,6 +264,16 @@ class Journal:
         self._fd = fd
         return self
 
+    def _check_regular(self, fd: int) -> None:
+        """Refuse an open journal that is not a regular file, naming its kind."""
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+                    else "directory" if stat.S_ISDIR(mode)
+                    else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
+            raise OutputError(f"{self.path} is a {kind}, not a regular file: the journal must be a "
+                              "regular file; remove it or choose another --out")
+
     def read(self) -> JournalState:
         """Parse the journal (an absent or empty file is an empty journal)."""
         try:
@@ -277,12 +285,7 @@ class Journal:
                 fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
                              | getattr(os, "O_NOFOLLOW", 0))
                 try:
-                    mode = os.fstat(fd).st_mode
-                    if not stat.S_ISREG(mode):
-                        kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
-                                else "directory" if stat.S_ISDIR(mode) else "special file")
-                        raise OutputError(f"{self.path} is a {kind}, not a regular file: the journal "
-                                          "must be a regular file; remove it or choose another --out")
+                    self._check_regular(fd)
                     with os.fdopen(fd, "rb", closefd=False) as fh:
                         data = fh.read()
                 finally:

@@ -612,9 +612,8 @@ def detection_prepare(points: Any, pilot: bool, components: Mapping[str, Any] | 
             comp = _component("estimator", point, components)
             if point["estimator"] != LEARNED or not _is_compiled(comp) or point.get("fresh_graph"):
                 continue
-            g = make_graph(point, np.random.default_rng(0), components=components)
-            yield (g, make_protocol(point, g, components=components), int(point["T"]),
-                   ("detection", dict(point), components))
+            task = ("detection", dict(point), components)
+            yield (*_learned_setting(task), task)
 
     return learned_preparation(settings(), pilot, executor=executor)
 
@@ -1026,8 +1025,8 @@ def facebook_prepare(points: Any, pilot: bool, *, executor: Any = None) -> Any:
     def settings():
         for point in points:
             if point["estimator"] == LEARNED:
-                g = make_graph(point, np.random.default_rng(0))
-                yield g, _facebook_protocol(point), 2 * int(point["rounds"]), ("facebook", dict(point))
+                task = ("facebook", dict(point))
+                yield (*_learned_setting(task), task)
 
     return learned_preparation(settings(), pilot, executor=executor)
 
