@@ -82,6 +82,7 @@ class ContactGraph:
         # derived once per graph (per-trial work must not scale with the graph)
         self._degrees: np.ndarray | None = None
         self._summary: tuple[int, int | None] | None = None
+        self._components: tuple[np.ndarray, np.ndarray] | None = None
         self._label_array: tuple | None = None
         self._stores: list = []
 
@@ -212,6 +213,34 @@ class ContactGraph:
     def max_degree(self) -> int:
         """The largest degree."""
         return self._degree_summary()[0]
+
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """The connected components: each node's component and each component's size.
+
+        Computed once per graph by the engine's union-find over the CSR arrays (no copy
+        of them, :func:`anonspread.engine.graphs.connected_components`); a graph mapped
+        from a graph file reads them from the file, where they were stored when it was
+        written (:mod:`spread.graphfile`).
+
+        Returns
+        -------
+        labels : numpy.ndarray of int32, shape (n,)
+            Each node's component, numbered in the order of the components' smallest nodes.
+        sizes : numpy.ndarray of int64
+            The number of nodes of each component.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> labels, sizes = from_networkx(nx.Graph([(0, 1), (1, 2), (3, 4)])).components()
+        >>> labels.tolist(), sizes.tolist()
+        ([0, 0, 0, 1, 1], [3, 2])
+        """
+        if self._components is None:
+            from anonspread.engine.graphs import connected_components
+
+            self._components = connected_components(self.indptr, self.indices)
+        return self._components
 
     def _degree_summary(self) -> tuple[int, int | None]:
         if self._summary is None:
