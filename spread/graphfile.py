@@ -84,7 +84,7 @@ _MAGIC = b"ASGRAPH\x00"
 _FORMAT = 1
 # Bumped by hand when the reader's result for the same file and options changes
 # (graph, dropped counts or read notes): graph files of an older reader are then rebuilt.
-_READER = 3  # 3: the connected components are stored in the graph file
+_READER = 3  # 3: the connected components and the labels' sorted order are stored
 _ALIGN = 64
 _PREAMBLE = struct.Struct("<8sQI")  # magic, header length, CRC-32 of the header
 _HASH_CHUNK = 1 << 22
@@ -320,8 +320,9 @@ def save_graph(graph: ContactGraph, path: str | os.PathLike, *, source: dict | N
 
     Layout: an 8-byte magic, the header's length and CRC-32, a JSON header (node count,
     each array's dtype, shape, offset and CRC-32, the file's total size, ``dropped``,
-    ``read_info`` and the ``source`` key), then the arrays (CSR, labels and the connected
-    components of :meth:`~spread.graphs.ContactGraph.components`), each aligned to 64 bytes.
+    ``read_info`` and the ``source`` key), then the arrays (CSR, labels, the connected
+    components of :meth:`~spread.graphs.ContactGraph.components` and, for int labels, their
+    sorted order, :meth:`~spread.graphs.ContactGraph.label_order`), each aligned to 64 bytes.
 
     Parameters
     ----------
@@ -356,6 +357,8 @@ def save_graph(graph: ContactGraph, path: str | os.PathLike, *, source: dict | N
               "indices": np.ascontiguousarray(graph.indices), **arrays,
               "component_labels": np.ascontiguousarray(comp_labels, dtype=np.int32),
               "component_sizes": np.ascontiguousarray(comp_sizes, dtype=np.int64)}
+    if kind == "int64":
+        arrays["label_order"] = np.ascontiguousarray(graph.label_order())
     table: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
@@ -461,6 +464,10 @@ def _map(path: str, header: dict[str, Any], token: str, verify: bool) -> Contact
         if arrays["component_labels"].shape[0] != n:
             raise _Damaged("its node count does not match its arrays")
         g._components = (arrays["component_labels"], arrays["component_sizes"])
+    if "label_order" in arrays:
+        if arrays["label_order"].shape[0] != n:
+            raise _Damaged("its node count does not match its arrays")
+        g._label_order = arrays["label_order"]
     g.graph_file = GraphFileRef(path, token)
     return g
 

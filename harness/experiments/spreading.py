@@ -292,7 +292,8 @@ def reach_metrics(g: Any, sources: Any, n_infected: np.ndarray) -> dict[str, np.
         return {"component_fraction": zero, "saturated": zero.copy()}
     from anonspread.spread.reach import component_sizes
 
-    idx = np.fromiter((g.node_index(s) for s in sources), np.int64, count=len(sources))
+    # no label -> index dict (about 100 bytes per node in every worker): a binary search
+    idx = g.node_indices(sources)
     # the graph's components: computed once per graph, or read from its graph file
     total = component_sizes(g, idx).astype(np.float64)
     return {"component_fraction": size / total, "saturated": (size >= total).astype(np.float64)}

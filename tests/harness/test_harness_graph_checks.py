@@ -179,3 +179,55 @@ def test_dask_workers_map_without_hashing(tmp_path):
         seen = list(ex.imap_unordered(_probe, tasks))
     ref = gf.read_edgelist(path).graph_file
     assert seen == [(0, True, ref.token, from_edgelist(path).number_of_edges())] * 2
+
+
+def test_node_indices_match_node_index_without_the_dict():
+    rng = np.random.default_rng(4)
+    labels = rng.choice(10**12, size=500, replace=False).tolist()
+    g = from_networkx(nx.relabel_nodes(nx.gnm_random_graph(500, 900, seed=2), dict(enumerate(labels))))
+    ask = [labels[i] for i in rng.integers(0, 500, 40)]
+    got = g.node_indices(np.array(ask))
+    assert g._index is None  # found by binary search, no label -> index dict built
+    assert got.tolist() == [g.node_index(x) for x in ask]
+    with pytest.raises(AnonspreadError, match="source must be a node of the graph; got 7"):
+        g.node_indices([labels[0], 7])
+    with pytest.raises(AnonspreadError, match="got 'x'"):
+        g.node_indices([labels[0], "x"])
+    s = from_networkx(nx.path_graph(["a", "b", "c"]))
+    assert s.label_order() is None and s.node_indices(["c", "a"]).tolist() == [2, 0]
+
+
+def test_a_trial_on_a_mapped_graph_builds_no_per_node_structures(tmp_path, monkeypatch):
+    from anonspread.adversaries.observation import graph_is_forest
+    from anonspread.harness.experiments.spreading import detection_sweep_trials
+
+    path = _edgelist(tmp_path)
+    gf.read_edgelist(path)  # the graph file, with components and the labels' order
+    g = gf.load_graph(gf.read_edgelist(path).graph_file.path)
+    monkeypatch.setattr(engine_graphs, "connected_components",
+                        lambda *a: pytest.fail("components computed again"))
+    order = g._label_order
+    assert order is not None and g._components is not None  # read from the graph file
+    from anonspread.harness import graphs as hg
+
+    monkeypatch.setattr(hg, "graph_for", lambda *a, **k: g)
+    import anonspread.harness.experiments.spreading as sp
+
+    monkeypatch.setattr(sp, "make_graph", lambda *a, **k: g)
+    params = {"graph": "edgelist", "graph.path": str(path), "protocol": "random-diffusion",
+              "estimator": ("jordan",), "T": 50, "stop": "infected:20", "fresh_graph": False}
+    out = detection_sweep_trials(params, 3, np.random.default_rng(1))
+    assert out["jordan"]["component_fraction"].shape == (3,)
+    assert g._index is None and g._label_order is order and not graph_is_forest(g)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: nx.balanced_tree(2, 4), lambda: nx.disjoint_union(nx.path_graph(5), nx.star_graph(4)),
+    lambda: nx.cycle_graph(5), lambda: nx.disjoint_union(nx.path_graph(5), nx.cycle_graph(3)),
+    lambda: nx.empty_graph(4),
+])
+def test_graph_is_forest_as_networkx(make):
+    from anonspread.adversaries.observation import graph_is_forest
+
+    G = make()
+    assert graph_is_forest(from_networkx(G)) == nx.is_forest(G)
