@@ -31,7 +31,7 @@ import numpy as np
 
 from anonspread import datasets
 from anonspread.datasets import _edgelist, _registry
-from anonspread.harness.experiments.graphs import _dataset
+from anonspread.harness import component_info
 from anonspread.spread.graphs import from_networkx
 
 
@@ -57,7 +57,7 @@ def main() -> None:
     variants = {
         "previous": lambda n, k: previous(n, k),
         "load_graph": lambda n, k: from_networkx(datasets.load_graph(n, min_degree=k)),
-        "harness": lambda n, k: _dataset(n, min_degree=k),
+        "harness": lambda n, k: component_info("graph", n).build(min_degree=k),
     }
     print("| graph (min_degree) | nodes, edges | previous: CPU s | load_graph + from_networkx: CPU s | "
           "harness (arrays): CPU s | previous / harness |")

@@ -13,8 +13,13 @@ import pytest
 
 from anonspread import datasets
 from anonspread.datasets import _registry
-from anonspread.harness.experiments.graphs import _dataset
+from anonspread.harness import component_info
 from anonspread.spread.graphs import as_contact_graph, from_networkx
+
+
+def _dataset(name, **kw):
+    """The sweep's graph component of a bundled graph (built from the arrays)."""
+    return component_info("graph", name).build(**kw)
 
 
 def _previous(name, min_degree=0, iterative=False, largest_component=False):
