@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from anonspread.datasets import _registry
 from anonspread.datasets._edgelist import read_simple_edges
 from anonspread.errors import InvalidTypeError
 from anonspread.validation import check_int
 
-__all__ = ["load_graph"]
+__all__ = ["load_edges", "load_graph"]
 
 
 def _check_bool(value: object, name: str) -> bool:
@@ -101,24 +102,94 @@ def load_graph(
     >>> H.number_of_nodes(), H.number_of_edges()
     (3866, 87971)
     """
+    min_degree = check_int(min_degree, "min_degree", low=0)
+    iterative = _check_bool(iterative, "iterative")
+    largest_component = _check_bool(largest_component, "largest_component")
+    core = iterative and min_degree > 0
+    # the k-core through networkx as before: its node order (that of nx.k_core's
+    # subgraph) is the graph's node order, on which seeded runs depend
+    nodes, edges = load_edges(name, min_degree=0 if core else min_degree,
+                              largest_component=largest_component and not core)
+    entry = _registry.info(name, kind="graph")
+    graph = nx.Graph(name=entry.name)
+    graph.add_nodes_from(nodes.tolist())
+    graph.add_edges_from(map(tuple, edges.tolist()))
+    if core:
+        graph = nx.k_core(graph, min_degree).copy()
+        if largest_component and graph.number_of_nodes() > 0:
+            keep = max(nx.connected_components(graph), key=lambda c: (len(c), -min(c)))
+            graph = graph.subgraph(sorted(keep)).copy()
+        graph.graph["name"] = entry.name
+    return graph
+
+
+def load_edges(
+    name: str,
+    *,
+    min_degree: int = 0,
+    iterative: bool = False,
+    largest_component: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A bundled real graph as arrays: its nodes and its edges, after the same filters
+    as :func:`load_graph` (which builds its networkx graph from them).
+
+    The file is read by the engine's compiled tokenizer and the filters applied on the
+    arrays (the one-pass degree filter, the ``min_degree``-core by repeating it, the
+    largest component by the engine's union-find), so that no Python object is made
+    per node or edge: the harness builds its CSR graph from these arrays directly. The
+    nodes and edges are those of :func:`load_graph`; so is their order, except with
+    ``iterative=True``, where :func:`load_graph` keeps the node order of
+    :func:`networkx.k_core` (not increasing).
+
+    Parameters
+    ----------
+    name : str
+        One of ``datasets.list_datasets("graph")`` (case-insensitive).
+    min_degree, iterative, largest_component
+        As in :func:`load_graph`.
+
+    Returns
+    -------
+    nodes : numpy.ndarray of int64
+        The node ids kept, increasing (the node order of :func:`load_graph`'s graph).
+    edges : numpy.ndarray of int64, shape (m, 2)
+        Each edge once as ``(u, v)`` with ``u < v``, rows in increasing order.
+
+    Raises
+    ------
+    InvalidParameterError, InvalidTypeError, DatasetError
+        As :func:`load_graph`.
+
+    Examples
+    --------
+    >>> nodes, edges = load_edges("ego-facebook", min_degree=3)
+    >>> nodes.shape[0], edges.shape[0], edges[0].tolist()
+    (3866, 87971, [0, 1])
+    """
     entry = _registry.info(name, kind="graph")
     min_degree = check_int(min_degree, "min_degree", low=0)
     iterative = _check_bool(iterative, "iterative")
     largest_component = _check_bool(largest_component, "largest_component")
 
-    file = _registry.path(entry.name)
-    nodes, edges = read_simple_edges(file, dataset=entry.name)
-    graph = nx.Graph(name=entry.name)
-    graph.add_nodes_from(nodes.tolist())
-    graph.add_edges_from(map(tuple, edges.tolist()))
+    nodes, edges = read_simple_edges(_registry.path(entry.name), dataset=entry.name)
+    while min_degree > 0:
+        ends = np.searchsorted(nodes, edges)
+        degree = np.bincount(ends.reshape(-1), minlength=nodes.shape[0])
+        keep = degree >= min_degree
+        if keep.all():
+            break
+        nodes, edges = nodes[keep], edges[keep[ends[:, 0]] & keep[ends[:, 1]]]
+        if not iterative:
+            break
+    if largest_component and nodes.shape[0] > 0:
+        from anonspread.engine.edgelist import simple_csr
+        from anonspread.engine.graphs import connected_components
 
-    if min_degree > 0:
-        if iterative:
-            graph = nx.k_core(graph, min_degree).copy()
-        else:
-            graph.remove_nodes_from([v for v, d in graph.degree() if d < min_degree])
-    if largest_component and graph.number_of_nodes() > 0:
-        keep = max(nx.connected_components(graph), key=lambda c: (len(c), -min(c)))
-        graph = graph.subgraph(sorted(keep)).copy()
-    graph.graph["name"] = entry.name
-    return graph
+        ends = np.searchsorted(nodes, edges)
+        indptr, indices, _ = simple_csr(nodes.shape[0], ends[:, 0], ends[:, 1])
+        labels, sizes = connected_components(indptr, indices)
+        # components are numbered by their smallest node: the first largest one has the
+        # smallest node id among the largest (load_graph's tie-break)
+        keep = labels == int(np.argmax(sizes))
+        nodes, edges = nodes[keep], edges[keep[ends[:, 0]]]
+    return nodes, edges

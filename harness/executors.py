@@ -10,6 +10,7 @@ are added with :func:`register_executor`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
@@ -340,7 +341,8 @@ class ProcessPoolExecutor(Executor):
         from concurrent.futures.process import BrokenProcessPool
 
         tasks = list(tasks)
-        _graph_files(tasks)  # parsed here once: the workers map the graph files
+        # parsed and checked here once: the workers map the graph files, trusting the check
+        fn = _trusting_checks(fn, _graph_files(tasks))
         with _signals_deferred():  # the first submits start the workers
             futures = [self._pool.submit(fn, t) for t in tasks]
         try:
@@ -428,6 +430,7 @@ class DaskExecutor(Executor):
         files = _graph_files(tasks)
         if files:
             ship_graph_files(self._client, files)
+        fn = _trusting_checks(fn, files)
         if self._payload is None:
             futures = self._client.map(fn, tasks, pure=False)
         else:
@@ -472,6 +475,28 @@ def _graph_files(tasks: list) -> list[tuple[str, Any]]:
     from anonspread.harness.graphs import prepare_graph_files
 
     return prepare_graph_files(p for t in tasks for p in getattr(t, "params", ()))
+
+
+def _trusting_checks(fn: Callable[[T], R], files: list[tuple[str, Any]]) -> Callable[[T], R]:
+    """``fn`` run under the parent's full checks of the run's edge lists
+    (:func:`spread.graphfile.trusting`): a worker then maps each graph file after comparing
+    the source's size and modification time and the graph file's header with what the
+    parent verified, instead of hashing the whole source again. Each task carries the
+    checks (a few hundred bytes per edge list), so a worker never trusts a check of
+    another run."""
+    from anonspread.spread.graphfile import source_check
+
+    checks = tuple(c for _, ref in files if (c := source_check(ref)) is not None)
+    if not checks:
+        return fn
+    return functools.partial(_run_trusting, fn=fn, checks=checks)
+
+
+def _run_trusting(task: Any, *, fn: Callable[[Any], Any], checks: tuple) -> Any:
+    from anonspread.spread.graphfile import trusting
+
+    with trusting(checks):
+        return fn(task)
 
 
 def _install_on_worker(source: str, ref: Any, data: bytes, dask_worker: Any = None) -> str:

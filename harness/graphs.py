@@ -180,16 +180,12 @@ def prepare_graph_files(points: Iterable[Mapping[str, Any]], *, axis: str = "gra
 
 
 def _components(graph: Any) -> tuple[int, int]:
-    """Number of connected components and the size of the largest (O(n + m))."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = int(graph.indptr.shape[0] - 1)
-    if n == 0:
+    """Number of connected components and the size of the largest (the graph's own,
+    computed once per graph or read from its graph file: no copy of the arrays)."""
+    if graph.number_of_nodes() == 0:
         return 0, 0
-    adj = csr_matrix((np.ones(graph.indices.shape[0], dtype=np.int8), graph.indices, graph.indptr), shape=(n, n))
-    k, labels = connected_components(adj, directed=False)
-    return int(k), int(np.bincount(labels).max())
+    _, sizes = graph.components()
+    return int(sizes.shape[0]), int(sizes.max())
 
 
 def graph_notes(entry: Mapping[str, Any]) -> str:

@@ -3,7 +3,8 @@
 Parsing a text edge list costs time in proportion to its lines (seconds to minutes at
 10^7 edges); a sweep needs the graph in the parent and in every worker. The *graph file*
 written here holds what :func:`spread.graphs.from_edgelist` made of the text -- the CSR
-arrays, the labels, the counts of what was dropped and the read notes -- in a form that
+arrays, the labels, the connected components, the counts of what was dropped and the read
+notes -- in a form that
 :func:`load_graph` maps into memory without parsing (well under a second at 10^7 edges:
 the pages are read from disk as the simulators touch them, and shared by every process
 of the machine that maps the same file).
@@ -60,6 +61,7 @@ __all__ = [
     "GraphFileRef",
     "GraphFileWarning",
     "IntLabels",
+    "SourceCheck",
     "StrLabels",
     "convert_edgelist",
     "graph_file_path",
@@ -70,7 +72,9 @@ __all__ = [
     "open_graph_file",
     "read_edgelist",
     "save_graph",
+    "source_check",
     "source_key",
+    "trusting",
     "user_cache_dir",
 ]
 
@@ -80,7 +84,7 @@ _MAGIC = b"ASGRAPH\x00"
 _FORMAT = 1
 # Bumped by hand when the reader's result for the same file and options changes
 # (graph, dropped counts or read notes): graph files of an older reader are then rebuilt.
-_READER = 2
+_READER = 3  # 3: the connected components and the labels' sorted order are stored
 _ALIGN = 64
 _PREAMBLE = struct.Struct("<8sQI")  # magic, header length, CRC-32 of the header
 _HASH_CHUNK = 1 << 22
@@ -126,6 +130,41 @@ class GraphFileRef:
             ``(open_graph_file, (path, token))``, as ``__reduce__`` returns.
         """
         return (open_graph_file, (self.path, self.token))
+
+
+@dataclass(frozen=True)
+class SourceCheck:
+    """An edge list verified in full by one process (size, modification time, SHA-256 of
+    its bytes) and the graph file found to hold it, as other processes of the run trust it.
+
+    A sweep's parent reads each edge list with the full check; its workers then receive
+    these records with their tasks (:func:`trusting`) and map the graph file after a
+    cheap check: the source's size and modification time still those the parent saw, and
+    the graph file's header still that of the file the parent verified (its token).
+
+    Parameters
+    ----------
+    source : str
+        The edge list's absolute path.
+    options : str
+        Digest of the read's options (part of the graph file's name).
+    size, mtime_ns : int
+        The source's size and modification time (ns) when its SHA-256 was checked.
+    graph_file : GraphFileRef
+        The graph file holding the graph of that source and options.
+
+    Examples
+    --------
+    >>> c = SourceCheck("/data/g.txt", "0123abcd", 4, 0, GraphFileRef("/data/g.asgraph", "ab"))
+    >>> c.graph_file.token
+    'ab'
+    """
+
+    source: str
+    options: str
+    size: int
+    mtime_ns: int
+    graph_file: GraphFileRef
 
 
 # ---------------------------------------------------------------- lazy labels
@@ -281,7 +320,9 @@ def save_graph(graph: ContactGraph, path: str | os.PathLike, *, source: dict | N
 
     Layout: an 8-byte magic, the header's length and CRC-32, a JSON header (node count,
     each array's dtype, shape, offset and CRC-32, the file's total size, ``dropped``,
-    ``read_info`` and the ``source`` key), then the arrays, each aligned to 64 bytes.
+    ``read_info`` and the ``source`` key), then the arrays (CSR, labels, the connected
+    components of :meth:`~spread.graphs.ContactGraph.components` and, for int labels, their
+    sorted order, :meth:`~spread.graphs.ContactGraph.label_order`), each aligned to 64 bytes.
 
     Parameters
     ----------
@@ -311,8 +352,13 @@ def save_graph(graph: ContactGraph, path: str | os.PathLike, *, source: dict | N
         raise InvalidTypeError(f"graph must be a ContactGraph; got {type(graph).__name__}")
     target = os.fspath(path)
     kind, arrays = _label_arrays(graph.labels)
+    comp_labels, comp_sizes = graph.components()
     arrays = {"indptr": np.ascontiguousarray(graph.indptr),
-              "indices": np.ascontiguousarray(graph.indices), **arrays}
+              "indices": np.ascontiguousarray(graph.indices), **arrays,
+              "component_labels": np.ascontiguousarray(comp_labels, dtype=np.int32),
+              "component_sizes": np.ascontiguousarray(comp_sizes, dtype=np.int64)}
+    if kind == "int64":
+        arrays["label_order"] = np.ascontiguousarray(graph.label_order())
     table: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
@@ -414,6 +460,14 @@ def _map(path: str, header: dict[str, Any], token: str, verify: bool) -> Contact
         raise _Damaged(f"unknown label kind {kind!r}")
     if len(g.labels) != n or arrays["indptr"].shape[0] != n + 1:
         raise _Damaged("its node count does not match its arrays")
+    if "component_labels" in arrays:  # files written before they were stored: computed on use
+        if arrays["component_labels"].shape[0] != n:
+            raise _Damaged("its node count does not match its arrays")
+        g._components = (arrays["component_labels"], arrays["component_sizes"])
+    if "label_order" in arrays:
+        if arrays["label_order"].shape[0] != n:
+            raise _Damaged("its node count does not match its arrays")
+        g._label_order = arrays["label_order"]
     g.graph_file = GraphFileRef(path, token)
     return g
 
@@ -768,6 +822,111 @@ def _try_cached(candidate: str, key: dict) -> tuple[ContactGraph | None, str | N
         return None, f"is damaged ({exc})"
 
 
+_CHECKED: OrderedDict[GraphFileRef, SourceCheck] = OrderedDict()
+_TRUSTED: dict[tuple[str, str], SourceCheck] = {}
+
+
+def _record_check(key: dict, digest: str, ref: GraphFileRef) -> None:
+    """Note that this process verified ``key``'s source in full and found it in ``ref``."""
+    _CHECKED[ref] = SourceCheck(key["path"], digest, key["size"], key["mtime_ns"], ref)
+    _CHECKED.move_to_end(ref)
+    while len(_CHECKED) > 64:
+        _CHECKED.popitem(last=False)
+
+
+def _trusted_graph(text: str, check: SourceCheck) -> ContactGraph | None:
+    """The graph of a source another process verified, if the source's size and mtime and
+    the graph file's header are still those it verified; else None (read in full)."""
+    try:
+        st = os.stat(text)
+    except OSError:
+        return None
+    if (st.st_size, st.st_mtime_ns) != (check.size, check.mtime_ns):
+        return None
+    ref = check.graph_file
+    if _token_of(ref.path) != ref.token:
+        return None
+    try:
+        return open_graph_file(ref.path, ref.token)
+    except GraphError:
+        return None
+
+
+def source_check(ref: GraphFileRef) -> SourceCheck | None:
+    """How this process last verified the source of graph file ``ref`` in full, if it did
+    and the source's size and modification time are unchanged since (what a sweep's
+    parent sends its workers, :func:`trusting`).
+
+    Parameters
+    ----------
+    ref : GraphFileRef
+        A graph file that :func:`read_edgelist` returned a graph of.
+
+    Returns
+    -------
+    SourceCheck or None
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("0 1\\n1 2\\n")
+    >>> check = source_check(read_edgelist(p).graph_file)
+    >>> check.source == os.path.abspath(p), check.size
+    (True, 8)
+    """
+    check = _CHECKED.get(ref)
+    if check is None:
+        return None
+    try:
+        st = os.stat(check.source)
+    except OSError:
+        return None
+    if (st.st_size, st.st_mtime_ns) != (check.size, check.mtime_ns):
+        return None
+    return check
+
+
+@contextlib.contextmanager
+def trusting(checks: Sequence[SourceCheck]) -> Iterator[None]:
+    """Within the block, :func:`read_edgelist` of a source in ``checks`` skips the SHA-256
+    of its bytes (and the arrays' CRC-32) when the source's size and modification time and
+    the graph file's header are those another process verified (a sweep's parent).
+
+    A source whose size or modification time changed, or whose graph file was replaced,
+    is read with the full check as always; a check names one graph file, so a read that
+    would look elsewhere (another ``cache_dir``) also reads in full. The SHA-256 is what
+    catches a rewrite that keeps both size and modification time: such a rewrite during
+    the run is the one change a trusting read does not see (the parent hashed the source
+    when the run started).
+
+    Parameters
+    ----------
+    checks : sequence of SourceCheck
+        From :func:`source_check` in the verifying process.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("0 1\\n1 2\\n")
+    >>> check = source_check(read_edgelist(p).graph_file)
+    >>> with trusting([check]):
+    ...     read_edgelist(p).number_of_edges()
+    2
+    """
+    saved = dict(_TRUSTED)
+    for check in checks:
+        if not isinstance(check, SourceCheck):
+            raise InvalidTypeError(f"checks must hold SourceCheck records; got {type(check).__name__}")
+        _TRUSTED[(check.source, check.options)] = check
+    try:
+        yield
+    finally:
+        _TRUSTED.clear()
+        _TRUSTED.update(saved)
+
+
 def read_edgelist(path: str | os.PathLike, *, cache: bool = True, cache_dir: str | os.PathLike | None = None,
                   nodetype: Any = int, delimiter: str | None = "auto", comments: str = "#%",
                   header: bool = False, symmetrize: bool = False) -> ContactGraph:
@@ -822,11 +981,18 @@ def read_edgelist(path: str | os.PathLike, *, cache: bool = True, cache_dir: str
     if options is None:
         return from_edgelist(path, **opts)
     text = _check_path(path)
-    key = source_key(text, **opts)
+    digest = _options_digest(options)
     candidates = _candidates(text, options, cache_dir)
+    trusted = _TRUSTED.get((os.path.abspath(text), digest))
+    if trusted is not None and trusted.graph_file.path in candidates:
+        graph = _trusted_graph(text, trusted)
+        if graph is not None:
+            return graph
+    key = source_key(text, **opts)
     for candidate in candidates:
         graph, why = _try_cached(candidate, key)
         if graph is not None:
+            _record_check(key, digest, graph.graph_file)
             return graph
         if why:
             warnings.warn(f"graph file {candidate!r} {why}; reading {text!r} again and rebuilding it",
@@ -846,6 +1012,7 @@ def read_edgelist(path: str | os.PathLike, *, cache: bool = True, cache_dir: str
             errors.append(f"{os.path.dirname(candidate)!r}: {exc.strerror or exc}")
             continue
         mapped = load_graph(ref.path, verify=False)
+        _record_check(key, digest, mapped.graph_file)
         return mapped
     warnings.warn(f"no graph file written for {text!r} (the next read parses it again): "
                   + "; ".join(errors), GraphFileWarning, stacklevel=2)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -82,6 +82,8 @@ class ContactGraph:
         # derived once per graph (per-trial work must not scale with the graph)
         self._degrees: np.ndarray | None = None
         self._summary: tuple[int, int | None] | None = None
+        self._components: tuple[np.ndarray, np.ndarray] | None = None
+        self._label_order: np.ndarray | None = None
         self._label_array: tuple | None = None
         self._stores: list = []
 
@@ -188,6 +190,88 @@ class ContactGraph:
         out[:] = [labels[i] for i in idx]
         return out
 
+    def node_indices(self, labels: Sequence[Hashable], name: str = "source") -> np.ndarray:
+        """The int indices of the nodes ``labels`` (int64); a :class:`GraphError` naming
+        ``name`` for the first absent one.
+
+        With int labels the nodes are found by a binary search in the labels' sorted
+        order (:meth:`label_order`: 4 bytes per node, computed once per graph or read from
+        its graph file) rather than in :attr:`index`, a dict of about 100 bytes per node
+        built on first use (over 10^9 bytes at 10^7 nodes, in every process); any other
+        label, or a graph whose dict exists already, goes through :meth:`node_index`.
+
+        Parameters
+        ----------
+        labels : sequence of hashable
+            Node labels.
+        name : str, default "source"
+            The argument named in the error.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> g = from_networkx(nx.relabel_nodes(nx.path_graph(4), {0: 30, 1: 10, 2: 20, 3: 0}))
+        >>> g.node_indices([20, 30, 0]).tolist()
+        [2, 0, 3]
+        """
+        q = list(labels)
+        arr = self.label_array() if self._index is None else None
+        if (arr is None or not arr.shape[0]
+                or not all(type(x) is int or (isinstance(x, np.integer) and not isinstance(x, bool))
+                           for x in q)):
+            return np.fromiter((self.node_index(x, name) for x in q), np.int64, count=len(q))
+        try:
+            want = np.asarray(q, dtype=np.int64).reshape(-1)
+        except OverflowError:  # beyond int64: no such label here, the dict path says which
+            return np.fromiter((self.node_index(x, name) for x in q), np.int64, count=len(q))
+        order = self.label_order()
+        n = arr.shape[0]
+        lo = np.zeros(want.shape[0], np.int64)
+        hi = np.full(want.shape[0], n, np.int64)
+        while True:
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            below = arr[order[np.minimum(mid, n - 1)]] < want
+            lo = np.where(active & below, mid + 1, lo)
+            hi = np.where(active & ~below, mid, hi)
+        idx = order[np.minimum(lo, n - 1)].astype(np.int64)
+        missing = np.flatnonzero((lo >= n) | (arr[idx] != want))
+        if missing.size:
+            raise GraphError(f"{name} must be a node of the graph; got {q[int(missing[0])]!r}")
+        return idx
+
+    def label_order(self) -> np.ndarray | None:
+        """The node indices in increasing order of their int labels (int32 below 2^31
+        nodes; None unless every label is an int), computed once per graph or read from
+        its graph file.
+
+        Returns
+        -------
+        numpy.ndarray or None
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from_networkx(nx.relabel_nodes(nx.path_graph(3), {0: 5, 1: -1, 2: 3})).label_order().tolist()
+        [1, 2, 0]
+        """
+        if self._label_order is None:
+            arr = self.label_array()
+            if arr is None:
+                return None
+            order = np.argsort(arr, kind="stable")
+            if arr.shape[0] < 2**31:
+                order = order.astype(np.int32)
+            order.flags.writeable = False
+            self._label_order = order
+        return self._label_order
+
     def label_array(self) -> np.ndarray | None:
         """``labels`` as an int64 array when every label is an int, else None (cached)."""
         cached = self._label_array
@@ -212,6 +296,34 @@ class ContactGraph:
     def max_degree(self) -> int:
         """The largest degree."""
         return self._degree_summary()[0]
+
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """The connected components: each node's component and each component's size.
+
+        Computed once per graph by the engine's union-find over the CSR arrays (no copy
+        of them, :func:`anonspread.engine.graphs.connected_components`); a graph mapped
+        from a graph file reads them from the file, where they were stored when it was
+        written (:mod:`spread.graphfile`).
+
+        Returns
+        -------
+        labels : numpy.ndarray of int32, shape (n,)
+            Each node's component, numbered in the order of the components' smallest nodes.
+        sizes : numpy.ndarray of int64
+            The number of nodes of each component.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> labels, sizes = from_networkx(nx.Graph([(0, 1), (1, 2), (3, 4)])).components()
+        >>> labels.tolist(), sizes.tolist()
+        ([0, 0, 0, 1, 1], [3, 2])
+        """
+        if self._components is None:
+            from anonspread.engine.graphs import connected_components
+
+            self._components = connected_components(self.indptr, self.indices)
+        return self._components
 
     def _degree_summary(self) -> tuple[int, int | None]:
         if self._summary is None:

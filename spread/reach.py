@@ -152,16 +152,17 @@ def parse_reach(stop: Any) -> Reach | None:
     return Reach(kind, REACH_KINDS[kind](value.strip()))
 
 
-_SIZES: dict[int, tuple[Any, np.ndarray]] = {}
-
-
-def component_sizes(g: Any) -> np.ndarray:
-    """The size of each node's connected component, by node index (computed once per graph).
+def component_sizes(g: Any, nodes: np.ndarray | None = None) -> np.ndarray:
+    """The size of each node's connected component, by node index, or of the given nodes'
+    components (from :meth:`~spread.graphs.ContactGraph.components`: computed once per
+    graph, or read from its graph file).
 
     Parameters
     ----------
     g : ContactGraph
         A finite contact graph.
+    nodes : numpy.ndarray of int, optional
+        Node indices (default: every node; an array of n entries is then made).
 
     Returns
     -------
@@ -170,24 +171,16 @@ def component_sizes(g: Any) -> np.ndarray:
     Examples
     --------
     >>> import networkx as nx
+    >>> import numpy as np
     >>> from anonspread.spread.graphs import from_networkx
-    >>> component_sizes(from_networkx(nx.Graph([(0, 1), (1, 2), (3, 4)]))).tolist()
-    [3, 3, 3, 2, 2]
+    >>> g = from_networkx(nx.Graph([(0, 1), (1, 2), (3, 4)]))
+    >>> component_sizes(g).tolist(), component_sizes(g, np.array([4, 0])).tolist()
+    ([3, 3, 3, 2, 2], [2, 3])
     """
-    cached = _SIZES.get(id(g))
-    if cached is not None and cached[0] is g:
-        return cached[1]
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = g.number_of_nodes()
-    adj = csr_matrix((np.ones(g.indices.shape[0], np.int8), g.indices, g.indptr), shape=(n, n))
-    _, labels = connected_components(adj, directed=False)
-    sizes = np.bincount(labels)[labels].astype(np.int64)
-    if len(_SIZES) >= 4:
-        _SIZES.pop(next(iter(_SIZES)))
-    _SIZES[id(g)] = (g, sizes)
-    return sizes
+    labels, sizes = g.components()
+    if nodes is None:
+        return sizes[labels].astype(np.int64, copy=False)
+    return sizes[labels[np.asarray(nodes, np.int64)]].astype(np.int64, copy=False)
 
 
 def reach_targets(reach: Reach | None, g: Any, sources: np.ndarray) -> np.ndarray | None:
@@ -227,7 +220,7 @@ def reach_targets(reach: Reach | None, g: Any, sources: np.ndarray) -> np.ndarra
             f"stop={reach} needs a finite graph (the fraction of the source's connected "
             "component); on an infinite tree use stop=infected:K"
         )
-    total = component_sizes(g)[sources]
+    total = component_sizes(g, sources)
     # the small tolerance keeps 0.5 * 10 at 5, not 6, whatever the rounding of f * C
     return np.maximum(np.ceil(reach.value * total - 1e-9), 1).astype(np.int64)
 

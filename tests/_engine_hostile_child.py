@@ -330,6 +330,7 @@ CASES = {
     "fused.local_tree": lambda: ([np.array([-1, 0, 0, 1], np.int64), 4, np.empty(5, np.int64),
                                   np.empty(4, np.int64), np.empty(8, np.int32)], {}),
     "fused.score_chunk": _score_chunk_case,
+    "graphs.connected_components": lambda: ([GP, GI], {}),
     "graphs.triangles": lambda: ([GP, GI, np.arange(N)], {}),
     "literature.binomial_tail_tables": lambda: ([3, 0.5, np.zeros(5), np.zeros(5)], {}),
     "literature.lisn_graph": _lisn_graph_case,

@@ -241,10 +241,26 @@ def edgelist(*, path: str, nodetype: str = "int", delimiter: str = "auto", comme
 
 def _dataset(name: str, *, min_degree: int = 0, iterative: bool = False,
              largest_component: bool = False) -> Any:
-    from anonspread import datasets
+    """A bundled graph as a contact graph built from its arrays (:func:`datasets.load_edges`):
+    the graph of ``from_networkx(datasets.load_graph(...))`` without a networkx graph (the
+    k-core, ``iterative``, still through networkx: its node order is networkx's)."""
+    import numpy as np
 
-    return datasets.load_graph(name, min_degree=min_degree, iterative=iterative,
-                               largest_component=largest_component)
+    from anonspread import datasets
+    from anonspread.engine.edgelist import simple_csr
+    from anonspread.spread.graphs import ContactGraph
+
+    if iterative and min_degree > 0:
+        return datasets.load_graph(name, min_degree=min_degree, iterative=True,
+                                   largest_component=largest_component)
+    nodes, edges = datasets.load_edges(name, min_degree=min_degree,
+                                       largest_component=largest_component)
+    if not nodes.shape[0]:  # the error of an empty graph, as from_networkx says it
+        return datasets.load_graph(name, min_degree=min_degree, iterative=iterative,
+                                   largest_component=largest_component)
+    ends = np.searchsorted(nodes, edges)
+    indptr, indices, dropped = simple_csr(nodes.shape[0], ends[:, 0], ends[:, 1])
+    return ContactGraph(nodes.tolist(), indptr, indices, dropped=dropped)
 
 
 def _register_datasets() -> None:

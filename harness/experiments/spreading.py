@@ -282,28 +282,20 @@ def detection_skip(params: Mapping[str, Any], components: Mapping[str, Any] | No
     return get_estimator(str(name)).why_not(proto, g, reveal_edges=True)
 
 
-def _component_sizes(g: Any) -> np.ndarray | None:
-    """Size of each node's connected component, by node index (None on infinite trees);
-    computed once per graph (:func:`spread.reach.component_sizes`, which the coverage stop
-    uses too)."""
-    if g.is_infinite:
-        return None
-    from anonspread.spread.reach import component_sizes
-
-    return component_sizes(g)
-
-
 def reach_metrics(g: Any, sources: Any, n_infected: np.ndarray) -> dict[str, np.ndarray]:
     """``component_fraction`` (N_T over the size of the source's connected component) and
     ``saturated`` (1 when the spread covered that component) of each trial; 0 on infinite
     graphs."""
     size = n_infected.astype(np.float64)
-    comp = _component_sizes(g)
-    if comp is None:
+    if g.is_infinite:
         zero = np.zeros(size.shape[0])
         return {"component_fraction": zero, "saturated": zero.copy()}
-    idx = np.fromiter((g.node_index(s) for s in sources), np.int64, count=len(sources))
-    total = comp[idx].astype(np.float64)
+    from anonspread.spread.reach import component_sizes
+
+    # no label -> index dict (about 100 bytes per node in every worker): a binary search
+    idx = g.node_indices(sources)
+    # the graph's components: computed once per graph, or read from its graph file
+    total = component_sizes(g, idx).astype(np.float64)
     return {"component_fraction": size / total, "saturated": (size >= total).astype(np.float64)}
 
 

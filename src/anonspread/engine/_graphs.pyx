@@ -31,3 +31,45 @@ def triangles(const int64_t[::1] indptr, const index_t[::1] indices, const int64
                 mark[indices[j]] = 0
             out[k] = t // 2
     return out_arr
+
+
+cdef inline int64_t _root(int64_t[::1] parent, int64_t v) noexcept nogil:
+    while parent[v] != v:
+        parent[v] = parent[parent[v]]  # path halving
+        v = parent[v]
+    return v
+
+
+def components(const int64_t[::1] indptr, const index_t[::1] indices):
+    """Connected components of the CSR graph, every arc read as an undirected edge
+    (union-find with path halving over the arcs, no copy of the graph).
+
+    Returns ``(labels, sizes)``: int32 labels numbered 0.. in the order of each
+    component's smallest node, and the int64 size of each component.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, v, j
+    cdef int64_t a, b, k = 0
+    parent_arr = np.arange(n, dtype=np.int64)
+    labels_arr = np.empty(n, np.int32)
+    cdef int64_t[::1] parent = parent_arr
+    cdef int32_t[::1] labels = labels_arr
+    with nogil:
+        for v in range(n):
+            for j in range(indptr[v], indptr[v + 1]):
+                a = _root(parent, v)
+                b = _root(parent, indices[j])
+                if a < b:
+                    parent[b] = a
+                elif b < a:
+                    parent[a] = b
+        # every root is its component's smallest node: number them in node order
+        for v in range(n):
+            a = _root(parent, v)
+            if a == v:
+                labels[v] = <int32_t>k
+                k += 1
+            else:
+                labels[v] = labels[a]
+    del parent, parent_arr
+    sizes_arr = np.bincount(labels_arr, minlength=k).astype(np.int64) if n else np.zeros(0, np.int64)
+    return labels_arr, sizes_arr
