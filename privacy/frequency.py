@@ -82,6 +82,7 @@ __all__ = [
     "SubsetSelection",
     "UnaryEncoding",
     "make_oracle",
+    "rank_oracles",
     "register_oracle",
 ]
 
@@ -1044,6 +1045,51 @@ def make_oracle(name: str, k: int, eps: float, **params: Any) -> FrequencyOracle
     [11.08, 3.68, 3.69, 4.68]
     """
     return ORACLES.get(name)(k, eps, **params)
+
+
+#: The oracles :func:`rank_oracles` compares by default.
+STANDARD_ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
+
+
+def rank_oracles(k: int, eps: float, n: int, *, frequencies: Any = None,
+                 names: Any = STANDARD_ORACLES) -> list[tuple[str, float]]:
+    """The oracles ranked by their exact expected squared L2 error ``E ||f_hat - f||_2^2``.
+
+    Parameters
+    ----------
+    k : int
+        Number of values.
+    eps : float
+        Privacy level.
+    n : int
+        Number of users.
+    frequencies : array_like, shape (k,), optional
+        The users' distribution (default uniform; the error depends on it only through
+        the ``n_i`` term of the variance, small when ``p_star, q_star`` are far from 1/2).
+    names : iterable of str
+        Registered oracle names to compare.
+
+    Returns
+    -------
+    list of (str, float)
+        ``(name, E ||f_hat - f||_2^2)``, smallest first.
+
+    Examples
+    --------
+    GRR for few values or a large eps, OLH/OUE for many values at a moderate eps:
+
+    >>> [name for name, _ in rank_oracles(4, 1.0, 1000)[:2]]
+    ['grr', 'ss']
+    >>> [name for name, _ in rank_oracles(1024, 1.0, 1000)[:3]]
+    ['ss', 'oue', 'olh']
+    """
+    k = _check_k(k)
+    f = np.full(k, 1.0 / k) if frequencies is None else _check_frequencies(frequencies, k)
+    n = _check_n(n)
+    if isinstance(names, str):
+        raise InvalidTypeError(f"names must be an iterable of oracle names; got the str {names!r}")
+    rows = [(name, make_oracle(name, k, eps).expected_squared_l2(f, n)) for name in names]
+    return sorted(rows, key=lambda row: row[1])
 
 
 def _geometric(k: int, eps: float) -> MechanismOracle:
