@@ -476,20 +476,26 @@ class UnaryEncoding(_PureOracle):
         eps = _check_eps(eps)
         return cls(k, 0.5, float(expit(-eps)), name="oue")
 
-    def _bits(self, xs: np.ndarray, gen: np.random.Generator, p: float, q: float) -> np.ndarray:
-        _guard_reports(xs.size, float(self.k), "the unary reports (k bits per user, one byte each)")
-        out = np.empty((xs.size, self.k), dtype=bool)
-        rows = max(1, (1 << 21) // self.k)
-        for s in range(0, xs.size, rows):
-            part = xs[s:s + rows]
-            bits = gen.random((part.size, self.k)) < q
-            bits[np.arange(part.size), part] = gen.random(part.size) < p
-            out[s:s + part.size] = bits
-        return out
-
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports as an ``(n, k)`` boolean array (one row per user)."""
-        return self._bits(_check_values(values, self.k), check_rng(rng), self.p_star, self.q_star)
+        """Reports as an ``(n, k)`` boolean array (one row per user), drawn by a compiled kernel."""
+        from anonspread.engine.frequency import ue_sample
+
+        xs = _check_values(values, self.k)
+        _guard_reports(xs.size, float(self.k), "the unary reports (k bits per user, one byte each)")
+        return ue_sample(xs, self.k, self.p_star, self.q_star, check_rng(rng))[0]
+
+    def simulate(self, values: Any, *, rng: Any = None, block: int | None = None) -> FrequencyEstimate:
+        """Privatise ``values`` and estimate, counting each report's bits as it is drawn.
+
+        The same reports as :meth:`privatize` (one per user, every bit drawn; for
+        :class:`RAPPOR` the one-report law of each bit, ``p_star`` / ``q_star``), never held:
+        memory is ``O(k)``. ``block`` is accepted for the signature and ignored.
+        """
+        from anonspread.engine.frequency import ue_sample
+
+        xs = _check_values(values, self.k)
+        counts = ue_sample(xs, self.k, self.p_star, self.q_star, check_rng(rng), store=False)[1]
+        return self.estimate_from_support(counts, int(xs.size))
 
     def support(self, reports: Any) -> np.ndarray:
         """How many reports have each bit set."""
@@ -579,7 +585,11 @@ class RAPPOR(UnaryEncoding):
 
     def permanent_response(self, values: Any, *, rng: Any = None) -> np.ndarray:
         """Each user's memoised bits ``B'`` (an ``(n, k)`` boolean array)."""
-        return self._bits(_check_values(values, self.k), check_rng(rng), 1 - self.f / 2, self.f / 2)
+        from anonspread.engine.frequency import ue_sample
+
+        xs = _check_values(values, self.k)
+        _guard_reports(xs.size, 2.0 * self.k, "the permanent and instantaneous bits (k bytes each per user)")
+        return ue_sample(xs, self.k, 1 - self.f / 2, self.f / 2, check_rng(rng))[0]
 
     def instantaneous_response(self, permanent: Any, *, rng: Any = None) -> np.ndarray:
         """A report ``S`` from memoised bits ``B'`` (``(n, k)`` booleans)."""
@@ -848,18 +858,21 @@ class SubsetSelection(_PureOracle):
         return f"SubsetSelection(k={self.k}, eps={self.eps:.6g}, d={self.d})"
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports as an ``(n, d)`` int32 array (each row ``d`` distinct values)."""
-        gen = check_rng(rng)
+        """Reports as an ``(n, d)`` int32 array (each row ``d`` distinct values; compiled, O(d) per user)."""
+        from anonspread.engine.frequency import ss_sample
+
         xs = _check_values(values, self.k)
         _guard_reports(xs.size, 4.0 * self.d, "the subset reports")
-        out = np.empty((xs.size, self.d), dtype=np.int32)
-        rows = max(1, (1 << 20) // self.k)
-        for s in range(0, xs.size, rows):
-            part = xs[s:s + rows]
-            keys = gen.random((part.size, self.k))
-            keys[np.arange(part.size), part] = np.where(gen.random(part.size) < self.p_star, -1.0, 2.0)
-            out[s:s + part.size] = np.argpartition(keys, self.d - 1, axis=1)[:, :self.d]
-        return out
+        return ss_sample(xs, self.k, self.d, self.p_star, check_rng(rng))[0]
+
+    def simulate(self, values: Any, *, rng: Any = None, block: int | None = None) -> FrequencyEstimate:
+        """Privatise ``values`` and estimate, counting each report as it is drawn (memory ``O(k)``;
+        ``block`` is accepted for the signature and ignored)."""
+        from anonspread.engine.frequency import ss_sample
+
+        xs = _check_values(values, self.k)
+        counts = ss_sample(xs, self.k, self.d, self.p_star, check_rng(rng), store=False)[1]
+        return self.estimate_from_support(counts, int(xs.size))
 
     def support(self, reports: Any) -> np.ndarray:
         """How many reports hold each value."""

@@ -241,3 +241,63 @@ def test_expected_errors_match_simulation_at_scale():
         assert abs(l2.mean() - o.expected_squared_l2(freqs, n)) < 4 * l2.std(ddof=1) / np.sqrt(150)
         l1 = np.abs(err).sum(axis=1)
         assert l1.mean() == pytest.approx(o.approx_expected_l1(freqs, n), rel=0.03)
+
+
+def test_ue_kernel_draws_each_bit_with_its_exact_probability():
+    from fractions import Fraction
+
+    from anonspread.engine.frequency import _digits, ue_sample
+
+    for q in (0.3, 1 / 3, 2.0**-40 * 3, 0.999):
+        digits = _digits(q, "q")
+        assert sum(Fraction(int(b), 2 ** (j + 1)) for j, b in enumerate(digits)) == Fraction(q)
+    rng = np.random.default_rng(8)
+    n, k, p, q = 40_000, 70, 0.8, 0.3
+    values = rng.integers(0, k, n)
+    bits, counts = ue_sample(values, k, p, q, rng)
+    np.testing.assert_array_equal(bits.sum(axis=0), counts)
+    own = bits[np.arange(n), values]
+    assert abs(own.mean() - p) < 4.5 * math.sqrt(p * (1 - p) / n)
+    others = (bits.sum() - own.sum()) / (n * (k - 1))
+    assert abs(others - q) < 4.5 * math.sqrt(q * (1 - q) / (n * (k - 1)))
+    # lanes are independent: the pair (bit 0, bit 1) of users holding value 5
+    b0, b1 = bits[values == 5, 0], bits[values == 5, 1]
+    assert abs(np.mean(b0 & b1) - q * q) < 4.5 * math.sqrt(q * q / b0.size)
+    with pytest.raises(InvalidParameterError, match=r"q must be a probability in \[0, 1\)"):
+        ue_sample(values, k, p, 1.0, rng)
+    with pytest.raises(InvalidParameterError, match=r"values must hold integers in \[0, 69\]"):
+        ue_sample(values + 1, k, p, q, rng)
+    with pytest.raises(InvalidTypeError, match=r"rng must be a numpy\.random\.Generator"):
+        ue_sample(values, k, p, q, 3)
+
+
+def test_ss_kernel_reports_distinct_values_with_the_inclusion_probability():
+    from anonspread.engine.frequency import ss_sample
+
+    rng = np.random.default_rng(9)
+    n, k, d, p_in = 30_000, 12, 4, 0.6
+    values = rng.integers(0, k, n)
+    out, counts = ss_sample(values, k, d, p_in, rng)
+    assert (np.diff(np.sort(out, axis=1), axis=1) > 0).all()
+    np.testing.assert_array_equal(np.bincount(out.ravel(), minlength=k), counts)
+    held = (out == values[:, None]).any(axis=1)
+    assert abs(held.mean() - p_in) < 4.5 * math.sqrt(p_in * (1 - p_in) / n)
+    # the others are uniform: value (x + 1) mod k appears w.p. (d - held) / (k - 1)
+    nxt = (out == ((values + 1) % k)[:, None]).any(axis=1)
+    want = p_in * (d - 1) / (k - 1) + (1 - p_in) * d / (k - 1)
+    assert abs(nxt.mean() - want) < 4.5 * math.sqrt(want * (1 - want) / n)
+    with pytest.raises(InvalidParameterError, match=r"d must be an integer in \[1, 11\]"):
+        ss_sample(values, k, 12, p_in, rng)
+
+
+@pytest.mark.parametrize("name", ["oue", "sue", "rappor", "ss"])
+def test_counting_simulate_has_the_closed_form_law(name):
+    """simulate() counts reports as they are drawn (never held): unbiased, exact variance."""
+    o = fq.make_oracle(name, 16, 1.0)
+    values = np.repeat(np.arange(16), np.arange(16) * 10)
+    counts = np.bincount(values, minlength=16).astype(float)
+    rng = np.random.default_rng(3)
+    est = np.array([o.simulate(values, rng=rng).counts for _ in range(300)])
+    var = o.count_variance(counts)
+    assert np.abs((est.mean(axis=0) - counts) / np.sqrt(var / 300)).max() < 4.5
+    assert 0.9 < (est.var(axis=0, ddof=1) / var).mean() < 1.1

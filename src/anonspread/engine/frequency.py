@@ -1,5 +1,11 @@
 """Compiled support counting of local-hashing reports (used by :mod:`privacy.frequency`).
 
+Also the users' side of unary encoding and subset selection, where a report is ``k`` bits
+or ``d`` values: :func:`ue_sample` draws the bits exactly (64 Bernoulli lanes per pass over
+the binary digits of the probability) and :func:`ue_sample` and :func:`ss_sample` (Floyd's
+sampling, O(d) per user) add each report to the column counts as they go, so a caller that
+only needs the aggregate never holds ``n k`` bits.
+
 A local-hashing report (Wang et al., USENIX Security 2017, §4.4) is ``(a, b, y)``: the
 user's hash ``h(x) = ((a x + b) mod P) mod g`` with ``P = 2^31 - 1`` (:data:`HASH_PRIME`),
 ``1 <= a < P``, ``0 <= b < P``, and the randomised hash value ``y`` in ``range(g)``. The
@@ -10,12 +16,14 @@ a compiled loop (additions and a multiply-shift remainder per hash, no Python pe
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from anonspread.engine import _frequency
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["HASH_PRIME", "olh_support"]
+__all__ = ["HASH_PRIME", "olh_support", "ss_sample", "ue_sample"]
 
 #: The prime modulus of the hash family, ``2^31 - 1``.
 HASH_PRIME = int(_frequency.HASH_PRIME)
@@ -87,3 +95,130 @@ def olh_support(a: np.ndarray, b: np.ndarray, y: np.ndarray, k: int, g: int,
                                f"{getattr(out, 'shape', '')}")
     _frequency.olh_support(a, b, y, k, g, out)
     return out
+
+
+def _values(values, k: int) -> np.ndarray:
+    v = np.ascontiguousarray(values)
+    if v.ndim != 1 or (v.size and v.dtype.kind not in "iu"):
+        raise InvalidTypeError(f"values must be a 1-D integer array; got {v.dtype} {v.shape}")
+    v = v.astype(np.int64, copy=False)
+    if v.size and (int(v.min()) < 0 or int(v.max()) >= k):
+        raise InvalidParameterError(f"values must hold integers in [0, {k - 1}]; got values in "
+                                    f"[{int(v.min())}, {int(v.max())}]")
+    return v
+
+
+def _k(k, low: int = 1) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidTypeError(f"k must be an integer; got {k!r}")
+    if not low <= int(k) <= HASH_PRIME:
+        raise InvalidParameterError(f"k must be an integer in [{low}, {HASH_PRIME}]; got {k}")
+    return int(k)
+
+
+def _digits(prob, name: str) -> np.ndarray:
+    """The binary digits ``d_1 d_2 ... d_L`` of a double in ``[0, 1)`` (exact, ``L <= 1074``)."""
+    if isinstance(prob, bool) or not isinstance(prob, (float, int, np.floating)) or not 0 <= prob < 1:
+        raise InvalidParameterError(f"{name} must be a probability in [0, 1); got {prob!r}")
+    f = Fraction(float(prob))
+    L = f.denominator.bit_length() - 1
+    return np.array([(f.numerator >> (L - j)) & 1 for j in range(1, L + 1)], dtype=np.uint8)
+
+
+def _gen(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidTypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    return rng
+
+
+def ue_sample(values, k: int, p: float, q: float, rng: np.random.Generator, *,
+              store: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """Unary-encoding reports: bit ``values[j]`` of user ``j`` is 1 w.p. ``p``, every other w.p. ``q``.
+
+    Each probability is used exactly (the double's binary expansion): a bit is 1 iff a
+    uniform ``U`` is below it, decided digit by digit, 64 bits at a time.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of int, shape (n,)
+        Values in ``range(k)``.
+    k : int
+        Number of bits per report.
+    p, q : float
+        In ``[0, 1)``.
+    rng : numpy.random.Generator
+        Its stream advances.
+    store : bool
+        Return the bits (``n x k`` bytes); else only the counts.
+
+    Returns
+    -------
+    bits : numpy.ndarray of bool, shape (n, k), or None
+    counts : numpy.ndarray of int64, shape (k,)
+        The number of reports with each bit set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bits, counts = ue_sample(np.array([0, 2]), 4, 0.5, 0.0, np.random.default_rng(1))
+    >>> bits.sum(axis=1) <= 1, int(counts[1] + counts[3])
+    (array([ True,  True]), 0)
+    """
+    k = _k(k)
+    v = _values(values, k)
+    pd, qd = _digits(p, "p"), _digits(q, "q")
+    pd = pd if pd.size else np.zeros(1, np.uint8)
+    qd = qd if qd.size else np.zeros(1, np.uint8)
+    gen = _gen(rng)
+    counts = np.zeros(k, dtype=np.int64)
+    bits = np.zeros((v.size, k) if store else (1, 1), dtype=np.uint8)
+    _frequency.ue_sample(v, k, pd, qd, gen, bits, counts, bool(store))
+    return (bits.view(bool) if store else None), counts
+
+
+def ss_sample(values, k: int, d: int, p_in: float, rng: np.random.Generator, *,
+              store: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """Subset-selection reports: ``d`` distinct values per user, holding the user's own
+    w.p. ``p_in`` (then ``d - 1`` uniform others), else ``d`` uniform others.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of int, shape (n,)
+        Values in ``range(k)``.
+    k : int
+        Number of values, ``>= 2``.
+    d : int
+        Subset size, ``1 <= d <= k - 1``.
+    p_in : float
+        In ``[0, 1]``.
+    rng : numpy.random.Generator
+        Its stream advances.
+    store : bool
+        Return the reports (``n x d`` int32); else only the counts.
+
+    Returns
+    -------
+    reports : numpy.ndarray of int32, shape (n, d), or None
+    counts : numpy.ndarray of int64, shape (k,)
+        How many reports hold each value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> reports, counts = ss_sample(np.array([3, 3]), 5, 2, 1.0, np.random.default_rng(0))
+    >>> (reports[:, 0] == 3).all(), int(counts.sum())
+    (np.True_, 4)
+    """
+    k = _k(k, low=2)
+    v = _values(values, k)
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= int(d) <= k - 1:
+        raise InvalidParameterError(f"d must be an integer in [1, {k - 1}]; got {d!r}")
+    if isinstance(p_in, bool) or not isinstance(p_in, (float, int, np.floating)) or not 0 <= p_in <= 1:
+        raise InvalidParameterError(f"p_in must be a probability in [0, 1]; got {p_in!r}")
+    gen = _gen(rng)
+    d = int(d)
+    counts = np.zeros(k, dtype=np.int64)
+    out = np.empty((v.size, d) if store else (1, 1), dtype=np.int32)
+    _frequency.ss_sample(v, k, d, float(p_in), gen, out, counts, np.zeros(k, np.uint8),
+                         np.zeros(d, np.int64), bool(store))
+    return (out if store else None), counts
