@@ -4,8 +4,9 @@ Each case runs in a fresh subprocess (so its peak RSS is its own): the users' va
 (Zipf(1.1) mod k, not timed), then privatised and aggregated into unbiased estimates; the
 subprocess prints wall time, CPU time (user + system of the process, all threads) and the
 peak RSS above the RSS once the values are in memory. Ours run at 10^7 users x k = 1,024
-(GRR, OLH, Hadamard: reports held whole, 8-12 bytes per user; OUE and subset selection
-block by block through ``simulate``, memory bounded by a block, at 10^6 users); the peers
+(GRR, OLH, Hadamard: every report held, 8-12 bytes per user; OUE and subset selection
+through ``simulate``, which draws every report in a compiled loop and adds it to the counts
+without holding it: memory O(k)); the peers
 run users one by one in Python, at sizes they finish in tens of seconds; the ratio compares
 CPU seconds per user. Each subprocess first runs its library on 50 users (imports, numba's
 JIT compilation: not timed). One warm-up round at tiny sizes, then one interleaved measured round
@@ -139,8 +140,8 @@ PLAN = {  # oracle -> {lib: n}
     "grr": {"ours": 10**7, "pure-ldp": 200_000, "multi-freq-ldpy": 200_000},
     "olh": {"ours": 10**7, "pure-ldp": 2_000, "multi-freq-ldpy": 2_000},
     "hr": {"ours": 10**7, "pure-ldp": 20_000},
-    "oue": {"ours": 10**6, "pure-ldp": 20_000, "multi-freq-ldpy": 20_000},
-    "ss": {"ours": 10**6, "multi-freq-ldpy": 20_000},
+    "oue": {"ours": 10**7, "pure-ldp": 20_000, "multi-freq-ldpy": 20_000},
+    "ss": {"ours": 10**7, "multi-freq-ldpy": 20_000},
 }
 
 

@@ -159,7 +159,7 @@ def _guard_reports(n: int, bytes_per_user: float, what: str) -> None:
 class FrequencyEstimate:
     """The server's estimate from ``n`` reports.
 
-    Attributes
+    Parameters
     ----------
     counts : numpy.ndarray of float, shape (k,)
         Unbiased estimates of the number of users holding each value (may be negative).
@@ -185,9 +185,14 @@ class FrequencyEstimate:
 class HashReports:
     """Local-hashing reports: user ``j`` sent ``y[j]`` for the hash ``((a[j] x + b[j]) mod P) mod g``.
 
-    Attributes
+    Parameters
     ----------
-    a, b, y : numpy.ndarray of uint32, shape (n,)
+    a : numpy.ndarray of uint32, shape (n,)
+        Hash multipliers, ``1 <= a < 2^31 - 1``.
+    b : numpy.ndarray of uint32, shape (n,)
+        Hash offsets, ``0 <= b < 2^31 - 1``.
+    y : numpy.ndarray of uint32, shape (n,)
+        Randomised hash values, ``0 <= y < g``.
     """
 
     a: np.ndarray
@@ -219,20 +224,48 @@ class FrequencyOracle:
 
     # -- user side
     def privatize(self, values: Any, *, rng: Any = None) -> Any:
-        """One report per user (vectorised over users)."""
+        """One report per user (vectorised over users).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         raise NotImplementedError
 
     # -- server side
     def support(self, reports: Any) -> np.ndarray:
-        """The aggregate of ``reports`` (support counts, or the output histogram)."""
+        """The aggregate of ``reports`` (support counts, or the output histogram).
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         raise NotImplementedError
 
     def n_reports(self, reports: Any) -> int:
-        """The number of users who sent ``reports``."""
+        """The number of users who sent ``reports``.
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         return len(reports)
 
     def estimate_from_support(self, support: np.ndarray, n: int) -> FrequencyEstimate:
-        """The unbiased estimate from an aggregate ``support`` of ``n`` reports."""
+        """The unbiased estimate from an aggregate ``support`` of ``n`` reports.
+
+        Parameters
+        ----------
+        support : numpy.ndarray
+            The aggregate of the reports (:meth:`support`).
+        n : int
+            Number of users (reports).
+        """
         raise NotImplementedError
 
     def estimate(self, reports: Any) -> FrequencyEstimate:
@@ -280,7 +313,13 @@ class FrequencyOracle:
 
     # -- closed forms
     def count_variance(self, counts: Any) -> np.ndarray:
-        """Exact variance of each estimated count given the true ``counts`` (one per value)."""
+        """Exact variance of each estimated count given the true ``counts`` (one per value).
+
+        Parameters
+        ----------
+        counts : array_like, shape (k,)
+            The true number of users holding each value.
+        """
         raise NotImplementedError
 
     def _counts_of(self, frequencies: Any, n: Any) -> tuple[np.ndarray, int]:
@@ -305,7 +344,15 @@ class FrequencyOracle:
         return self.count_variance(counts) / float(n) ** 2
 
     def expected_squared_l2(self, frequencies: Any, n: Any) -> float:
-        """Exact ``E ||f_hat - f||_2^2`` (the sum of :meth:`variance`: the estimate is unbiased)."""
+        """Exact ``E ||f_hat - f||_2^2`` (the sum of :meth:`variance`: the estimate is unbiased).
+
+        Parameters
+        ----------
+        frequencies : array_like, shape (k,)
+            The users' distribution over the values.
+        n : int
+            Number of users (reports).
+        """
         return float(self.variance(frequencies, n).sum())
 
     def approx_expected_l1(self, frequencies: Any, n: Any) -> float:
@@ -313,11 +360,24 @@ class FrequencyOracle:
 
         Each ``f_hat_i`` is a sum of ``n`` independent terms, asymptotically normal; the
         approximation is exact as ``n -> inf`` (relative error ``O(1/sqrt(n))`` per term).
+
+        Parameters
+        ----------
+        frequencies : array_like, shape (k,)
+            The users' distribution over the values.
+        n : int
+            Number of users (reports).
         """
         return float(np.sqrt(2.0 * self.variance(frequencies, n) / math.pi).sum())
 
     def var_star(self, n: Any) -> float:
-        """The variance of a count estimate at a value nobody holds (``n_i = 0``): the papers' ``Var*``."""
+        """The variance of a count estimate at a value nobody holds (``n_i = 0``): the papers' ``Var*``.
+
+        Parameters
+        ----------
+        n : int
+            Number of users (reports).
+        """
         counts = np.zeros(self.k)
         counts[0] = _check_n(n)
         return float(self.count_variance(counts)[-1])
@@ -399,7 +459,15 @@ class GRR(_PureOracle):
         self.p_star = 1.0 / (1.0 + (self.k - 1) * tail)
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports in ``range(k)``, one per user (int64)."""
+        """Reports in ``range(k)``, one per user (int64).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         gen = check_rng(rng)
         xs = _check_values(values, self.k)
         _guard_reports(xs.size, 24.0, "the GRR reports")
@@ -407,7 +475,13 @@ class GRR(_PureOracle):
         return np.where(gen.random(xs.size) < self.p_star, xs, other)
 
     def support(self, reports: Any) -> np.ndarray:
-        """How many reports name each value."""
+        """How many reports name each value.
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         r = _check_int_reports(reports, self.k, 1, f"a 1-D array of reports in [0, {self.k - 1}]")
         return np.bincount(r.ravel(), minlength=self.k)
 
@@ -466,18 +540,42 @@ class UnaryEncoding(_PureOracle):
 
     @classmethod
     def symmetric(cls, k: int, eps: float) -> UnaryEncoding:
-        """SUE: ``p = e^(eps/2) / (e^(eps/2) + 1)``, ``q = 1 - p``."""
+        """SUE: ``p = e^(eps/2) / (e^(eps/2) + 1)``, ``q = 1 - p``.
+
+        Parameters
+        ----------
+        k : int
+            Number of values.
+        eps : float
+            Privacy level, ``0 < eps <= 700``.
+        """
         eps = _check_eps(eps)
         return cls(k, float(expit(eps / 2)), float(expit(-eps / 2)), name="sue")
 
     @classmethod
     def optimized(cls, k: int, eps: float) -> UnaryEncoding:
-        """OUE: ``p = 1/2``, ``q = 1 / (e^eps + 1)``."""
+        """OUE: ``p = 1/2``, ``q = 1 / (e^eps + 1)``.
+
+        Parameters
+        ----------
+        k : int
+            Number of values.
+        eps : float
+            Privacy level, ``0 < eps <= 700``.
+        """
         eps = _check_eps(eps)
         return cls(k, 0.5, float(expit(-eps)), name="oue")
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports as an ``(n, k)`` boolean array (one row per user), drawn by a compiled kernel."""
+        """Reports as an ``(n, k)`` boolean array (one row per user), drawn by a compiled kernel.
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         from anonspread.engine.frequency import ue_sample
 
         xs = _check_values(values, self.k)
@@ -490,6 +588,15 @@ class UnaryEncoding(_PureOracle):
         The same reports as :meth:`privatize` (one per user, every bit drawn; for
         :class:`RAPPOR` the one-report law of each bit, ``p_star`` / ``q_star``), never held:
         memory is ``O(k)``. ``block`` is accepted for the signature and ignored.
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        block : int, optional
+            Accepted for the signature of :meth:`FrequencyOracle.simulate`; ignored.
         """
         from anonspread.engine.frequency import ue_sample
 
@@ -498,7 +605,13 @@ class UnaryEncoding(_PureOracle):
         return self.estimate_from_support(counts, int(xs.size))
 
     def support(self, reports: Any) -> np.ndarray:
-        """How many reports have each bit set."""
+        """How many reports have each bit set.
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         r = np.asarray(reports)
         if r.ndim != 2 or r.shape[1] != self.k:
             raise InvalidParameterError(
@@ -572,6 +685,15 @@ class RAPPOR(UnaryEncoding):
         ``q* = e^(eps/2) / (e^(eps/2) + 1) = f/2 + (1 - f) q`` with ``p = 1 - q``; possible
         when ``eps <= eps_inf = 2 ln((1 - f/2)/(f/2))`` (one report cannot reveal more than
         the permanent response it is drawn from).
+
+        Parameters
+        ----------
+        k : int
+            Number of values.
+        eps : float
+            Privacy level, ``0 < eps <= 700``.
+        f : float
+            Permanent randomized response, ``0 < f < 1``.
         """
         eps = _check_eps(eps)
         f = check_real(f, "f", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -584,7 +706,15 @@ class RAPPOR(UnaryEncoding):
         return cls(k, f=f, p=1.0 - q, q=q)
 
     def permanent_response(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Each user's memoised bits ``B'`` (an ``(n, k)`` boolean array)."""
+        """Each user's memoised bits ``B'`` (an ``(n, k)`` boolean array).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         from anonspread.engine.frequency import ue_sample
 
         xs = _check_values(values, self.k)
@@ -592,7 +722,15 @@ class RAPPOR(UnaryEncoding):
         return ue_sample(xs, self.k, 1 - self.f / 2, self.f / 2, check_rng(rng))[0]
 
     def instantaneous_response(self, permanent: Any, *, rng: Any = None) -> np.ndarray:
-        """A report ``S`` from memoised bits ``B'`` (``(n, k)`` booleans)."""
+        """A report ``S`` from memoised bits ``B'`` (``(n, k)`` booleans).
+
+        Parameters
+        ----------
+        permanent : numpy.ndarray of bool, shape (n, k)
+            The users' memoised bits (:meth:`permanent_response`).
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         gen = check_rng(rng)
         b = np.asarray(permanent)
         if b.ndim != 2 or b.shape[1] != self.k or b.dtype != bool:
@@ -606,7 +744,15 @@ class RAPPOR(UnaryEncoding):
         return out
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """One report per user: permanent then instantaneous response (``(n, k)`` booleans)."""
+        """One report per user: permanent then instantaneous response (``(n, k)`` booleans).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         gen = check_rng(rng)
         return self.instantaneous_response(self.permanent_response(values, rng=gen), rng=gen)
 
@@ -687,7 +833,15 @@ class LocalHashing(_PureOracle):
         return f"LocalHashing(k={self.k}, eps={self.eps:.6g}, g={self.g})"
 
     def privatize(self, values: Any, *, rng: Any = None) -> HashReports:
-        """Reports ``(a, b, y)``, three uint32 arrays of one entry per user."""
+        """Reports ``(a, b, y)``, three uint32 arrays of one entry per user.
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         gen = check_rng(rng)
         xs = _check_values(values, self.k)
         _guard_reports(xs.size, 12.0 + 40.0, "the local-hashing reports and their working arrays")
@@ -699,7 +853,13 @@ class LocalHashing(_PureOracle):
         return HashReports(a=a, b=b, y=y)
 
     def support(self, reports: Any) -> np.ndarray:
-        """How many reports support each value (compiled, ``n k`` hashes)."""
+        """How many reports support each value (compiled, ``n k`` hashes).
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         from anonspread.engine.frequency import HASH_PRIME, olh_support
 
         assert HASH_PRIME == _HASH_PRIME
@@ -708,7 +868,15 @@ class LocalHashing(_PureOracle):
         return olh_support(reports.a, reports.b, reports.y, self.k, self.g)
 
     def hash_channel(self, a: int, b: int) -> Mechanism:
-        """The ``k x g`` channel ``x -> y`` given the hash ``((a x + b) mod P) mod g``."""
+        """The ``k x g`` channel ``x -> y`` given the hash ``((a x + b) mod P) mod g``.
+
+        Parameters
+        ----------
+        a : int
+            Multiplier of the hash, ``1 <= a < 2^31 - 1``.
+        b : int
+            Offset of the hash, ``0 <= b < 2^31 - 1``.
+        """
         check_array_size(self.k * self.g, "the k x g channel of one hash", "k", self.k)
         h = (int(a) * np.arange(self.k, dtype=np.int64) + int(b)) % _HASH_PRIME % self.g
         Q = np.full((self.k, self.g), self._q)
@@ -721,6 +889,11 @@ class LocalHashing(_PureOracle):
         Every hash's channel has entries ``p`` and ``1/(e^eps + g - 1)`` only, so each level
         is ``eps`` (a hash separating two values) or 0; beyond :data:`FULL_CHANNEL_ENTRIES`
         the lumped channel of a separated pair (outputs ``h(x)``, ``h(x')``, the rest).
+
+        Parameters
+        ----------
+        hashes : int
+            Number of hash functions checked.
         """
         if self.k * self.g > FULL_CHANNEL_ENTRIES:
             p, q = self._p, self._q
@@ -783,7 +956,15 @@ class HadamardResponse(_PureOracle):
         self.p_star, self.q_star = float(expit(self.eps)), 0.5
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports in ``range(K)``, one per user (int64)."""
+        """Reports in ``range(K)``, one per user (int64).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         gen = check_rng(rng)
         xs = _check_values(values, self.k)
         _guard_reports(xs.size, 40.0, "the Hadamard reports and their working arrays")
@@ -795,7 +976,13 @@ class HadamardResponse(_PureOracle):
         return np.where(odd == want_in, y ^ (r & -r), y)
 
     def support(self, reports: Any) -> np.ndarray:
-        """How many reports fall in each value's set (one fast Walsh-Hadamard transform)."""
+        """How many reports fall in each value's set (one fast Walsh-Hadamard transform).
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         r = _check_int_reports(reports, self.K, 1, f"a 1-D array of reports in [0, {self.K - 1}]")
         hist = np.bincount(r, minlength=self.K)
         return np.rint((r.size + _fwht(hist)[1:self.k + 1]) / 2).astype(np.int64)
@@ -858,7 +1045,15 @@ class SubsetSelection(_PureOracle):
         return f"SubsetSelection(k={self.k}, eps={self.eps:.6g}, d={self.d})"
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports as an ``(n, d)`` int32 array (each row ``d`` distinct values; compiled, O(d) per user)."""
+        """Reports as an ``(n, d)`` int32 array (each row ``d`` distinct values; compiled, O(d) per user).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         from anonspread.engine.frequency import ss_sample
 
         xs = _check_values(values, self.k)
@@ -867,7 +1062,17 @@ class SubsetSelection(_PureOracle):
 
     def simulate(self, values: Any, *, rng: Any = None, block: int | None = None) -> FrequencyEstimate:
         """Privatise ``values`` and estimate, counting each report as it is drawn (memory ``O(k)``;
-        ``block`` is accepted for the signature and ignored)."""
+        ``block`` is accepted for the signature and ignored).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        block : int, optional
+            Accepted for the signature of :meth:`FrequencyOracle.simulate`; ignored.
+        """
         from anonspread.engine.frequency import ss_sample
 
         xs = _check_values(values, self.k)
@@ -875,7 +1080,13 @@ class SubsetSelection(_PureOracle):
         return self.estimate_from_support(counts, int(xs.size))
 
     def support(self, reports: Any) -> np.ndarray:
-        """How many reports hold each value."""
+        """How many reports hold each value.
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         r = _check_int_reports(reports, self.k, 2, f"an (n, {self.d}) array of values in [0, {self.k - 1}]")
         if r.shape[1] != self.d:
             raise InvalidParameterError(f"reports must be an (n, {self.d}) array; got shape {r.shape}")
@@ -963,13 +1174,27 @@ class MechanismOracle(FrequencyOracle):
         return f"MechanismOracle({self.name!r}, k={self.k}, m={self.mechanism.n_outputs}, eps={self.eps:.6g})"
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """One output of the mechanism per user (int64)."""
+        """One output of the mechanism per user (int64).
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n,)
+            One value in ``range(k)`` per user.
+        rng : None, int or numpy.random.Generator
+            Seed or generator of the users' randomness.
+        """
         xs = _check_values(values, self.k)
         _guard_reports(xs.size, 40.0, "the mechanism's outputs and their working arrays")
         return self.mechanism.privatize(xs, rng=rng)
 
     def support(self, reports: Any) -> np.ndarray:
-        """The histogram of the ``m`` outputs."""
+        """The histogram of the ``m`` outputs.
+
+        Parameters
+        ----------
+        reports : object
+            What :meth:`privatize` returned, for any number of users.
+        """
         m = self.mechanism.n_outputs
         r = _check_int_reports(reports, m, 1, f"a 1-D array of outputs in [0, {m - 1}]")
         return np.bincount(r, minlength=m)
@@ -986,7 +1211,13 @@ class MechanismOracle(FrequencyOracle):
         return second @ c - c
 
     def var_star(self, n: Any) -> float:
-        """The largest variance of a count at a value nobody holds, over where the ``n`` users are."""
+        """The largest variance of a count at a value nobody holds, over where the ``n`` users are.
+
+        Parameters
+        ----------
+        n : int
+            Number of users (reports).
+        """
         n = _check_n(n)
         second = (self._B ** 2) @ self.mechanism.matrix.T
         off = second.copy()
