@@ -523,9 +523,9 @@ class UnaryEncoding(_PureOracle):
     --------
     >>> import numpy as np
     >>> oue = UnaryEncoding.optimized(8, 1.0)
-    >>> reports = oue.privatize(np.zeros(5000, dtype=int), rng=0)
+    >>> reports = oue.privatize(np.zeros(5000, dtype=int), rng=0)   # 8 bits packed in a byte
     >>> reports.shape, round(oue.epsilon(), 12)
-    ((5000, 8), 1.0)
+    ((5000, 1), 1.0)
     >>> oue.estimate(reports).frequencies.round(1)[:3] + 0.0
     array([1., 0., 0.])
     """
@@ -536,7 +536,7 @@ class UnaryEncoding(_PureOracle):
         self.q_star = check_real(q, "q", low=0.0, high=self.p_star, low_open=True, high_open=True)
         self.eps = math.log(self.p_star * (1 - self.q_star) / ((1 - self.p_star) * self.q_star))
         self.name = name
-        self.report_bytes = float(self.k)
+        self.report_bytes = float((self.k + 7) // 8)
 
     @classmethod
     def symmetric(cls, k: int, eps: float) -> UnaryEncoding:
@@ -567,7 +567,11 @@ class UnaryEncoding(_PureOracle):
         return cls(k, 0.5, float(expit(-eps)), name="oue")
 
     def privatize(self, values: Any, *, rng: Any = None) -> np.ndarray:
-        """Reports as an ``(n, k)`` boolean array (one row per user), drawn by a compiled kernel.
+        """Reports as packed bits, an ``(n, ceil(k/8))`` uint8 array, drawn by a compiled kernel.
+
+        Bit ``i`` of a report (value ``i``) is bit ``i % 8`` of byte ``i // 8`` of its row:
+        ``numpy.unpackbits(reports, axis=1, count=k, bitorder="little")`` gives the ``(n, k)``
+        bits, which :meth:`support` also accepts.
 
         Parameters
         ----------
@@ -579,8 +583,8 @@ class UnaryEncoding(_PureOracle):
         from anonspread.engine.frequency import ue_sample
 
         xs = _check_values(values, self.k)
-        _guard_reports(xs.size, float(self.k), "the unary reports (k bits per user, one byte each)")
-        return ue_sample(xs, self.k, self.p_star, self.q_star, check_rng(rng))[0]
+        _guard_reports(xs.size, float((self.k + 7) // 8), "the unary reports (k bits per user, packed)")
+        return ue_sample(xs, self.k, self.p_star, self.q_star, check_rng(rng), packed=True)[0]
 
     def simulate(self, values: Any, *, rng: Any = None, block: int | None = None) -> FrequencyEstimate:
         """Privatise ``values`` and estimate, counting each report's bits as it is drawn.
@@ -609,19 +613,32 @@ class UnaryEncoding(_PureOracle):
 
         Parameters
         ----------
-        reports : object
-            What :meth:`privatize` returned, for any number of users.
+        reports : numpy.ndarray
+            Packed bits, ``(n, ceil(k/8))`` uint8 (what :meth:`privatize` returns), or the
+            bits themselves, ``(n, k)`` bool or 0/1 integers.
         """
         r = np.asarray(reports)
-        if r.ndim != 2 or r.shape[1] != self.k:
-            raise InvalidParameterError(
-                f"reports must be an (n, {self.k}) array of bits; got shape {r.shape}")
-        if r.dtype != bool:
-            if r.size and not np.issubdtype(r.dtype, np.integer):
-                raise InvalidTypeError(f"reports must hold bits (bool or 0/1); got dtype {r.dtype}")
-            if r.size and (int(r.min()) < 0 or int(r.max()) > 1):
-                raise InvalidParameterError("reports must hold bits 0 or 1; got other values")
-        return r.sum(axis=0, dtype=np.int64)
+        width = (self.k + 7) // 8
+        packed = r.ndim == 2 and r.dtype == np.uint8 and r.shape[1] == width and width != self.k
+        if not packed:
+            if r.ndim != 2 or r.shape[1] != self.k:
+                raise InvalidParameterError(
+                    f"reports must be an (n, {self.k}) array of bits or an (n, {width}) uint8 array "
+                    f"of packed bits; got shape {r.shape}")
+            if r.dtype != bool:
+                if r.size and not np.issubdtype(r.dtype, np.integer):
+                    raise InvalidTypeError(f"reports must hold bits (bool or 0/1); got dtype {r.dtype}")
+                if r.size and (int(r.min()) < 0 or int(r.max()) > 1):
+                    raise InvalidParameterError("reports must hold bits 0 or 1; got other values")
+        counts = np.zeros(self.k, dtype=np.int64)
+        for s in range(0, r.shape[0], 4096):  # uint16 partial sums: 3x faster than one int64 sum
+            part = r[s:s + 4096]
+            if packed:
+                part = np.unpackbits(part, axis=1, count=self.k, bitorder="little")
+            else:
+                part = part.view(np.uint8) if part.dtype == bool else part.astype(np.uint8)
+            counts += np.add.reduce(part, axis=0, dtype=np.uint16)
+        return counts
 
     def channel(self) -> Mechanism:
         """The whole ``k x 2^k`` channel (output ``s`` = the report's bits, bit ``i`` = value ``i``)."""
@@ -1090,9 +1107,14 @@ class SubsetSelection(_PureOracle):
         r = _check_int_reports(reports, self.k, 2, f"an (n, {self.d}) array of values in [0, {self.k - 1}]")
         if r.shape[1] != self.d:
             raise InvalidParameterError(f"reports must be an (n, {self.d}) array; got shape {r.shape}")
-        if r.size and np.any(np.diff(np.sort(r, axis=1), axis=1) == 0):
-            raise InvalidParameterError("reports must hold d distinct values per row; a row repeats a value")
-        return np.bincount(r.ravel(), minlength=self.k)
+        rows = max(1, (1 << 18) // self.d)  # the check's sorted copy stays small
+        for s in range(0, r.shape[0], rows):
+            if np.any(np.diff(np.sort(r[s:s + rows], axis=1), axis=1) == 0):
+                raise InvalidParameterError("reports must hold d distinct values per row; a row repeats a value")
+        counts = np.zeros(self.k, dtype=np.int64)
+        for s in range(0, r.shape[0], rows):  # bincount casts to int64: a block at a time
+            counts += np.bincount(r[s:s + rows].ravel(), minlength=self.k)
+        return counts
 
     def channel(self) -> Mechanism:
         """The whole ``k x C(k, d)`` channel (outputs: the subsets in lexicographic order)."""

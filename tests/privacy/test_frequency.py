@@ -301,3 +301,16 @@ def test_counting_simulate_has_the_closed_form_law(name):
     var = o.count_variance(counts)
     assert np.abs((est.mean(axis=0) - counts) / np.sqrt(var / 300)).max() < 4.5
     assert 0.9 < (est.var(axis=0, ddof=1) / var).mean() < 1.1
+
+
+@pytest.mark.parametrize("k", [5, 64, 70, 130])
+def test_packed_unary_reports_are_numpys_packbits_of_the_bits(k):
+    from anonspread.engine.frequency import ue_sample
+
+    values = np.arange(300) % k
+    bits, c1 = ue_sample(values, k, 0.7, 0.4, np.random.default_rng(1))
+    packed, c2 = ue_sample(values, k, 0.7, 0.4, np.random.default_rng(1), packed=True)
+    np.testing.assert_array_equal(packed, np.packbits(bits, axis=1, bitorder="little"))
+    np.testing.assert_array_equal(c1, c2)
+    oue = fq.UnaryEncoding.optimized(k, 1.0)
+    np.testing.assert_array_equal(oue.support(packed), oue.support(bits))

@@ -77,15 +77,17 @@ cdef inline uint64_t _bernoulli64(bitgen_t* bg, const uint8_t* digits, int ndigi
 
 def ue_sample(const int64_t[::1] values, int64_t k, const uint8_t[::1] p_digits,
               const uint8_t[::1] q_digits, object rng, uint8_t[:, ::1] bits, int64_t[::1] counts,
-              bint store):
+              int store):
     """Unary-encoding reports: bit ``i`` of user ``j`` is Bernoulli(p) if ``i == values[j]`` and
     Bernoulli(q) otherwise (``p``, ``q`` given by their binary digits, exactly); adds the column
-    sums to ``counts`` and, if ``store``, writes the bits to ``bits[j, :]`` (zeroed by the caller).
+    sums to ``counts``. ``store`` 1: writes the bits to ``bits[j, :]`` one byte each (zeroed by
+    the caller); 2: packed, bit ``i`` in bit ``i % 8`` of byte ``bits[j, i // 8]`` (numpy's
+    ``packbits(bitorder="little")``); 0: not at all.
 
     Unchecked: the public wrapper checks shapes, dtypes and ranges."""
     cdef bitgen_t* bg = bitgen_of(rng)
     cdef Py_ssize_t n = values.shape[0], j
-    cdef int64_t base, i, x
+    cdef int64_t base, i, x, b, nbytes
     cdef uint64_t w
     cdef int nq = q_digits.shape[0], np_ = p_digits.shape[0]
     with rng.bit_generator.lock, nogil:
@@ -100,10 +102,16 @@ def ue_sample(const int64_t[::1] values, int64_t k, const uint8_t[::1] p_digits,
                     w &= ~((<uint64_t>1) << (x - base))
                     if _bernoulli64(bg, &p_digits[0], np_) & 1:
                         w |= (<uint64_t>1) << (x - base)
+                if store == 2:
+                    nbytes = (k - base + 7) // 8
+                    if nbytes > 8:
+                        nbytes = 8
+                    for b in range(nbytes):
+                        bits[j, base // 8 + b] = <uint8_t>((w >> (8 * b)) & 0xFF)
                 while w:
                     i = base + anonspread_ctz64(w)
                     counts[i] += 1
-                    if store:
+                    if store == 1:
                         bits[j, i] = 1
                     w &= w - 1
                 base += 64

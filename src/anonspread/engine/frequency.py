@@ -132,7 +132,7 @@ def _gen(rng) -> np.random.Generator:
 
 
 def ue_sample(values, k: int, p: float, q: float, rng: np.random.Generator, *,
-              store: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+              store: bool = True, packed: bool = False) -> tuple[np.ndarray | None, np.ndarray]:
     """Unary-encoding reports: bit ``values[j]`` of user ``j`` is 1 w.p. ``p``, every other w.p. ``q``.
 
     Each probability is used exactly (the double's binary expansion): a bit is 1 iff a
@@ -149,11 +149,14 @@ def ue_sample(values, k: int, p: float, q: float, rng: np.random.Generator, *,
     rng : numpy.random.Generator
         Its stream advances.
     store : bool
-        Return the bits (``n x k`` bytes); else only the counts.
+        Return the bits; else only the counts.
+    packed : bool
+        Return them packed, 8 to a byte (``numpy.packbits(bits, axis=1, bitorder="little")``,
+        ``n x ceil(k/8)`` bytes) instead of one byte each.
 
     Returns
     -------
-    bits : numpy.ndarray of bool, shape (n, k), or None
+    bits : numpy.ndarray of bool, shape (n, k); of uint8, shape (n, ceil(k / 8)) if packed; or None
     counts : numpy.ndarray of int64, shape (k,)
         The number of reports with each bit set.
 
@@ -171,9 +174,13 @@ def ue_sample(values, k: int, p: float, q: float, rng: np.random.Generator, *,
     qd = qd if qd.size else np.zeros(1, np.uint8)
     gen = _gen(rng)
     counts = np.zeros(k, dtype=np.int64)
-    bits = np.zeros((v.size, k) if store else (1, 1), dtype=np.uint8)
-    _frequency.ue_sample(v, k, pd, qd, gen, bits, counts, bool(store))
-    return (bits.view(bool) if store else None), counts
+    mode = (2 if packed else 1) if store else 0
+    width = (k + 7) // 8 if packed else k
+    bits = (np.empty if packed else np.zeros)((v.size, width) if store else (1, 1), dtype=np.uint8)
+    _frequency.ue_sample(v, k, pd, qd, gen, bits, counts, mode)
+    if not store:
+        return None, counts
+    return (bits if packed else bits.view(bool)), counts
 
 
 def ss_sample(values, k: int, d: int, p_in: float, rng: np.random.Generator, *,
