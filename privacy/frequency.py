@@ -817,6 +817,9 @@ class LocalHashing(_PureOracle):
         Privacy level.
     g : int, optional
         Hash range, ``2 <= g < 2^31`` (default ``round(e^eps) + 1``, OLH).
+    threads : int
+        Threads of the server's support counting (the caller's choice, never read from the
+        machine; OpenMP, same counts whatever the number).
 
     Examples
     --------
@@ -832,8 +835,9 @@ class LocalHashing(_PureOracle):
 
     report_bytes = 12.0
 
-    def __init__(self, k: int, eps: float, *, g: int | None = None) -> None:
+    def __init__(self, k: int, eps: float, *, g: int | None = None, threads: int = 1) -> None:
         self.k, self.eps = _check_k(k), _check_eps(eps)
+        self.threads = check_int(threads, "threads", low=1)
         if g is None:
             g = int(min(_HASH_PRIME, max(2, round(math.exp(min(self.eps, 30.0))) + 1)))
             self.name = "olh"
@@ -882,7 +886,7 @@ class LocalHashing(_PureOracle):
         assert HASH_PRIME == _HASH_PRIME
         if not isinstance(reports, HashReports):
             raise InvalidTypeError(f"reports must be the HashReports of privatize; got {type(reports).__name__}")
-        return olh_support(reports.a, reports.b, reports.y, self.k, self.g)
+        return olh_support(reports.a, reports.b, reports.y, self.k, self.g, threads=self.threads)
 
     def hash_channel(self, a: int, b: int) -> Mechanism:
         """The ``k x g`` channel ``x -> y`` given the hash ``((a x + b) mod P) mod g``.
@@ -1370,7 +1374,7 @@ for _name, _factory in (
     ("oue", UnaryEncoding.optimized),
     ("rappor", RAPPOR.from_eps),
     ("olh", LocalHashing),
-    ("blh", lambda k, eps: LocalHashing(k, eps, g=2)),
+    ("blh", lambda k, eps, **params: LocalHashing(k, eps, g=2, **params)),
     ("hr", HadamardResponse),
     ("ss", SubsetSelection),
     ("geometric", _geometric),

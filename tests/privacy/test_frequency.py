@@ -176,6 +176,10 @@ def test_olh_kernel_matches_numpy_and_refuses_bad_input():
     y = rng.integers(0, 7, 300, dtype=np.uint32)
     h = (a[:, None].astype(np.uint64) * np.arange(50, dtype=np.uint64) + b[:, None]) % P % 7
     np.testing.assert_array_equal(olh_support(a, b, y, 50, 7), (h == y[:, None]).sum(axis=0))
+    big = np.tile(a, 20), np.tile(b, 20), np.tile(y, 20)  # above the threads' threshold
+    np.testing.assert_array_equal(olh_support(*big, 50, 7, threads=2), olh_support(*big, 50, 7))
+    with pytest.raises(InvalidParameterError, match="threads must be an integer >= 1"):
+        olh_support(a, b, y, 50, 7, threads=0)
     with pytest.raises(InvalidParameterError, match=r"y must hold integers in \[0, 6\]"):
         olh_support(a, b, y + 7, 50, 7)
     with pytest.raises(InvalidTypeError, match="a must be a 1-D numpy array of uint32"):

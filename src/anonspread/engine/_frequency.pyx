@@ -6,6 +6,7 @@ reports visits ``n k`` hashes; the loop walks ``u = (a i + b) mod P`` by additio
 multiplication, no division by ``P``) and reduces modulo ``g`` with Lemire's multiply-shift
 remainder (exact for 32-bit operands), so one hash costs a few cycles."""
 
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
@@ -20,31 +21,56 @@ cdef extern from *:
     """
     uint32_t anonspread_fastmod_u32(uint32_t a, uint64_t M, uint32_t d) nogil
 
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #define ANONSPREAD_FQ_OPENMP 1
+    #else
+    #define ANONSPREAD_FQ_OPENMP 0
+    #endif
+    """
+    int ANONSPREAD_FQ_OPENMP
+
 #: The prime modulus of the hash family (a Mersenne prime).
 HASH_PRIME = 2147483647
+#: Whether this build counts on OpenMP threads.
+OPENMP = bool(ANONSPREAD_FQ_OPENMP)
+
+
+cdef inline void _olh_one(uint64_t u, uint64_t step, uint32_t yj, int64_t k, uint32_t g,
+                          uint64_t M, int64_t* out) noexcept nogil:
+    cdef int64_t i
+    cdef uint64_t P = 2147483647  # HASH_PRIME
+    for i in range(k):
+        if anonspread_fastmod_u32(<uint32_t>u, M, g) == yj:
+            out[i] += 1
+        u += step
+        if u >= P:
+            u -= P
 
 
 def olh_support(const uint32_t[::1] a, const uint32_t[::1] b, const uint32_t[::1] y,
-                int64_t k, uint32_t g, int64_t[::1] out):
+                int64_t k, uint32_t g, int64_t[::1] out, int64_t[:, ::1] partial):
     """Add to ``out[i]`` the number of reports ``j`` with ``((a[j] i + b[j]) mod P) mod g == y[j]``.
 
-    Unchecked: the public wrapper checks shapes, dtypes and ranges."""
+    ``partial`` has one zeroed row of ``k`` counts per thread (``partial.shape[0]`` threads,
+    OpenMP ``prange`` over the reports when built with OpenMP and more than one row); the
+    rows are added to ``out`` at the end. Unchecked: the public wrapper checks shapes,
+    dtypes and ranges."""
     cdef Py_ssize_t n = a.shape[0], j
+    cdef int nthr = <int>partial.shape[0], t
     cdef int64_t i
-    cdef uint64_t u, step, P = HASH_PRIME
     cdef uint64_t M = (<uint64_t>0xFFFFFFFFFFFFFFFF) // g + 1
-    cdef uint32_t yj
     with nogil:
-        for j in range(n):
-            u = b[j]
-            step = a[j]
-            yj = y[j]
-            for i in range(k):
-                if anonspread_fastmod_u32(<uint32_t>u, M, g) == yj:
-                    out[i] += 1
-                u += step
-                if u >= P:
-                    u -= P
+        if nthr <= 1:
+            for j in range(n):
+                _olh_one(b[j], a[j], y[j], k, g, M, &out[0])
+        else:
+            for j in prange(n, num_threads=nthr, schedule="static", chunksize=4096):
+                _olh_one(b[j], a[j], y[j], k, g, M, &partial[threadid(), 0])
+            for t in range(nthr):
+                for i in range(k):
+                    out[i] += partial[t, i]
 
 
 # ----------------------------------------------------------------- unary encoding

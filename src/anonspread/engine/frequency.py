@@ -20,13 +20,18 @@ from fractions import Fraction
 
 import numpy as np
 
-from anonspread.engine import _frequency
+# GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
+# that stops it (for every OpenMP region of the process, this one included)
+from anonspread.engine import _frequency, rumor_threads  # noqa: F401
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["HASH_PRIME", "olh_support", "ss_sample", "ue_sample"]
+__all__ = ["HASH_PRIME", "OPENMP", "olh_support", "ss_sample", "ue_sample"]
 
 #: The prime modulus of the hash family, ``2^31 - 1``.
 HASH_PRIME = int(_frequency.HASH_PRIME)
+#: Whether this build can count on OpenMP threads (``setup.py`` compiles ``_frequency`` with
+#: ``-fopenmp`` when the compiler accepts it).
+OPENMP: bool = _frequency.OPENMP
 
 
 def _u32(v, name: str) -> np.ndarray:
@@ -39,7 +44,7 @@ def _u32(v, name: str) -> np.ndarray:
 
 
 def olh_support(a: np.ndarray, b: np.ndarray, y: np.ndarray, k: int, g: int,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: np.ndarray | None = None, *, threads: int = 1) -> np.ndarray:
     """Count, for each value ``i < k``, the reports ``(a, b, y)`` whose hash of ``i`` is ``y``.
 
     Parameters
@@ -52,6 +57,10 @@ def olh_support(a: np.ndarray, b: np.ndarray, y: np.ndarray, k: int, g: int,
         Hash range, ``2 <= g <= 2^31 - 1``.
     out : numpy.ndarray of int64, shape (k,), optional
         Counts to add to (a new zero array if omitted).
+    threads : int
+        The caller's choice of threads (never read from the machine): more than one
+        counts on OpenMP threads (when built with it, :data:`OPENMP`), each into its own
+        ``k`` counts. The same counts either way.
 
     Returns
     -------
@@ -93,7 +102,11 @@ def olh_support(a: np.ndarray, b: np.ndarray, y: np.ndarray, k: int, g: int,
         raise InvalidTypeError(f"out must be a writable contiguous int64 array of shape ({k},); "
                                f"got {type(out).__name__} {getattr(out, 'dtype', '')} "
                                f"{getattr(out, 'shape', '')}")
-    _frequency.olh_support(a, b, y, k, g, out)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise InvalidParameterError(f"threads must be an integer >= 1; got {threads!r}")
+    nthr = int(threads) if OPENMP and a.size > 4096 else 1
+    partial = np.zeros((nthr, k) if nthr > 1 else (1, 1), dtype=np.int64)
+    _frequency.olh_support(a, b, y, k, g, out, partial)
     return out
 
 
