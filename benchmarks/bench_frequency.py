@@ -53,7 +53,7 @@ def _rss_mb() -> float:
 def _ours(oracle: str, values: np.ndarray, k: int, eps: float, seed: int) -> np.ndarray:
     from anonspread.privacy.frequency import make_oracle
 
-    o = make_oracle(oracle, k, eps)
+    o = make_oracle("olh", k, eps, threads=2) if oracle == "olh-2threads" else make_oracle(oracle, k, eps)
     if oracle in ("oue", "ss", "sue", "rappor"):
         return o.simulate(values, rng=seed).counts
     return o.estimate(o.privatize(values, rng=seed)).counts
@@ -139,6 +139,7 @@ def _run(python: str, args: list[str]) -> dict:
 PLAN = {  # oracle -> {lib: n}
     "grr": {"ours": 10**7, "pure-ldp": 200_000, "multi-freq-ldpy": 200_000},
     "olh": {"ours": 10**7, "pure-ldp": 2_000, "multi-freq-ldpy": 2_000},
+    "olh-2threads": {"ours": 10**7},
     "hr": {"ours": 10**7, "pure-ldp": 20_000},
     "oue": {"ours": 10**7, "pure-ldp": 20_000, "multi-freq-ldpy": 20_000},
     "ss": {"ours": 10**7, "multi-freq-ldpy": 20_000},
@@ -168,6 +169,9 @@ def main() -> None:
     for oracle, libs in PLAN.items():
         rows = {lib: _run(py[lib], ["--worker", lib, oracle, str(n), str(K), str(EPS)]) for lib, n in libs.items()}
         ours = rows["ours"]
+        if "error" in ours:
+            print(f"{oracle:7} ours error: {ours['error']}")
+            continue
         for lib, n in libs.items():
             r = rows[lib]
             if "error" in r:
