@@ -155,7 +155,7 @@ def _guard_reports(n: int, bytes_per_user: float, what: str) -> None:
 # ----------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FrequencyEstimate:
     """The server's estimate from ``n`` reports.
 
@@ -180,8 +180,16 @@ class FrequencyEstimate:
         """``counts / n``: unbiased estimates of the fraction of users holding each value."""
         return self.counts / max(self.n, 1)
 
+    def __repr__(self) -> str:
+        k = int(np.asarray(self.counts).size)
+        if k == 0:
+            return f"FrequencyEstimate(n={self.n}, k=0)"
+        top = int(np.argmax(self.counts))
+        return (f"FrequencyEstimate(n={self.n}, k={k}, most frequent: value {top} at "
+                f"{float(self.frequencies[top]):.4g})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class HashReports:
     """Local-hashing reports: user ``j`` sent ``y[j]`` for the hash ``((a[j] x + b[j]) mod P) mod g``.
 
@@ -201,6 +209,9 @@ class HashReports:
 
     def __len__(self) -> int:
         return int(self.y.shape[0])
+
+    def __repr__(self) -> str:
+        return f"HashReports(n={len(self)}, 12 bytes each: hash (a, b) and value y)"
 
 
 # ----------------------------------------------------------------- base classes
