@@ -1,6 +1,6 @@
 """
 Which frequency oracle for your users: k values, privacy level eps, n users
-==========================================================================
+===========================================================================
 
 Each user holds one of ``k`` values and sends one eps-LDP report; the server estimates
 how many users hold each value. :mod:`anonspread.privacy.frequency` has the standard
