@@ -90,6 +90,10 @@ __all__ = [
 #: beyond it the exact lumped pair channel is used.
 FULL_CHANNEL_ENTRIES = 1 << 22
 
+#: Largest eps of symmetric unary encoding and of RAPPOR's :meth:`RAPPOR.from_eps`: ``p`` is a
+#: double near 1, and beyond eps = 20 its rounding moves the level by more than 1e-12 relative.
+MAX_SUE_EPS = 20.0
+
 #: Users privatised per block by :meth:`FrequencyOracle.simulate` are chosen so that one
 #: block's reports and working arrays stay near this many bytes.
 BLOCK_BYTES = 1 << 26
@@ -561,6 +565,11 @@ class UnaryEncoding(_PureOracle):
             Privacy level, ``0 < eps <= 700``.
         """
         eps = _check_eps(eps)
+        if eps > MAX_SUE_EPS:
+            raise InvalidParameterError(
+                f"eps must be at most {MAX_SUE_EPS:g} for symmetric unary encoding; got {eps!r} "
+                "(p = e^(eps/2)/(e^(eps/2) + 1) is a double near 1, and beyond it its rounding "
+                "moves the level by more than 1e-12 relative; OUE or GRR take any eps up to 700)")
         return cls(k, float(expit(eps / 2)), float(expit(-eps / 2)), name="sue")
 
     @classmethod
@@ -725,6 +734,11 @@ class RAPPOR(UnaryEncoding):
         """
         eps = _check_eps(eps)
         f = check_real(f, "f", low=0.0, high=1.0, low_open=True, high_open=True)
+        if eps > MAX_SUE_EPS:
+            raise InvalidParameterError(
+                f"eps must be at most {MAX_SUE_EPS:g} for RAPPOR's symmetric responses; got {eps!r} "
+                "(q* = e^(eps/2)/(e^(eps/2) + 1) is a double near 1, and beyond it its rounding "
+                "moves the level by more than 1e-12 relative)")
         eps_inf = 2.0 * math.log((1 - f / 2) / (f / 2))
         if eps > eps_inf * (1 + 1e-12):
             raise InvalidParameterError(
@@ -850,7 +864,7 @@ class LocalHashing(_PureOracle):
         self.k, self.eps = _check_k(k), _check_eps(eps)
         self.threads = check_int(threads, "threads", low=1)
         if g is None:
-            g = int(min(_HASH_PRIME, max(2, round(math.exp(min(self.eps, 30.0))) + 1)))
+            g = int(min(_HASH_PRIME - 1, max(2, round(math.exp(min(self.eps, 30.0))) + 1)))
             self.name = "olh"
         else:
             self.name = "blh" if g == 2 else "lh"

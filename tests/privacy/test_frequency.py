@@ -17,6 +17,13 @@ from anonspread.spread.limits import raised_limits
 NAMES = list(fq.ORACLES)
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("sue", "rappor")])
+@pytest.mark.parametrize("eps", [20.0, 100.0, 700.0])
+def test_exact_epsilon_at_large_eps(name, eps):
+    """Every oracle that takes eps up to 700 (SUE and RAPPOR stop at 20) has exactly that level."""
+    assert fq.make_oracle(name, 64, eps).epsilon() == pytest.approx(eps, rel=1e-12)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("k", [2, 3, 5, 8, 33, 300])
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 8.0])
@@ -200,6 +207,8 @@ def test_olh_kernel_matches_numpy_and_refuses_bad_input():
     (lambda: fq.UnaryEncoding.optimized(4.5, 1.0), InvalidParameterError, "k must be an integer"),
     (lambda: fq.SubsetSelection(5, 1.0, d=5), InvalidParameterError, r"d must be an integer in \[1, 4\]"),
     (lambda: fq.RAPPOR.from_eps(5, 3.0, f=0.5), InvalidParameterError, "permanent response's level"),
+    (lambda: fq.UnaryEncoding.symmetric(5, 21.0), InvalidParameterError, "eps must be at most 20 for symmetric"),
+    (lambda: fq.RAPPOR.from_eps(5, 21.0, f=1e-12), InvalidParameterError, "eps must be at most 20 for RAPPOR"),
     (lambda: fq.make_oracle("olhh", 5, 1.0), UnknownNameError, "did you mean 'olh'"),
     (lambda: fq.MechanismOracle(binary_mechanism([0.5, 0.3, 0.2], [0.2, 0.3, 0.5], 1.0)),
      InvalidParameterError, "must have rank k = 3"),
