@@ -1212,14 +1212,16 @@ class MechanismOracle(FrequencyOracle):
         if k < 2:
             raise InvalidParameterError(f"mechanism must have at least 2 inputs; got shape {mech.shape}")
         check_array_size(2 * k * m, "the mechanism's inverse", "mechanism", f"a {k} x {m} matrix")
-        rank = int(np.linalg.matrix_rank(mech.matrix))
+        # one SVD gives the rank (numpy's matrix_rank tolerance) and the pseudo-inverse
+        u, sv, vt = np.linalg.svd(mech.matrix.T, full_matrices=False)  # Q^T = u diag(sv) vt
+        rank = int(np.sum(sv > sv.max() * max(mech.shape) * np.finfo(float).eps))
         if rank < k:
             raise InvalidParameterError(
                 f"mechanism must have rank k = {k} (its output law must determine the input "
                 f"frequencies) to be a frequency oracle; got a {k} x {m} matrix of rank {rank}")
         self.mechanism, self.k, self.name = mech, k, name
         self.eps = mech.ldp_epsilon()
-        self._B = np.linalg.pinv(mech.matrix.T)  # (k, m), B Q^T = I
+        self._B = (vt.T / sv) @ u.T  # (k, m): (Q^T)^+, B Q^T = I
 
     def __repr__(self) -> str:
         return f"MechanismOracle({self.name!r}, k={self.k}, m={self.mechanism.n_outputs}, eps={self.eps:.6g})"

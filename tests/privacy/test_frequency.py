@@ -28,6 +28,8 @@ def test_exact_epsilon_at_large_eps(name, eps):
 @pytest.mark.parametrize("k", [2, 3, 5, 8, 33, 300])
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 8.0])
 def test_exact_epsilon_of_every_oracle(name, k, eps):
+    if name == "geometric" and k > 33:
+        pytest.skip("the geometric mechanism's level is tested with the mechanisms; k = 300 costs an SVD")
     if name == "rappor" and eps > 2 * math.log(3):  # beyond the permanent response's level at f=1/2
         oracle = fq.make_oracle(name, k, eps, f=0.01)
     else:
