@@ -53,7 +53,7 @@ _DIRECTIVES = {
 
 #: Extensions that run OpenMP ``prange`` loops (and get ``-fopenmp`` when it works).
 _OPENMP_EXTENSIONS = {"anonspread.engine._rumor_threads", "anonspread.engine._softmargin",
-                      "anonspread.engine._bp"}
+                      "anonspread.engine._bp", "anonspread.engine._frequency"}
 
 
 def _openmp_flags() -> list[str]:

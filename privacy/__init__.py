@@ -2,7 +2,7 @@
 
 The topic modules (``privacy.utility``, ``privacy.mechanisms``, ``privacy.staircase``,
 ``privacy.dominance``, ``privacy.bounds``, ``privacy.profiles``, ``privacy.funnel``,
-``privacy.krandom``) and the public names re-exported from them are imported on first
+``privacy.krandom``, ``privacy.frequency``) and the public names re-exported from them are imported on first
 attribute access, so ``from anonspread import privacy`` stays light.
 """
 
@@ -19,6 +19,7 @@ _SUBMODULES = (
     "profiles",
     "funnel",
     "krandom",
+    "frequency",
 )
 
 # Public name -> the submodule defining it (resolved lazily by __getattr__).

@@ -388,6 +388,12 @@ CASES = {
     "spreading.vs_hops": lambda: ([__import__("anonspread.engine.store", fromlist=["x"])
                                    .new_finite_store(GP, GI), 0], {}),
     "staircase.price_blocks": _price_case,
+    "frequency.olh_support": lambda: ([np.array([1, 3], np.uint32), np.array([0, 5], np.uint32),
+                                       np.array([0, 1], np.uint32), 4, 2], {}),
+    "frequency.ue_sample": lambda: ([np.array([0, 2], np.int64), 4, 0.5, 0.25,
+                                     np.random.default_rng(0)], {}),
+    "frequency.ss_sample": lambda: ([np.array([0, 2], np.int64), 5, 2, 0.5,
+                                     np.random.default_rng(0)], {}),
     "store.GraphStore": _store_case,
     "store.new_finite_store": lambda: ([GP, GI], {}),
     "store.new_lazy_store": lambda: ([np.array([3]), np.array([1.0]), 0, 16], {}),

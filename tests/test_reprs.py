@@ -91,6 +91,8 @@ def _privacy_objects():
     from anonspread.privacy.staircase import solve_staircase_lp
     from anonspread.privacy.utility import KL
 
+    _olh = privacy.frequency.LocalHashing(16, 1.0)
+    _olh_reports = _olh.privatize(np.arange(16).repeat(10), rng=1)
     return {
         "Mechanism": privacy.randomized_response(4, 1.0),
         "StaircaseResult": solve_staircase_lp(KL(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])),
@@ -100,6 +102,8 @@ def _privacy_objects():
         "EmpiricalJoint": empirical_joint(["a", "a", "b", "b"], ["x", "y", "y", "y"]),
         "ProfileMechanism": ProfileMechanism.from_flip_probabilities([0.0, 0.5]),
         "ProfileGraph": bernoulli_chain(3),
+        "FrequencyEstimate": _olh.estimate(_olh_reports),
+        "HashReports": _olh_reports,
     }
 
 

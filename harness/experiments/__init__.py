@@ -11,6 +11,8 @@ registries; :func:`harness.get_experiment` does so on its first call.
   Figs. 2(a)-(c), 3).
 * :mod:`harness.experiments.funnel` -- the privacy funnel with LDP/LIP (Lopuhaä-Zwakenberg
   et al., Figs. 3-8).
+* :mod:`harness.experiments.frequency` -- frequency oracles under local privacy: the
+  ``frequency-oracles`` sweep, the regime map and Wang et al. (2017)'s Var* comparison.
 * :mod:`harness.experiments.graphs` -- the graph families (networkx generators, edge-list
   files, the bundled datasets, the infinite trees), components of kind ``graph``.
 * :mod:`harness.experiments.spreading` -- thesis ch. 2 (Figs. 2.2, 2.3, 2.7-2.9,
@@ -28,6 +30,7 @@ registries; :func:`harness.get_experiment` does so on its first call.
 
 from anonspread.harness.experiments import (
     dandelion,
+    frequency,
     funnel,
     graphs,
     krandom,
@@ -38,5 +41,5 @@ from anonspread.harness.experiments import (
     spreading,
 )
 
-__all__ = ["dandelion", "funnel", "graphs", "krandom", "privacy_ldp", "profiles",
+__all__ = ["dandelion", "frequency", "funnel", "graphs", "krandom", "privacy_ldp", "profiles",
            "protocol_attack", "spies", "spreading"]

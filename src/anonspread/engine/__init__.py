@@ -25,6 +25,8 @@ and per trial:
 * :mod:`~anonspread.engine.features`: node features of the learned adversary (distance sums,
   eccentricities, distance to a node set);
 * :mod:`~anonspread.engine.staircase`: the staircase enumeration of the LDP optimiser.
+* :mod:`~anonspread.engine.frequency`: the frequency oracles' users and server (local-hashing
+  support counts, unary-encoding bits, subset selection).
 
 The engine imports no other package of anonspread but the shared error classes.
 
