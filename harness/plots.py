@@ -1003,8 +1003,10 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 lo = [max(0.0, m - r["ci_low"]) for m, r in zip(ys, grows)]
                 hi = [max(0.0, r["ci_high"] - m) for m, r in zip(ys, grows)]
                 yvals += _finite(ys) + _finite(r["ci_low"] for r in grows) + _finite(r["ci_high"] for r in grows)
-                h = ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o" if categorical else "o-", ms=4,
-                                capsize=2, color=colour, lw=1.2)
+                # on lines, distinct markers and styles, earlier families hollow and larger:
+                # coinciding series stay visible as rings (as in the line figures)
+                look = {"fmt": "o", "ms": 4} if categorical else {"fmt": "", **_line_style(g, len(groups))}
+                h = ax.errorbar(xs, ys, yerr=[lo, hi], capsize=2, color=colour, lw=1.2, **look)
                 handles.setdefault(label, h)
                 bars.append((ax, h, xs, ys, [r["ci_low"] for r in grows], [r["ci_high"] for r in grows], colour))
                 point = [{p: r[p] for p in table.params} for r in grows]
@@ -1060,7 +1062,8 @@ def draw_grid(table: Table, spec: PlotSpec, metrics: Sequence[str], *, title: st
                 for p in spec.annotate:
                     per = list(dict.fromkeys(r[p] for r in rows))
                     notes_facet.append(f"{p} = {' / '.join(map(str, per))}")
-                ax.set_title("\n".join([str(fv), *notes_facet]), fontsize="medium")
+                ax.set_title("\n".join([f"{axis_words(spec.facet, info)} = {fv}", *notes_facet]),
+                             fontsize="medium")
             ax.grid(True, axis="y", alpha=0.3)
         # once every panel of the row is drawn (they share the y axis)
         y_scale = choose_scale(yvals, spec.logy)

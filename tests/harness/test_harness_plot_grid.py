@@ -41,7 +41,7 @@ def test_categorical_facets_have_no_joining_lines(tmp_path):
             # errorbar data lines have no line style; only error-bar segments remain
             assert line.get_linestyle() in ("None", "none", "") or len(xs) <= 2, line
         assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
-    assert [ax.get_title() for ax in axes[:2]] == ["x", "y"]
+    assert [ax.get_title() for ax in axes[:2]] == ["g = x", "g = y"]  # the facet parameter named
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["p1", "p2", "theory: exact", "1/size, x in each series' colour"]
     # theory bar and reference crosses are drawn where they apply
