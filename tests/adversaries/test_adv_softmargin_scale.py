@@ -11,8 +11,8 @@ from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.adversaries.softmargin import _layout, _prune
 from anonspread.engine import softmargin as engine_sm
-from anonspread.errors import InvalidParameterError
 from anonspread.engine.store import new_finite_store
+from anonspread.errors import InvalidParameterError
 
 
 def _batch(n=150, trials=12, T=3, seed=5):
@@ -41,7 +41,10 @@ def _scored(g, proto, snaps, scoring, *, threads=1, active=None, runs=60):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_bitsets_give_the_counts_sums_bitwise(threads):
     g, proto, snaps = _batch()  # 150 nodes: bitsets of 3 words, snapshots overlapping
-    half = (lambda n: (np.arange(n) % 3 != 1).astype(np.uint8))  # some pairs inactive
+
+    def half(n):  # some pairs inactive
+        return (np.arange(n) % 3 != 1).astype(np.uint8)
+
     for active in (None, half):
         a, used_a = _scored(g, proto, snaps, "counts", threads=threads, active=active)
         b, used_b = _scored(g, proto, snaps, "bitsets", threads=threads, active=active)
