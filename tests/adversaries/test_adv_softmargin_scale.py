@@ -78,3 +78,43 @@ def test_soft_margin_many_is_unchanged_by_the_scoring():
         assert np.array_equal(alone.log_likelihood, r.log_likelihood)
         assert np.array_equal(alone.exact_matches, r.exact_matches)
         assert alone.a == r.a and alone.converged == r.converged
+
+
+# ----------------------------------------------------------------- pricing (soft_margin_cost)
+
+def test_the_runs_at_the_cap_follow_the_doubling_schedule():
+    from anonspread.adversaries.softmargin import runs_at_cap
+
+    assert runs_at_cap(1000, 16000) == 16000 and runs_at_cap(1000, 10000) == 8000
+    assert runs_at_cap(5, 5) == 5 and runs_at_cap(250, 2000) == 2000
+
+
+def test_the_price_counts_each_distinct_candidate_once_for_the_batch():
+    g, proto, snaps = _batch(n=60, trials=16, T=3, seed=2)
+    cost = A.soft_margin_cost(snaps, proto, simulations=50, max_simulations=300, timed=False)
+    distinct = np.unique(np.concatenate([s.index[_prune(s, 100)] for s in snaps]))
+    assert cost.candidates == distinct.shape[0] < cost.pairs == sum(min(s.n, 100) for s in snaps)
+    assert cost.runs == 200 and cost.cpu_seconds is None and cost.work > cost.candidates * cost.runs
+    # the schedule priced is the one the estimator runs where nothing converges
+    res = A.soft_margin_many(snaps, proto, rng=1, simulations=50, max_simulations=300)
+    assert max(r.simulations for r in res) == cost.runs
+    assert not any(r.converged for r in res)
+    # the timed price: positive, from a round of a few candidates, not a run of the batch
+    timed = A.soft_margin_cost(snaps, proto, simulations=50, max_simulations=300)
+    assert timed.cpu_seconds == pytest.approx(timed.seconds_per_run * timed.candidates * timed.runs)
+    assert timed.cpu_seconds > 0 and timed.timed_seconds < 5
+    assert timed.scoring == "bitsets" and "distinct candidates of 16 snapshots" in timed.describe()
+
+
+def test_a_larger_batch_is_extrapolated_from_its_sample():
+    g, proto, snaps = _batch(n=400, trials=40, T=2, seed=3)  # small, scattered snapshots
+    whole = A.soft_margin_cost(snaps, proto, timed=False)
+    part = A.soft_margin_cost(snaps[:10], proto, batch=40, timed=False)
+    sample = A.soft_margin_cost(snaps[:10], proto, timed=False)
+    assert part.sampled == 10 and part.snapshots == 40 and "from 10 sampled" in part.describe()
+    # new candidates keep coming: more than the sample's, at most the graph's nodes
+    assert sample.candidates < part.candidates <= 400
+    assert part.pairs == pytest.approx(4 * sample.pairs)
+    assert 0.5 * whole.candidates <= part.candidates <= 2 * whole.candidates
+    with pytest.raises(InvalidParameterError, match="batch"):
+        A.soft_margin_cost(snaps[:10], proto, batch=5)
