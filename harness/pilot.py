@@ -12,6 +12,12 @@ therefore piloted before it starts:
   :data:`PILOT_SECONDS` (so at least one trial, at most :data:`PILOT_TRIALS`, and never
   more than the point will run). The pilot draws from its own streams; its results are
   thrown away and the run's are the same with or without it;
+* an estimator priced rather than timed (:attr:`~harness.Experiment.price`: soft-margin,
+  whose one trial can take minutes) is never run: its row is the price of the point's
+  trials (its distinct candidates x its runs at the cap x a timed round of a few
+  candidates, :func:`adversaries.soft_margin_cost`), ``"pilot_trials"`` 0 and
+  ``"priced"`` saying what the price rests on (:mod:`harness.budget` skips the points
+  priced above the run's budget before the pilot);
 * one-off work (:attr:`~harness.Experiment.prepare`: the learned adversary's training)
   is estimated by its own scaled-down pilot (``prepare(points, pilot=True)``);
 * what a point's trials share and a process keeps (:attr:`~harness.Experiment.warm`: the
@@ -80,7 +86,9 @@ class CostEstimate:
         One per (point, estimator) pair: ``"params"`` (the point, the estimator's
         value on the paired axis), ``"label"`` (the estimator's, or the point's, name),
         ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
-        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process).
+        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process); a priced pair
+        (:attr:`~harness.Experiment.price`) has ``"pilot_trials"`` 0 and ``"priced"``,
+        what its price rests on.
     one_off : mapping of str to list of float
         Estimated elapsed seconds of the run's one-off work by label, one per item.
     cpu_seconds : float
