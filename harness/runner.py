@@ -484,11 +484,11 @@ def run(
     trials_text = "" if exp.is_exact else f", {sum(u.n for u in units)} trials in {len(units)} batches"
     if resume:
         trials_text += f" ({reusable} from the journal)"
-    skipped_text = (f" ({len(skipped) - len(over)} skipped: they do not apply)" if len(skipped) > len(over)
-                    else "")
+    notes = [f"{len(skipped) - len(over)} skipped: they do not apply"] if len(skipped) > len(over) else []
     if over:
-        skipped_text += (f" ({len(over)} over the estimator budget of {format_duration(budget)} per point, "
-                         "named under the table)")
+        notes.append(f"{len(over)} over the estimator budget of {format_duration(budget)} per point, "
+                     "named under the table")
+    skipped_text = f" ({'; '.join(notes)})" if notes else ""
     bar.announce(f"{len(points)} points{skipped_text}{trials_text}; starting {executor.describe()}")
     journal_started = False
     results: dict[tuple[int, int], UnitResult] = {}
