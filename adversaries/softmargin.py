@@ -817,6 +817,12 @@ class SoftMarginCost:
     timed_seconds: float
     scoring: str
 
+    def __repr__(self) -> str:
+        # one line: the price and what it rests on
+        cpu = "not timed" if self.cpu_seconds is None else f"{self.cpu_seconds:.3g} s CPU"
+        return (f"SoftMarginCost({cpu}, work={self.work:.3g}, candidates={self.candidates:.0f}, "
+                f"snapshots={self.snapshots}, runs={self.runs}, scoring={self.scoring!r})")
+
     def describe(self) -> str:
         """One line: the candidates, runs and cost per run behind the price."""
         cand = (f"{self.candidates:,.0f}" if self.sampled == self.snapshots
