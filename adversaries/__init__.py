@@ -67,8 +67,10 @@ from anonspread.adversaries.registry import (
 from anonspread.adversaries.scores import Scores, pick
 from anonspread.adversaries.sensors import earliest_infection_first, pinto
 from anonspread.adversaries.softmargin import (
+    SoftMarginCost,
     SoftMarginResult,
     soft_margin,
+    soft_margin_cost,
     soft_margin_estimate,
     soft_margin_many,
 )
@@ -107,6 +109,7 @@ __all__ = [
     "LocalView",
     "Scores",
     "Snapshot",
+    "SoftMarginCost",
     "SoftMarginResult",
     "SpyObservation",
     "SpySoftMarginResult",
@@ -148,6 +151,7 @@ __all__ = [
     "rumor_centrality",
     "simulate_and_score",
     "soft_margin",
+    "soft_margin_cost",
     "soft_margin_estimate",
     "soft_margin_many",
     "soft_margin_spies",

@@ -78,6 +78,13 @@ class EstimatorSpec:
         ``func(snapshot, **params)`` for its snapshot except for the random streams
         (soft-margin shares its simulations across the batch); the harness scores a
         batch of trials through it when set.
+    price : callable or None, optional
+        ``price(snapshots, protocol, *, batch, timed, **params) -> cost`` with ``work``
+        (node visits, deterministic), ``cpu_seconds`` (timed, or None) and
+        ``describe()``: what scoring a batch of ``batch`` snapshots through ``many``
+        will cost, from a sample of them, without running it (soft-margin:
+        :func:`adversaries.soft_margin_cost`); the harness prices a sweep point with it
+        and skips the points above its budget.
     description : str, optional
         One line on what it estimates (:func:`register_estimator` takes the first line
         of the function's docstring).
@@ -103,6 +110,7 @@ class EstimatorSpec:
     params: Callable = field(default=lambda protocol, graph: {})
     extra: Callable | None = None
     many: Callable | None = None
+    price: Callable | None = None
     description: str = ""
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
@@ -171,6 +179,7 @@ def register_estimator(
     params: Callable | None = None,
     extra: Callable | None = None,
     many: Callable | None = None,
+    price: Callable | None = None,
 ):
     """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`).
 
@@ -178,7 +187,7 @@ def register_estimator(
     ----------
     name : str
         The registry name.
-    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many
+    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many, price
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
         estimator; ``params`` and ``extra`` default to none).
@@ -229,6 +238,7 @@ def register_estimator(
             params=params or (lambda protocol, graph: {}),
             extra=extra,
             many=many,
+            price=price,
             description=doc[0] if doc else "",
         ))
         return func

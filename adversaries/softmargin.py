@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +42,8 @@ from anonspread.spread.limits import check_size, run_work
 from anonspread.spread.protocols import Protocol
 from anonspread.validation import check_int, check_real, check_rng
 
-__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginResult", "soft_margin", "soft_margin_estimate",
-           "soft_margin_many"]
+__all__ = ["SOFT_MARGIN_PROTOCOLS", "SoftMarginCost", "SoftMarginResult", "soft_margin",
+           "soft_margin_cost", "soft_margin_estimate", "soft_margin_many"]
 
 #: The protocols the estimator simulates: every registered protocol with a compiled kernel
 #: whose adversary sees a snapshot (Dandelion's stems run only in the message-level engine).
@@ -750,6 +751,234 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
                             threads=threads, executor=executor, chunks=chunks)[0]
 
 
+def runs_at_cap(simulations: int, max_simulations: int) -> int:
+    """Runs per candidate when no snapshot stops early: ``simulations`` doubled while the
+    doubled total stays within ``max_simulations`` (the schedule of
+    :func:`soft_margin_many`)."""
+    total = simulations
+    while 2 * total <= max_simulations:
+        total *= 2
+    return total
+
+
+@dataclass(frozen=True)
+class SoftMarginCost:
+    """What :func:`soft_margin_many` will cost on a batch of snapshots, priced before it runs.
+
+    Parameters
+    ----------
+    snapshots : int
+        Snapshots of the batch priced.
+    sampled : int
+        Snapshots the price was computed from (fewer than ``snapshots``: the distinct
+        candidates extrapolated, see :func:`soft_margin_cost`).
+    candidates : float
+        Distinct candidates (each simulated once per run for the whole batch).
+    pairs : float
+        (candidate, snapshot) pairs: each run is scored against every one of its candidate.
+    runs : int
+        Runs per candidate when no snapshot converges early (the schedule's cap).
+    work : float
+        Node visits at the cap: ``candidates x runs x`` (nodes a run touches
+        (:func:`spread.limits.run_work`) + the words that score it against its pairs).
+        Deterministic for a given batch; what budgets compare.
+    seconds_per_run : float or None
+        CPU seconds of one run scored against its candidate's pairs (the batch's mean), from
+        a timed round of the real kernel on a few candidates; None when not timed.
+    cpu_seconds : float or None
+        ``candidates x runs x seconds_per_run`` (None when not timed): an upper bound,
+        reached when no snapshot converges (random diffusion on a graph it covers).
+    timed_seconds : float
+        What the timing itself took (CPU).
+    scoring : str
+        How runs are scored: ``"counts"`` or ``"bitsets"``
+        (:func:`engine.softmargin.accumulate_shared`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.cycle_graph(30))
+    >>> snaps = [adversaries.observe(spread.simulate(g, spread.RandomDiffusion(0.5), 3, rng=s))
+    ...          for s in range(4)]
+    >>> cost = adversaries.soft_margin_cost(snaps, spread.RandomDiffusion(0.5), timed=False)
+    >>> cost.runs, cost.snapshots, cost.candidates <= cost.pairs
+    (16000, 4, True)
+    """
+
+    snapshots: int
+    sampled: int
+    candidates: float
+    pairs: float
+    runs: int
+    work: float
+    seconds_per_run: float | None
+    cpu_seconds: float | None
+    timed_seconds: float
+    scoring: str
+
+    def __repr__(self) -> str:
+        # one line: the price and what it rests on
+        cpu = "not timed" if self.cpu_seconds is None else f"{self.cpu_seconds:.3g} s CPU"
+        return (f"SoftMarginCost({cpu}, work={self.work:.3g}, candidates={self.candidates:.0f}, "
+                f"snapshots={self.snapshots}, runs={self.runs}, scoring={self.scoring!r})")
+
+    def describe(self) -> str:
+        """One line: the candidates, runs and cost per run behind the price."""
+        cand = (f"{self.candidates:,.0f}" if self.sampled == self.snapshots
+                else f"~{self.candidates:,.0f} (from {self.sampled} sampled)")
+        per = (f" x {self.seconds_per_run * 1e6:.2g} us" if self.seconds_per_run is not None else "")
+        return (f"{cand} distinct candidates of {self.snapshots} snapshots x {self.runs:,} runs{per}, "
+                f"{self.pairs / max(self.candidates, 1.0):.1f} snapshots scored per run ({self.scoring})")
+
+
+def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch: int | None = None,
+                     simulations: int = 1000, max_simulations: int = 16000,
+                     candidates: int | None = 100, a: Any = DEFAULT_WIDTHS, timed: bool = True,
+                     timed_candidates: int = 8, min_seconds: float = 0.05) -> SoftMarginCost:
+    """Price :func:`soft_margin_many` on a batch before running it, without running it.
+
+    The batch is ``snapshots`` (or, with ``batch`` larger, ``batch`` snapshots of which
+    ``snapshots`` are a sample: a sweep point's trials). Its cost at the schedule's cap
+    (every candidate to ``runs`` = ``simulations`` doubled up to ``max_simulations``; less
+    where snapshots converge early, so an upper bound) is ``D x runs`` runs, ``D`` the
+    distinct candidates, each run scored against its candidate's snapshots
+    (:func:`soft_margin_many` shares each candidate's runs among them).
+
+    * ``D`` and the pairs are those of the snapshots (the estimator's own pruning); with
+      ``batch`` beyond the sample, ``D`` is extrapolated by the rate of new candidates at
+      the sample's end (Good-Turing: the candidates of exactly one sampled snapshot over
+      the sample's size), which, the accumulation curve being concave, over- rather than
+      under-estimates, and bounded by the graph's nodes; the pairs grow in proportion.
+    * ``timed``: one round of runs of ``timed_candidates`` candidates (evenly spread over
+      the distinct ones) through the real kernel, scored against all their pairs, then
+      against one pair each, doubling the runs until a round takes ``min_seconds``: the
+      simulation's cost per run and each further pair's, so the price holds for the
+      batch's pairs per candidate. Never a full estimate: at most a few tenths of a
+      second.
+
+    Parameters
+    ----------
+    snapshots : sequence of Snapshot
+        One graph and ``T`` (as :func:`soft_margin_many`).
+    protocol : Protocol
+    batch : int or None
+        Snapshots of the batch priced (None: ``len(snapshots)``); at least that.
+    simulations, max_simulations, candidates, a
+        As :func:`soft_margin_estimate`.
+    timed : bool, default True
+        Time the kernel (else only the deterministic ``work``).
+    timed_candidates : int >= 1, default 8
+        Candidates of the timed round.
+    min_seconds : float > 0, default 0.05
+        The timed round's runs double until it takes this long (CPU).
+
+    Returns
+    -------
+    SoftMarginCost
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.random_regular_graph(4, 60, seed=1))
+    >>> proto = spread.RandomDiffusion(0.5)
+    >>> snaps = [adversaries.observe(spread.simulate(g, proto, 3, rng=s)) for s in range(10)]
+    >>> cost = adversaries.soft_margin_cost(snaps, proto)
+    >>> cost.runs, cost.cpu_seconds > 0, cost.work > cost.candidates * cost.runs
+    (16000, True, True)
+    """
+    snaps = [_check_snapshot(s) for s in snapshots]
+    if not snaps:
+        raise InvalidParameterError("snapshots must hold at least one snapshot; got none")
+    if not isinstance(protocol, Protocol) or protocol.kernel_code not in KERNEL_CODES:
+        raise InvalidParameterError(
+            f"protocol must have a compiled kernel for soft_margin (one of "
+            f"{', '.join(SOFT_MARGIN_PROTOCOLS)}); got {protocol!r}")
+    simulations = check_int(simulations, "simulations", low=1)
+    max_simulations = check_int(max_simulations, "max_simulations", low=simulations)
+    if candidates is not None:
+        candidates = check_int(candidates, "candidates", low=1)
+    batch = len(snaps) if batch is None else check_int(batch, "batch", low=len(snaps))
+    timed_candidates = check_int(timed_candidates, "timed_candidates", low=1)
+    min_seconds = check_real(min_seconds, "min_seconds", low=0.0, low_open=True)
+    widths = _check_widths(a)
+    g, T = snaps[0].graph, snaps[0].T
+    if any(s.T != T or s.graph is not g for s in snaps[1:]):
+        raise InvalidParameterError("snapshots must share one contact graph (the same object) and T")
+    keeps = [_prune(s, candidates) for s in snaps]
+    mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
+    lay = _layout(snaps, keeps, mlen)
+    m, D = len(snaps), float(lay.sources.shape[0])
+    npairs = float(lay.pair_snap.shape[0])
+    if batch > m:
+        per_snap = np.diff(lay.pair_ptr)  # snapshots holding each distinct candidate
+        fresh = float(np.sum(per_snap == 1)) / m
+        bound = float("inf") if isinstance(g, LazyTree) else float(mlen)
+        D = min(bound, D + (batch - m) * fresh)
+        npairs = npairs * batch / m
+    runs = runs_at_cap(simulations, max_simulations)
+    all_active = np.ones(lay.pair_snap.shape[0], np.uint8)
+    counts, bits, nbytes = _sm.scoring_costs(lay.pair_ptr, all_active, lay.snap_ptr, m)
+    use_bits = bits < counts and nbytes <= _sm.BITSET_BYTES
+    scoring = "bitsets" if use_bits else "counts"
+    # words a run's scoring takes: its bits set and cleared and a bitset row per pair, or
+    # one count per snapshot holding each of its nodes (which grows with the batch)
+    if use_bits:
+        U = int(np.count_nonzero(np.diff(lay.snap_ptr)))
+        words = 2.0 * lay.snap_ids.shape[0] / m + math.ceil(U / 64) * npairs / max(D, 1.0)
+    else:
+        words = counts * batch / m
+    work = D * runs * (run_work(g, protocol, T) + words)
+    if not timed:
+        return SoftMarginCost(batch, m, D, npairs, runs, work, None, None, 0.0, scoring)
+    c_start = time.process_time()
+    k = min(timed_candidates, lay.sources.shape[0])
+    pick_c = np.unique(np.linspace(0, lay.sources.shape[0] - 1, k).round().astype(np.int64))
+    params = protocol.kernel_params(g, T)
+    stores, give_back = _stores(g, 1)
+    try:
+        n_runs = 4
+        while True:
+            took = {}
+            for one in (False, True):
+                src, ptr, snap_of, act = _timed_layout(lay, pick_c, one)
+                sums = _sm.PairSums(snap_of.shape[0], widths.shape[0])
+                gens = [np.random.default_rng(int(v)) for v in src]
+                c0 = time.process_time()
+                _sm.accumulate_shared(protocol.kernel_code, stores, src, gens, n_runs, T, params,
+                                      ptr, snap_of, act, lay.snap_ptr, lay.snap_ids, lay.n_obs,
+                                      widths, sums, scoring=scoring)
+                took[one] = time.process_time() - c0
+            if took[False] >= min_seconds or n_runs >= runs:
+                break
+            n_runs *= 2
+    finally:
+        if give_back is not None:
+            g.give_store(give_back)
+    pairs_timed = float(np.sum(np.diff(lay.pair_ptr)[pick_c]))
+    kk = float(pick_c.shape[0])
+    extra = pairs_timed - kk  # the pairs beyond one per candidate
+    t_pair = max(took[False] - took[True], 0.0) / (n_runs * extra) if extra > 0 else 0.0
+    t_sim = max(took[True] / (n_runs * kk) - t_pair, 0.0)
+    cpu = runs * (D * t_sim + npairs * t_pair)
+    return SoftMarginCost(batch, m, D, npairs, runs, work, cpu / (D * runs), cpu,
+                          time.process_time() - c_start, scoring)
+
+
+def _timed_layout(lay: _Layout, pick: np.ndarray, one: bool) -> tuple:
+    """The layout of the candidates ``pick`` alone, all their pairs active (``one``: only
+    the first)."""
+    counts = np.diff(lay.pair_ptr)[pick]
+    ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    snap_of = np.concatenate([lay.pair_snap[lay.pair_ptr[c]:lay.pair_ptr[c + 1]] for c in pick])
+    act = np.ones(snap_of.shape[0], np.uint8)
+    if one:
+        act[:] = 0
+        act[ptr[:-1]] = 1
+    return lay.sources[pick], ptr, snap_of.astype(np.int32), act
+
+
 def _soft_margin_params(protocol, graph) -> dict:
     return {"protocol": protocol}
 
@@ -761,7 +990,8 @@ def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, 
 
 
 @register_estimator("soft-margin", protocols=SOFT_MARGIN_PROTOCOLS, random=True, likelihood=True,
-                    params=_soft_margin_params, many=_soft_margin_scores_many)
+                    params=_soft_margin_params, many=_soft_margin_scores_many,
+                    price=soft_margin_cost)
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,

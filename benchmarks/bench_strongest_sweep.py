@@ -5,7 +5,7 @@ Runs ``anonspread sweep detection`` as a user would (a subprocess of the real CL
 graph of ``make_three_block.py`` read from its CSV: adaptive diffusion (on a graph with
 cycles its component chooses d0 = inf and at most 3 new infections per node and step) vs
 random diffusion (p = 0.5), T = 2, 4, 6, 8, 200 trials, 2 workers, once per estimator list
-given. Each run's first line is the pilot's estimate (harness.pilot); the script reads the
+given (``--estimator-budget`` passed to each). Each run's first line is the pilot's estimate (harness.pilot); the script reads the
 predicted CPU and wall time from the run's JSON (``timing.pilot``) and puts them beside the
 measured ones: wall-clock of the whole command, CPU of the command and its workers
 (``RUSAGE_CHILDREN``), and the learned adversary's training, predicted and measured.
@@ -39,7 +39,8 @@ def sweep_cmd(graph: Path, out: Path, name: str, estimators: str, args: argparse
             "--set", "protocol=adaptive-diffusion,random-diffusion",
             "--set", f"T={args.T}", "--set", f"estimator={estimators}",
             "--trials", str(trials), "--workers", str(args.workers), "--rng", "1",
-            "--name", name, "--out", str(out), "--overwrite", "--no-plot"]
+            "--name", name, "--out", str(out), "--overwrite", "--no-plot",
+            *(["--estimator-budget", args.estimator_budget] if args.estimator_budget else [])]
 
 
 def children_cpu() -> float:
@@ -57,7 +58,8 @@ def run_one(cmd: list[str], out: Path, name: str) -> dict:
     timing = side["timing"]
     return {"wall": wall, "cpu": cpu, "elapsed": timing["elapsed_s"], "pilot": timing.get("pilot", {}),
             "one_off": timing.get("one_off_s", {}), "first_line": proc.stderr.splitlines()[0],
-            "stderr": proc.stderr}
+            "stderr": proc.stderr, "skipped": side.get("skipped", []),
+            "pilot_rows": timing.get("pilot", {}).get("summary", "")}
 
 
 def fmt(s: float) -> str:
@@ -74,6 +76,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--T", default="2,4,6,8")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--estimator-budget", help="passed to every sweep (default: the sweep's)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     graph = args.graph or args.out / "three_block.csv"
@@ -105,8 +108,14 @@ def main() -> None:
                   f"| {fmt(p.get('cpu_s', float('nan')))} | {fmt(p.get('pilot_s', float('nan')))} | {train} |")
         if base is None:
             base = min(r["wall"] for r in rs)
+    cpu_base = min(r["cpu"] for r in results[args.estimators[0]])
     for est, rs in results.items():
-        print(f"wall of [{est}] / wall of [{args.estimators[0]}]: {min(r['wall'] for r in rs) / base:.1f}x")
+        print(f"[{est}] / [{args.estimators[0]}]: wall {min(r['wall'] for r in rs) / base:.1f}x, "
+              f"CPU {min(r['cpu'] for r in rs) / cpu_base:.1f}x")
+        for s in rs[0]["skipped"]:
+            if "not run: priced" in s["reason"]:
+                p = s["params"]
+                print(f"  skipped by the budget: {p.get('protocol')} T={p.get('T')}: {s['reason']}")
 
 
 if __name__ == "__main__":

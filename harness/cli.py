@@ -169,6 +169,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
         "plot": not args.no_plot,
         "pdf": args.pdf,
         "progress": False if args.quiet else None,
+        "estimator_budget": args.estimator_budget,
     }
 
 
@@ -189,7 +190,7 @@ def _dry_run(exp: Any, args: argparse.Namespace, opts: dict[str, Any]) -> int:
     """``--dry-run``: the pilot's estimate, per (point, estimator), and stop."""
     from anonspread.harness.runner import estimate_cost
 
-    keys = ("trials", "workers", "scheduler", "executor", "batch_size")
+    keys = ("trials", "workers", "scheduler", "executor", "batch_size", "estimator_budget")
     text = estimate_cost(exp, overrides=_assignments(getattr(args, "set", None)) if isinstance(exp, str) else None,
                          **{k: opts[k] for k in keys}).format_text()
     print(_fit(text))
@@ -407,6 +408,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786, or 'local'")
     g.add_argument("--executor", metavar="NAME", help="inprocess, processes or dask (default: from --workers/--scheduler)")
     g.add_argument("--batch-size", type=int, metavar="N", help="trials per random stream (changes the streams)")
+    g.add_argument("--estimator-budget", metavar="SECONDS",
+                   help="most CPU time an estimator priced before the run (soft-margin) may take at one "
+                   "point, e.g. 600, 30m, 2h or inf; a point priced above it is skipped and named with "
+                   "its price (default 10m)")
     g.add_argument("--resume", action="store_true", help="reuse batches finished in OUT/NAME.journal.jsonl")
     g.add_argument("--pdf", action="store_true", help="also write a PDF figure")
     g.add_argument("--no-plot", action="store_true", help="write only the CSV and JSON")

@@ -100,6 +100,9 @@ class SweepTemplate:
     warm : callable or None
         ``warm(point, components=...)``: builds and keeps what a point's trials share (its
         graph) before the pilot times them (:attr:`Experiment.warm`).
+    price : callable or None
+        ``price(point, trials, batch_size, timed, components=...)``: the cost of a point
+        priced rather than timed (:attr:`Experiment.price`).
 
     Examples
     --------
@@ -137,6 +140,7 @@ class SweepTemplate:
     prepare: Callable[..., Any] | None = None
     pilot: bool = False
     warm: Callable[..., Any] | None = None
+    price: Callable[..., Any] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -442,6 +446,7 @@ def compose(
         prepare=functools.partial(_prepare, tpl.prepare, resolved) if tpl.prepare is not None else None,
         pilot=tpl.pilot,
         warm=functools.partial(_bound, tpl.warm, resolved) if tpl.warm is not None else None,
+        price=functools.partial(_bound, tpl.price, resolved) if tpl.price is not None else None,
         template=tpl.name,
         **{mode: fn},
     )

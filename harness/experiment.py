@@ -354,6 +354,14 @@ class Experiment:
         read once per process). The pilot calls it for each point before timing the
         point's trials and counts its time apart, as per-process work, so that a first
         trial's reading of a graph is not priced as the cost of every trial.
+    price : callable or None
+        ``price(point, trials, batch_size, timed) -> dict | None``: the cost of a point
+        whose estimator is priced rather than timed (soft-margin in the detection sweep):
+        ``{"estimator", "work" (node visits, deterministic), "cpu_s" (timed CPU seconds,
+        or None when ``timed`` is false), "text"}``, or None (the pilot times the point's
+        trials). :func:`harness.run` skips a point whose ``work``, counted at
+        :data:`harness.pilot.VISITS_PER_SECOND`, is above its ``estimator_budget``, and the
+        pilot reports the timed price instead of running the point's trials.
     template : str or None
         The sweep template the experiment was composed from (:func:`harness.compose` sets
         it); recorded in the JSON, so that the line that reproduces a run made from Python
@@ -403,6 +411,7 @@ class Experiment:
     prepare: Callable[..., Any] | None = None
     pilot: bool = False
     warm: Callable[[Params], Any] | None = None
+    price: Callable[..., Mapping[str, Any] | None] | None = None
     template: str | None = None
 
     def __repr__(self) -> str:
@@ -582,7 +591,7 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(f"{where}: derived and derive go together; got only one of them")
     if not isinstance(exp.pilot, bool):
         raise InvalidTypeError(f"{where}: pilot must be True or False; got {exp.pilot!r}")
-    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare", "warm"):
+    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare", "warm", "price"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

@@ -12,6 +12,12 @@ therefore piloted before it starts:
   :data:`PILOT_SECONDS` (so at least one trial, at most :data:`PILOT_TRIALS`, and never
   more than the point will run). The pilot draws from its own streams; its results are
   thrown away and the run's are the same with or without it;
+* an estimator priced rather than timed (:attr:`~harness.Experiment.price`: soft-margin,
+  whose one trial can take minutes) is never run: its row is the price of the point's
+  trials (its distinct candidates x its runs at the cap x a timed round of a few
+  candidates, :func:`adversaries.soft_margin_cost`), ``"pilot_trials"`` 0 and
+  ``"priced"`` saying what the price rests on (:mod:`harness.budget` skips the points
+  priced above the run's budget before the pilot);
 * one-off work (:attr:`~harness.Experiment.prepare`: the learned adversary's training)
   is estimated by its own scaled-down pilot (``prepare(points, pilot=True)``);
 * what a point's trials share and a process keeps (:attr:`~harness.Experiment.warm`: the
@@ -80,7 +86,9 @@ class CostEstimate:
         One per (point, estimator) pair: ``"params"`` (the point, the estimator's
         value on the paired axis), ``"label"`` (the estimator's, or the point's, name),
         ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
-        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process).
+        (elapsed) and ``"cpu_per_trial"`` (CPU time of this process); a priced pair
+        (:attr:`~harness.Experiment.price`) has ``"pilot_trials"`` 0 and ``"priced"``,
+        what its price rests on.
     one_off : mapping of str to list of float
         Estimated elapsed seconds of the run's one-off work by label, one per item.
     cpu_seconds : float
@@ -134,7 +142,7 @@ class CostEstimate:
     def summary(self) -> str:
         """One line: the pilot's size, seconds per trial of each estimator (range over the
         points), the one-off work, and the run's CPU and wall time."""
-        sizes = [r["pilot_trials"] for r in self.rows]
+        sizes = [r["pilot_trials"] for r in self.rows if "priced" not in r] or [0]
         size = (f"{min(sizes)}" if min(sizes, default=0) == max(sizes, default=0)
                 else f"{min(sizes, default=0)}-{max(sizes, default=0)}")
         parts = []
@@ -157,9 +165,9 @@ class CostEstimate:
         varying = [k for k in keys if len({repr(r["params"].get(k)) for r in self.rows}) > 1] or keys
         for r in self.rows:
             point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
+            how = f"priced: {r['priced']}" if "priced" in r else f"pilot: {r['pilot_trials']} trials"
             lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
-                         f"= {format_duration(r['cpu_per_trial'] * r['trials'])} CPU "
-                         f"(pilot: {r['pilot_trials']} trials)")
+                         f"= {format_duration(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
         for label, v in self.one_off.items():
             lines.append(f"  {label}: {len(v)} x, estimated {format_duration(sum(v))} in all")
         lines += [f"  note: {n}" for n in self.notes]
@@ -253,6 +261,19 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     rows: list[dict[str, Any]] = []
     unit_costs: list[float] = []
 
+    price = getattr(exp, "price", None)
+
+    def priced_row(params: Mapping[str, Any], point: Mapping[str, Any], n_trials: int) -> dict | None:
+        """The pair's row from the experiment's price (:attr:`Experiment.price`), its
+        trials never run; None when it is timed."""
+        got = price(dict(params), n_trials, batch_size, True) if price is not None else None
+        if got is None or got.get("cpu_s") is None:
+            return None
+        per = got["cpu_s"] / n_trials
+        return {"params": dict(point), "label": str(got["estimator"]), "trials": n_trials,
+                "pilot_trials": 0, "seconds_per_trial": per, "cpu_per_trial": per,
+                "priced": got["text"]}
+
     def call_for(params: Mapping[str, Any]) -> Callable[[int, np.random.Generator], Any]:
         if exp.mode == "trials":
             return lambda n, rng: fn(dict(params), n, rng)
@@ -267,6 +288,11 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                 group_cost = 0.0
                 for j, (q, value) in enumerate(members):
                     params = {**points[lead], exp.paired: (value,)}
+                    row = priced_row(params, points[q], trials[q])
+                    if row is not None:
+                        rows.append(row)
+                        group_cost += row["seconds_per_trial"]
+                        continue
                     rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(lead, j)))
                     n, took, cpu = _time_pair(call_for(params), min(PILOT_TRIALS, trials[lead]), rng)
                     rows.append({"params": dict(points[q]), "label": str(value), "trials": trials[q],
@@ -276,6 +302,11 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                 unit_costs.append(group_cost * min(batch_size, trials[lead]))
         else:
             for i, point in enumerate(points):
+                row = priced_row(point, point, trials[i])
+                if row is not None:
+                    rows.append(row)
+                    unit_costs.append(row["seconds_per_trial"] * min(batch_size, trials[i]))
+                    continue
                 rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(i,)))
                 n, took, cpu = _time_pair(call_for(point), min(PILOT_TRIALS, trials[i]), rng)
                 label = ", ".join(f"{k}={v}" for k, v in point.items())
@@ -294,6 +325,11 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     # each worker builds the points' graphs once (in parallel), as the pilot's process did
     wall = once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
     notes = []
+    if any("priced" in r for r in rows):
+        labels = ", ".join(dict.fromkeys(r["label"] for r in rows if "priced" in r))
+        notes.append(f"{labels} priced, not run: its distinct candidates x its runs at the cap "
+                     "(an upper bound: snapshots that converge stop early) x the CPU time of a run, "
+                     "timed on a few candidates (harness.budget)")
     if warm_wall >= 0.1:
         notes.append(f"building the points' graphs took {_seconds(warm_wall)} ({_seconds(warm_cpu)} CPU) "
                      "before the timed trials; counted once per worker, not per trial")

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError, SaturationWarning
+from anonspread.harness.budget import ESTIMATOR_BUDGET, check_budget, over_budget
 from anonspread.harness.coverage import covered_points, unreached_points, warn_coverage
 from anonspread.harness.errors import OutputError, RunInterrupted
 from anonspread.harness.executors import Executor, default_workers, make_executor
@@ -325,6 +326,7 @@ def run(
     overwrite: bool = True,
     pilot: bool | None = None,
     threads: int = 1,
+    estimator_budget: float | str | None = None,
 ) -> RunResult:
     """Run an experiment over its grid and write ``OUT/NAME.{csv,json,png}``.
 
@@ -372,6 +374,13 @@ def run(
         (:func:`harness.work.task_threads`); results are the same for any number. With more
         than one and no ``workers``, ``executor`` or ``scheduler``, the local pool gets the
         CPUs available divided by ``threads`` workers, so workers x threads fits the machine.
+    estimator_budget : float, str or None
+        Most CPU seconds an estimator priced before the run (:attr:`Experiment.price`:
+        soft-margin in the detection sweep) may take at one point, its price in node
+        visits counted at :data:`harness.pilot.VISITS_PER_SECOND`; a point above it is
+        skipped, its price and this parameter named among the skipped points
+        (:mod:`harness.budget`). Seconds, a duration (``"30m"``, ``"2h"``) or ``"inf"``
+        (no budget); None: :data:`harness.budget.ESTIMATOR_BUDGET` (10 minutes).
 
     Returns
     -------
@@ -406,6 +415,7 @@ def run(
     bsize = exp.effective_batch_size() if batch_size is None else check_int(batch_size, "batch_size", low=1)
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     threads = check_int(threads, "threads", low=1, high=1024)
+    budget = check_budget(ESTIMATOR_BUDGET if estimator_budget is None else estimator_budget)
     if threads > 1 and workers is None and executor is None and scheduler is None:
         workers = max(1, default_workers() // threads)
     if not isinstance(executor, Executor):
@@ -423,6 +433,9 @@ def run(
         Progress(exp.name, 0, len(grid_points), enabled=progress).announce(
             f"{len(grid_points)} grid points{per}; preparing")
     points, skipped = _applicable(exp, grid_points)
+    points, over = _within_budget(exp, points, n_trials, bsize, budget,
+                                  recorded=_recorded_over(exp, paths, resume))
+    skipped = [*skipped, *over]
     derived: list[dict[str, Scalar]] = []
     if exp.derived is not None:
         derived = [p for p in points if exp.derived(p)]
@@ -471,7 +484,11 @@ def run(
     trials_text = "" if exp.is_exact else f", {sum(u.n for u in units)} trials in {len(units)} batches"
     if resume:
         trials_text += f" ({reusable} from the journal)"
-    skipped_text = f" ({len(skipped)} skipped: they do not apply)" if skipped else ""
+    notes = [f"{len(skipped) - len(over)} skipped: they do not apply"] if len(skipped) > len(over) else []
+    if over:
+        notes.append(f"{len(over)} over the estimator budget of {format_duration(budget)} per point, "
+                     "named under the table")
+    skipped_text = f" ({'; '.join(notes)})" if notes else ""
     bar.announce(f"{len(points)} points{skipped_text}{trials_text}; starting {executor.describe()}")
     journal_started = False
     results: dict[tuple[int, int], UnitResult] = {}
@@ -502,6 +519,9 @@ def run(
             }
             if exp.paired is not None:
                 header["paired"] = exp.paired
+            if over:  # a resume skips the same points (_recorded_over)
+                header["budget_skipped"] = [{"params": dict(o["params"]), "reason": o["reason"]} for o in over]
+                header["estimator_budget"] = budget
             finished = journal.open(header, resume=resume)
             journal_started = True
             trusted, rejected = check_units(finished, units, header["metrics"], proportions)
@@ -634,6 +654,7 @@ def estimate_cost(
     executor: str | Executor | None = None,
     overrides: Mapping[str, Sequence[Scalar]] | None = None,
     batch_size: int | None = None,
+    estimator_budget: float | str | None = None,
 ) -> CostEstimate:
     """What :func:`run` would cost, from its pilot, without running it (``--dry-run``).
 
@@ -643,8 +664,9 @@ def estimate_cost(
 
     Parameters
     ----------
-    experiment, trials, workers, scheduler, executor, overrides, batch_size
-        As :func:`run` takes them.
+    experiment, trials, workers, scheduler, executor, overrides, batch_size, estimator_budget
+        As :func:`run` takes them (the points the budget skips are not piloted; the
+        estimate's notes name them).
 
     Returns
     -------
@@ -681,6 +703,8 @@ def estimate_cost(
     if exp.cost is not None:
         _check_work(exp, grid_points, n_trials, skipped_known=False)
     points, _ = _applicable(exp, grid_points)
+    budget = check_budget(ESTIMATOR_BUDGET if estimator_budget is None else estimator_budget)
+    points, over = _within_budget(exp, points, n_trials, bsize, budget)
     if exp.derived is not None:
         points = [p for p in points if not exp.derived(p)]
     per_point: int | list[int] = n_trials
@@ -691,6 +715,10 @@ def estimate_cost(
         _check_work(exp, points, n_trials, skipped_known=True)
     estimate = _pilot(exp, points, per_point, bsize, executor)
     check_estimate(estimate, n_trials)
+    if over:
+        notes = [f"skipped ({', '.join(f'{k}={v}' for k, v in o['params'].items() if k in ('protocol', 'T', 'estimator'))}): "
+                 f"{o['reason']}" for o in over]
+        estimate = dataclasses.replace(estimate, notes=(*estimate.notes, *notes))
     return estimate
 
 
@@ -737,6 +765,46 @@ def _refuse_existing(name: str, paths: Mapping[str, Path]) -> None:
             "another's results unless asked: pass --overwrite (overwrite=True) to replace them, "
             "--resume to continue that run, or choose another --name or --out"
         )
+
+
+def _recorded_over(exp: Experiment, paths: Mapping[str, Path], resume: bool) -> list | None:
+    """With ``resume``, the points the budget skipped in the run resumed (its journal's
+    header), else None."""
+    if not resume or exp.price is None:
+        return None
+    path = Path(_journal_path(paths, resume))
+    if not path.exists():
+        return None
+    header = Journal(path).read().header or {}
+    return header.get("budget_skipped") if header.get("experiment") == exp.name else None
+
+
+def _within_budget(exp: Experiment, points: list[dict[str, Scalar]], n_trials: int, bsize: int,
+                   budget: float, *, recorded: list | None = None
+                   ) -> tuple[list[dict[str, Scalar]], list[dict[str, Any]]]:
+    """The points whose priced estimator fits ``budget`` (:mod:`harness.budget`), and the
+    skipped ones with their price; ``recorded`` (a resumed run's): those skipped then,
+    not priced again (a timed price may fall on the other side of the budget).
+
+    Raises
+    ------
+    InvalidParameterError
+        When the budget leaves no point with trials (naming the first price).
+    """
+    if exp.price is None or exp.is_exact:
+        return points, []
+    derived = exp.derived or (lambda p: False)
+    if recorded is not None:
+        gone = {repr(sorted(o["params"].items())): o for o in recorded}
+        over = [gone[repr(sorted(p.items()))] for p in points if repr(sorted(p.items())) in gone]
+        return [p for p in points if repr(sorted(p.items())) not in gone], over
+    trials = [n_trials if derived(p) or exp.point_trials is None else exp.point_trials(p, n_trials)
+              for p in points]
+    kept, over = over_budget(exp.price, points, trials, bsize, budget)
+    left = [points[i] for i in kept]
+    if over and not any(not derived(p) for p in left):
+        raise InvalidParameterError(f"experiment {exp.name!r}: no point is left to run: {over[0]['reason']}")
+    return left, over
 
 
 def _applicable(exp: Experiment, points: list[dict[str, Scalar]]

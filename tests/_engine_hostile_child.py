@@ -373,6 +373,8 @@ CASES = {
     "softmargin.accumulate_shared": _recorded("softmargin.accumulate_shared", lambda: _drive_sm(None)),
     "softmargin.accumulate_shared_chunk": _recorded("softmargin.accumulate_shared_chunk",
                                                     lambda: _drive_sm("pool")),
+    "softmargin.scoring_costs": lambda: ([np.array([0, 1, 2], np.int64), np.ones(2, np.uint8),
+                                          np.array([0, 0, 1, 2, 2, 2], np.int64), 1], {}),
     "softmargin.copy_store": lambda: ([__import__("anonspread.engine.store", fromlist=["x"])
                                        .new_finite_store(GP, GI)], {}),
     "softmargin.new_finite_store": lambda: ([GP, GI], {}),

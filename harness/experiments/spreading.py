@@ -509,6 +509,84 @@ def detection_cost(params: Mapping[str, Any], *, components: Mapping[str, Any] |
         return 1.0
 
 
+#: Most snapshots a point's priced estimators are priced from (a larger batch is
+#: extrapolated from them: :func:`adversaries.soft_margin_cost`).
+PRICE_SNAPSHOTS = 200
+#: The sample snapshots of the points priced in this process, by point and size, and
+#: the prices (a run prices a point for its budget, then its pilot reports the price).
+_PRICE_SAMPLES: dict = {}
+_PRICES: dict = {}
+
+
+def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, timed: bool, *,
+                    components: Mapping[str, Any] | None = None) -> dict | None:
+    """What the point's estimator costs, priced before the run, for an estimator
+    registered with a ``price`` (soft-margin; :attr:`adversaries.EstimatorSpec.price`);
+    None for the others (the pilot times their trials).
+
+    The point's ``trials`` are scored in batches of ``batch_size`` (one call of the
+    estimator's batch form each, sharing its simulations); each batch is priced from up
+    to :data:`PRICE_SNAPSHOTS` spreads of the point drawn from a stream seeded by the
+    point (the same in every run and process), ``timed`` or by node visits only.
+
+    Returns
+    -------
+    dict or None
+        ``{"estimator", "work" (node visits), "cpu_s" (timed CPU seconds or None),
+        "text" (what the price rests on, for the largest batch)}``.
+    """
+    from anonspread import adversaries, spread
+    from anonspread.adversaries.registry import get_estimator
+    from anonspread.harness.ceiling import point_seed
+
+    names = params["estimator"]
+    names = names if isinstance(names, tuple) else (names,)
+    if len(names) != 1 or names[0] in DERIVED:
+        return None
+    name = names[0]
+    point = {**params, "estimator": name}
+    if not _is_compiled(_component("estimator", point, components)):
+        return None
+    spec = get_estimator(str(name))
+    if spec.price is None:
+        return None
+    g = make_graph(point, np.random.default_rng(0), components=components)
+    proto = make_protocol(point, g, components=components)
+    T, stop = int(point["T"]), point.get("stop")
+    sizes = [min(batch_size, trials - k) for k in range(0, trials, batch_size)]
+    m = min(max(sizes), PRICE_SNAPSHOTS)
+    key = (repr(sorted((k, repr(v)) for k, v in point.items())), m)
+    if key not in _PRICE_SAMPLES:
+        rng = np.random.default_rng(point_seed(point))
+        _PRICE_SAMPLES[key] = [adversaries.observe(spread.simulate(g, proto, T, rng=rng, stop=stop))
+                               for _ in range(m)]
+    snaps = _PRICE_SAMPLES[key]
+    done = _PRICES.get((key, trials, batch_size, timed))
+    if done is not None:
+        return dict(done)
+    kwargs = spec.params(proto, g)
+    work, cpu, text = 0.0, 0.0 if timed else None, ""
+    by_size: dict[int, Any] = {}
+    for size in sizes:
+        if size not in by_size:
+            # a stop rule gives the snapshots several T: each T is a batch of its own
+            by_t: dict[int, list] = {}
+            for sn in snaps[:min(size, m)]:
+                by_t.setdefault(int(sn.T), []).append(sn)
+            parts = [spec.price(group, batch=max(len(group), round(size * len(group) / min(size, m))),
+                                timed=timed, **kwargs) for group in by_t.values()]
+            by_size[size] = parts
+        parts = by_size[size]
+        work += sum(c.work for c in parts)
+        if timed:
+            cpu += sum(c.cpu_seconds for c in parts)
+        if not text:
+            text = "; ".join(c.describe() for c in parts)
+    got = {"estimator": str(name), "work": work, "cpu_s": cpu, "text": text}
+    _PRICES[(key, trials, batch_size, timed)] = got
+    return dict(got)
+
+
 #: The registered estimator whose model :func:`detection_prepare` trains once per run.
 LEARNED = "learned"
 
@@ -698,6 +776,7 @@ register_template(SweepTemplate(
     prepare=detection_prepare,
     pilot=True,
     warm=warm_graph,
+    price=detection_price,
 ))
 
 

@@ -4,8 +4,9 @@ compared with the observed infected set (see :mod:`anonspread.engine.softmargin`
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 from numpy.random cimport bitgen_t
 
 from anonspread.engine._bitgen cimport bitgen_of
@@ -21,6 +22,22 @@ cdef extern from *:
     #endif
     """
     int ANONSPREAD_SM_OPENMP
+
+cdef extern from *:
+    """
+    static inline int anonspread_sm_popcount64(unsigned long long x) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_popcountll(x);
+    #else
+        int c = 0; while (x) { x &= x - 1; c++; } return c;
+    #endif
+    }
+    """
+    int anonspread_sm_popcount64(unsigned long long x) nogil
+
+#: Most bytes of snapshot bitsets :func:`accumulate_shared` allocates (beyond it, the
+#: snapshot-membership counts are used whatever they cost).
+BITSET_BYTES = 1 << 26
 
 #: Whether this build runs candidates on OpenMP threads.
 OPENMP = bool(ANONSPREAD_SM_OPENMP)
@@ -145,24 +162,47 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
                            int64_t p1, const int32_t* pair_snap, const uint8_t* active,
                            const double* inv_a2, int64_t nw, double* m1, double* s1,
                            double* m2, double* s2, double* jac, int64_t* hits,
-                           int64_t* runs, int64_t* near) except -1 nogil:
+                           int64_t* runs, int64_t* near, const int32_t* compact,
+                           const uint64_t* sbits, int64_t W, uint64_t* rbits) except -1 nogil:
     """``n_sims`` runs from ``src``, each scored against every snapshot ``pair_snap[p]`` of
-    the active pairs ``p0 <= p < p1`` of this candidate (``cnt``: one zeroed counter per
-    snapshot of the batch, left zeroed)."""
-    cdef int64_t i, k, n, inter, v, j, e, p, b, no
+    the active pairs ``p0 <= p < p1`` of this candidate.
+
+    Two ways to count ``|run & snapshot|``, the same integers: with ``sbits`` NULL, one
+    counter per snapshot (``cnt``, zeroed, left zeroed) incremented for every snapshot
+    holding each run node (cost: the run's nodes x the snapshots holding them); else the
+    run as a bitset ``rbits`` (``W`` zeroed words, left zeroed) over the nodes of any
+    snapshot (``compact[v]``: node ``v``'s bit, -1 if in none) and-ed with each active
+    pair's snapshot bitset (``sbits``: ``W`` words per snapshot) and counted by popcount
+    (cost: ``W`` words per active pair)."""
+    cdef int64_t i, k, n, inter, v, j, e, p, b, no, ci, word
+    cdef const uint64_t* row
     cdef double phi, d2
     for i in range(n_sims):
         n = run_protocol(code, s, w, src, T, params, bg, vs_out, sizes)
-        for k in range(n):
-            v = s.order[k]
-            if v < mlen:
-                for e in range(snap_ptr[v], snap_ptr[v + 1]):
-                    cnt[snap_ids[e]] += 1
+        if sbits == NULL:
+            for k in range(n):
+                v = s.order[k]
+                if v < mlen:
+                    for e in range(snap_ptr[v], snap_ptr[v + 1]):
+                        cnt[snap_ids[e]] += 1
+        else:
+            for k in range(n):
+                v = s.order[k]
+                if v < mlen:
+                    ci = compact[v]
+                    if ci >= 0:
+                        rbits[ci >> 6] |= (<uint64_t> 1) << (ci & 63)
         for p in range(p0, p1):
             if not active[p]:
                 continue
             b = pair_snap[p]
-            inter = cnt[b]
+            if sbits == NULL:
+                inter = cnt[b]
+            else:
+                inter = 0
+                row = sbits + b * W
+                for word in range(W):
+                    inter += anonspread_sm_popcount64(rbits[word] & row[word])
             no = n_obs[b]
             phi = <double> inter / <double> (n + no - inter)
             jac[2 * p] += phi
@@ -176,11 +216,19 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
                 _lse_add(&m2[p * nw + j], &s2[p * nw + j], -2.0 * d2 * inv_a2[j])
                 if d2 * inv_a2[j] <= 1.0:  # within one width: 1 - phi <= a
                     near[p * nw + j] += 1
-        for k in range(n):
-            v = s.order[k]
-            if v < mlen:
-                for e in range(snap_ptr[v], snap_ptr[v + 1]):
-                    cnt[snap_ids[e]] = 0
+        if sbits == NULL:
+            for k in range(n):
+                v = s.order[k]
+                if v < mlen:
+                    for e in range(snap_ptr[v], snap_ptr[v + 1]):
+                        cnt[snap_ids[e]] = 0
+        elif W <= n:
+            memset(rbits, 0, W * sizeof(uint64_t))
+        else:
+            for k in range(n):
+                v = s.order[k]
+                if v < mlen and compact[v] >= 0:
+                    rbits[compact[v] >> 6] = 0
         reset_run_state(s, n)
     return 0
 
@@ -192,10 +240,14 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                       const int32_t[::1] snap_ids, const int64_t[::1] n_obs,
                       const double[::1] inv_a2, double[:, ::1] m1, double[:, ::1] s1,
                       double[:, ::1] m2, double[:, ::1] s2, double[:, ::1] jac,
-                      int64_t[::1] hits, int64_t[::1] runs, int64_t[:, ::1] near):
+                      int64_t[::1] hits, int64_t[::1] runs, int64_t[:, ::1] near,
+                      int scoring=-1):
     """``n_sims`` more runs from each candidate of ``sources`` that has an active pair,
     each run scored against the snapshots of its active pairs (see
-    :func:`anonspread.engine.softmargin.accumulate_shared`); ``len(stores)`` threads."""
+    :func:`anonspread.engine.softmargin.accumulate_shared`); ``len(stores)`` threads.
+
+    ``scoring``: 0 counts per snapshot, 1 bitsets, -1 the cheaper by :func:`scoring_costs`
+    (the same sums either way). Returns the way used (0 or 1)."""
     cdef Py_ssize_t nc = sources.shape[0], c
     cdef int nthr = len(stores), t
     cdef int64_t nw = inv_a2.shape[0], mlen = snap_ptr.shape[0] - 1, T1 = T + 1
@@ -207,9 +259,15 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
     cdef int64_t* szb
     cdef int64_t* cnt
     cdef uint8_t* live
+    cdef int32_t* compact = NULL
+    cdef uint64_t* sbits = NULL
+    cdef uint64_t* rbits = NULL
+    cdef int64_t W = 0, U = 0, v, ci
     cdef int ninit = 0
     if not 0 <= code < N_KERNELS:
         raise ValueError(f"kernel code must be in 0..{N_KERNELS - 1}; got {code}")
+    if scoring not in (-1, 0, 1):
+        raise ValueError(f"scoring must be -1 (the cheaper), 0 (counts) or 1 (bitsets); got {scoring}")
     if nthr < 1 or len(gens) != nc:
         raise ValueError("accumulate_shared needs at least one store and one generator per source")
     if pair_ptr.shape[0] != nc + 1 or pair_ptr[0] != 0 or pair_ptr[nc] != npairs:
@@ -247,7 +305,10 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
             if not 0 <= sources[c] < (<GraphStore> stores[t]).s.n_nodes:
                 raise ValueError(f"sources[{c}] = {sources[c]} is not a node of store {t}")
     if nc == 0 or n_sims <= 0 or npairs == 0:
-        return
+        return 0
+    if scoring == -1:
+        counts_cost, bits_cost, nbytes = scoring_costs(pair_ptr, active, snap_ptr, nb)
+        scoring = 1 if bits_cost < counts_cost and nbytes <= BITSET_BYTES else 0
     bgs = <bitgen_t**> malloc(nc * sizeof(bitgen_t*))
     ss = <store_t**> malloc(nthr * sizeof(store_t*))
     ws = <work_t*> malloc(nthr * sizeof(work_t))
@@ -259,6 +320,26 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
         if (bgs == NULL or ss == NULL or ws == NULL or vsb == NULL or szb == NULL or cnt == NULL
                 or live == NULL):
             raise MemoryError()
+        if scoring == 1:
+            # each node of some snapshot gets a bit; each snapshot a bitset over them
+            compact = <int32_t*> malloc((mlen if mlen > 0 else 1) * sizeof(int32_t))
+            if compact == NULL:
+                raise MemoryError()
+            for v in range(mlen):
+                if snap_ptr[v + 1] > snap_ptr[v]:
+                    compact[v] = <int32_t> U
+                    U += 1
+                else:
+                    compact[v] = -1
+            W = (U + 63) // 64 if U > 0 else 1
+            sbits = <uint64_t*> calloc(nb * W, sizeof(uint64_t))
+            rbits = <uint64_t*> calloc(nthr * W, sizeof(uint64_t))
+            if sbits == NULL or rbits == NULL:
+                raise MemoryError()
+            for v in range(mlen):
+                ci = compact[v]
+                for e in range(snap_ptr[v], snap_ptr[v + 1]):
+                    sbits[snap_ids[e] * W + (ci >> 6)] |= (<uint64_t> 1) << (ci & 63)
         for c in range(nc):
             for p in range(pair_ptr[c], pair_ptr[c + 1]):
                 if active[p]:
@@ -278,7 +359,7 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                                           &n_obs[0], cnt, pair_ptr[c], pair_ptr[c + 1],
                                           &pair_snap[0], &active[0], &inv_a2[0], nw, &m1[0, 0],
                                           &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0], &hits[0],
-                                          &runs[0], &near[0, 0])
+                                          &runs[0], &near[0, 0], compact, sbits, W, rbits)
         else:
             for c in prange(nc, nogil=True, num_threads=nthr, schedule="dynamic", chunksize=1):
                 t = threadid()
@@ -288,7 +369,8 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                                       &snap_ids[0], mlen, &n_obs[0], cnt + t * nb, pair_ptr[c],
                                       pair_ptr[c + 1], &pair_snap[0], &active[0], &inv_a2[0], nw,
                                       &m1[0, 0], &s1[0, 0], &m2[0, 0], &s2[0, 0], &jac[0, 0],
-                                      &hits[0], &runs[0], &near[0, 0])
+                                      &hits[0], &runs[0], &near[0, 0], compact, sbits, W,
+                                      rbits + t * W if rbits != NULL else NULL)
     finally:
         for t in range(ninit):
             work_free(&ws[t])
@@ -299,3 +381,42 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
         free(szb)
         free(cnt)
         free(live)
+        free(compact)
+        free(sbits)
+        free(rbits)
+    return scoring
+
+
+def scoring_costs(const int64_t[::1] pair_ptr, const uint8_t[::1] active,
+                  const int64_t[::1] snap_ptr, int64_t nb):
+    """Expected word operations per run of each way to score it in
+    :func:`accumulate_shared`, and the bytes of the snapshots' bitsets.
+
+    A run resembles a snapshot of the batch, so its nodes are held by as many snapshots
+    as a snapshot's nodes are on average: ``sum_v h_v^2 / nb`` (``h_v``: snapshots holding
+    node ``v``), each counted and reset (counts: twice that). Bitsets: the run's bits set
+    and cleared (``2 sum_v h_v / nb``) and ``W = ceil(U / 64)`` words (``U``: nodes of
+    any snapshot) per active pair of a running candidate. Returns ``(counts, bitsets,
+    bytes)``."""
+    cdef int64_t mlen = snap_ptr.shape[0] - 1, v, h, U = 0, W, c, p, live = 0, pairs = 0
+    cdef int64_t nc = pair_ptr.shape[0] - 1
+    cdef double sq = 0.0, members = 0.0
+    cdef bint any_active
+    for v in range(mlen):
+        h = snap_ptr[v + 1] - snap_ptr[v]
+        if h > 0:
+            U += 1
+            sq += <double> h * h
+            members += h
+    for c in range(nc):
+        any_active = False
+        for p in range(pair_ptr[c], pair_ptr[c + 1]):
+            if active[p]:
+                pairs += 1
+                any_active = True
+        live += any_active
+    if nb <= 0 or live == 0:
+        return 0.0, 0.0, 0
+    W = (U + 63) // 64 if U > 0 else 1
+    return (2.0 * sq / nb, 2.0 * members / nb + <double> W * pairs / live,
+            int(nb * W * 8 + (mlen if mlen > 0 else 1) * 4))

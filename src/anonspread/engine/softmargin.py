@@ -33,12 +33,18 @@ from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
 from anonspread.engine.store import GraphStore, new_finite_store
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["OPENMP", "PairSums", "SoftMarginSums", "accumulate", "accumulate_chunk",
-           "accumulate_shared", "accumulate_shared_chunk", "copy_store"]
+__all__ = ["BITSET_BYTES", "OPENMP", "PairSums", "SoftMarginSums", "accumulate",
+           "accumulate_chunk", "accumulate_shared", "accumulate_shared_chunk", "copy_store",
+           "scoring_costs"]
 
 #: Whether this build runs candidates on OpenMP threads (``setup.py`` compiles
 #: ``_softmargin`` with ``-fopenmp`` when the compiler accepts it).
 OPENMP: bool = _softmargin.OPENMP
+#: Most bytes of snapshot bitsets ``scoring="auto"`` lets :func:`accumulate_shared`
+#: allocate (64 MiB; beyond it, it counts per snapshot).
+BITSET_BYTES: int = _softmargin.BITSET_BYTES
+#: The ways :func:`accumulate_shared` scores a run (the kernel's codes).
+_SCORING = {"auto": -1, "counts": 0, "bitsets": 1}
 
 
 def copy_store(store: GraphStore) -> GraphStore:
@@ -283,10 +289,47 @@ def _check_layout(sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_ob
     return sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2
 
 
+def scoring_costs(pair_ptr: np.ndarray, active: np.ndarray, snap_ptr: np.ndarray,
+                  n_snapshots: int) -> tuple[float, float, int]:
+    """Expected word operations per run of each way :func:`accumulate_shared` can score a
+    run, and the bytes the bitsets take (what ``scoring="auto"`` compares).
+
+    A run resembles a snapshot of the batch, so its nodes are held by as many snapshots as
+    a snapshot's nodes are on average, ``sum_v h_v^2 / B`` (``h_v``: the snapshots holding
+    node ``v``, ``B`` the snapshots); counting visits each twice (count, reset). Bitsets
+    set and clear the run's bits (``2 sum_v h_v / B``) and and-count ``ceil(U / 64)``
+    words (``U``: the nodes of any snapshot) per active pair of a running candidate.
+
+    Parameters
+    ----------
+    pair_ptr, active, snap_ptr
+        As :func:`accumulate_shared`.
+    n_snapshots : int
+        The snapshots of the batch (``len(n_obs)``).
+
+    Returns
+    -------
+    (float, float, int)
+        Word operations per run by counts and by bitsets, and the bitsets' bytes.
+    """
+    pair_ptr = np.ascontiguousarray(pair_ptr, np.int64)
+    active = np.ascontiguousarray(active, np.uint8)
+    snap_ptr = np.ascontiguousarray(snap_ptr, np.int64)
+    n_snapshots = _check.integer(n_snapshots, "n_snapshots", low=0)
+    if pair_ptr.ndim != 1 or active.ndim != 1 or snap_ptr.ndim != 1:
+        raise ValueError("pair_ptr, active and snap_ptr must be one-dimensional")
+    if (pair_ptr.shape[0] == 0 or pair_ptr[0] != 0 or np.any(np.diff(pair_ptr) < 0)
+            or pair_ptr[-1] != active.shape[0]):
+        raise ValueError("pair_ptr must be non-decreasing from 0 to len(active)")
+    if snap_ptr.shape[0] == 0 or snap_ptr[0] != 0 or np.any(np.diff(snap_ptr) < 0):
+        raise ValueError("snap_ptr must be non-decreasing from 0")
+    return _softmargin.scoring_costs(pair_ptr, active, snap_ptr, n_snapshots)
+
+
 def accumulate_shared(code: int, stores: list, sources: np.ndarray, gens: list, n_sims: int,
                       T: int, params, pair_ptr: np.ndarray, pair_snap: np.ndarray,
                       active: np.ndarray, snap_ptr: np.ndarray, snap_ids: np.ndarray,
-                      n_obs: np.ndarray, widths, sums: PairSums) -> None:
+                      n_obs: np.ndarray, widths, sums: PairSums, *, scoring: str = "auto") -> str:
     """Run ``n_sims`` more spreads from each candidate that has an active pair and score
     every run against each snapshot of its active pairs.
 
@@ -326,7 +369,27 @@ def accumulate_shared(code: int, stores: list, sources: np.ndarray, gens: list, 
         The kernel widths ``a_j > 0``.
     sums : PairSums
         Updated in place.
+    scoring : {"auto", "counts", "bitsets"}, default "auto"
+        How ``|run & snapshot|`` is counted, the same integers (hence the same sums,
+        bitwise) either way: ``"counts"``, one counter per snapshot, incremented for every
+        snapshot that holds each run node (cost per run: the run's nodes times the
+        snapshots holding them; best for small snapshots scattered over a large graph);
+        ``"bitsets"``, the run as a bitset over the nodes of any snapshot, and-ed with the
+        bitset of each active pair's snapshot and counted by popcount (cost per run:
+        ``ceil(U / 64)`` words per active pair, ``U`` the nodes of any snapshot; best when
+        the snapshots overlap, e.g. a sweep point's trials covering most of a graph);
+        ``"auto"``, the cheaper by the expected word operations
+        (:func:`scoring_costs`), counts when the bitsets would take more than
+        :data:`BITSET_BYTES`.
+
+    Returns
+    -------
+    str
+        The way used, ``"counts"`` or ``"bitsets"``.
     """
+    if scoring not in _SCORING:
+        raise InvalidParameterError(
+            f"scoring must be one of {', '.join(map(repr, _SCORING))}; got {scoring!r}")
     if not 1 <= len(stores) <= 1024:
         raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
     (sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs,
@@ -334,11 +397,12 @@ def accumulate_shared(code: int, stores: list, sources: np.ndarray, gens: list, 
                              widths)
     if len(stores) > 1 and not OPENMP:
         stores = stores[:1]
-    _softmargin.accumulate_shared(int(code), list(stores), sources, list(gens), int(n_sims),
-                                  int(T), np.ascontiguousarray(params, np.float64), pair_ptr,
-                                  pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2, sums.m1,
-                                  sums.s1, sums.m2, sums.s2, sums.jac, sums.hits, sums.runs,
-                                  sums.near)
+    used = _softmargin.accumulate_shared(int(code), list(stores), sources, list(gens), int(n_sims),
+                                         int(T), np.ascontiguousarray(params, np.float64), pair_ptr,
+                                         pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2,
+                                         sums.m1, sums.s1, sums.m2, sums.s2, sums.jac, sums.hits,
+                                         sums.runs, sums.near, _SCORING[scoring])
+    return "bitsets" if used == 1 else "counts"
 
 
 def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray,
