@@ -318,7 +318,7 @@ def trials_words(table: Table, info: Mapping[str, Any] | None = None) -> str:
 
 
 def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: int = 3) -> str:
-    """The grid points a run left out because they do not apply (``Table.skipped`` or the
+    """The grid points a run left out, not applicable or over the budget (``Table.skipped`` or the
     JSON's ``skipped``: ``{"params": {...}, "reason": ...}`` each), one line per reason:
     ``skipped: protocol random-diffusion with estimator ml at T = 2, 4 (ml assumes ...)``.
 
@@ -369,7 +369,7 @@ def _value_words(v: Any) -> str:
 def figure_title(table: Table, info: Mapping[str, Any] | None = None, title: str = "") -> str:
     """The figure's title: ``title`` (else the run's title or name), then what is held fixed
     and the trials per point (from the table and the run's JSON ``info``), then the points
-    left out because they do not apply.
+    left out (not applicable or over the estimator budget).
 
     Parameters
     ----------

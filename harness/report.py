@@ -216,7 +216,7 @@ def run_html(side: Mapping[str, Any], table: Table, png: bytes | None, *, anchor
     if skipped:
         rows = "".join(f"<li>{html.escape(', '.join(f'{k}={v}' for k, v in (i.get('params') or {}).items()))}"
                        f": {html.escape(str(i.get('reason', '')))}</li>" for i in skipped)
-        parts.append(f"<p>Not computed ({len(skipped)} point(s) that do not apply):</p><ul>{rows}</ul>")
+        parts.append(f"<p>Not computed ({len(skipped)} point(s); the reason of each below):</p><ul>{rows}</ul>")
     held = {r.get("metric") for r in table.rows}  # not the helpers an older sidecar lists
     metrics = [f"<b>{html.escape(m['name'])}</b>: {html.escape(str(m.get('description') or m.get('label', '')))}"
                for m in side.get("metrics", ()) if isinstance(m, Mapping) and m.get("name") in held]

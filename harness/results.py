@@ -97,7 +97,8 @@ class Table:
     rows : list of dict
         Each row maps parameters and :data:`STAT_COLUMNS` to values.
     skipped : tuple of dict
-        Grid points left out because they do not apply (``Experiment.skip``), each
+        Grid points left out (not applicable: ``Experiment.skip``; or priced above the
+        estimator budget), each
         ``{"params": {...}, "reason": "..."}``; they have no rows (the CSV holds only
         computed points) and are recorded in the JSON sidecar under ``"skipped"``.
     derived : tuple of dict
@@ -441,7 +442,7 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
     >>> skipped = [{"params": {"T": T, "estimator": "ml"}, "reason": why} for T in (2, 4)]
     >>> for line in format_skipped(skipped):
     ...     print(line)
-    skipped 2 point(s) that do not apply:
+    skipped 2 point(s), not computed:
       T=2,4, estimator=ml: ml assumes adaptive diffusion
     """
     if not skipped:
@@ -454,7 +455,7 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
     by_reason: dict[str, list[dict[str, Any]]] = {}
     for item, point in zip(skipped, points):
         by_reason.setdefault(str(item.get("reason", "")), []).append(point)
-    out = [f"skipped {len(skipped)} point(s) that do not apply:"]
+    out = [f"skipped {len(skipped)} point(s), not computed:"]  # the reason per group says why
     for reason, pts in by_reason.items():
         parts = []
         for p in shown_axes:

@@ -122,4 +122,4 @@ def test_points_that_do_not_apply_are_listed(folder):
     csv = folder / "run-one.csv"
     side = {**read_sidecar(csv), "skipped": [{"params": {"p": 0.5, "who": "c"}, "reason": "c needs p < 0.5"}]}
     page = run_html(side, read_table(csv), None)
-    assert "Not computed (1 point(s) that do not apply):" in page and "p=0.5, who=c: c needs p &lt; 0.5" in page
+    assert "Not computed (1 point(s); the reason of each below):" in page and "p=0.5, who=c: c needs p &lt; 0.5" in page

@@ -73,7 +73,7 @@ def test_newcomer_mixed_protocol_sweep_attacks_adaptive_diffusion_with_its_ml(tm
     det = {(r["protocol"], r["estimator"], r["T"]): r for r in rows if r["metric"] == "detection"}
     assert float(det["adaptive-diffusion", "ml", "2"]["ci_low"]) > float(det["adaptive-diffusion", "jordan", "2"]["ci_high"])
     # skipped pairs: named in the printed table and the JSON
-    assert "skipped 4 point(s) that do not apply" in out
+    assert "skipped 4 point(s), not computed:" in out
     # the notes under the table are wrapped at the terminal's width (issue 34)
     assert "estimator 'ml' assumes a protocol in ['adaptive-diffusion']; got Flooding()" in " ".join(out.split())
     skipped = {(s["params"]["protocol"], s["params"]["estimator"], s["params"]["T"]) for s in side["skipped"]}
