@@ -18,6 +18,8 @@ registries; :func:`harness.get_experiment` does so on its first call.
 * :mod:`harness.experiments.spreading` -- thesis ch. 2 (Figs. 2.2, 2.3, 2.7-2.9,
   Thm 2.3.1, Props. 2.2.1-2.2.2), the main job ``compare-detection``, the protocol and
   estimator components and the ``detection`` sweep.
+* :mod:`harness.experiments.facebook_attacks` -- random diffusion on ego-Facebook against
+  belief propagation, soft-margin, learned, Jordan and rumour, with BP's predicted detection.
 * :mod:`harness.experiments.spies` -- the spy adversary (thesis §2.5): detection against
   the fraction of spies, adaptive diffusion vs diffusion, on message-level runs.
 * :mod:`harness.experiments.dandelion` -- Dandelion and Dandelion++ (Fanti et al.
@@ -30,6 +32,7 @@ registries; :func:`harness.get_experiment` does so on its first call.
 
 from anonspread.harness.experiments import (
     dandelion,
+    facebook_attacks,
     frequency,
     funnel,
     graphs,
@@ -41,5 +44,5 @@ from anonspread.harness.experiments import (
     spreading,
 )
 
-__all__ = ["dandelion", "frequency", "funnel", "graphs", "krandom", "privacy_ldp", "profiles",
-           "protocol_attack", "spies", "spreading"]
+__all__ = ["dandelion", "facebook_attacks", "frequency", "funnel", "graphs", "krandom",
+           "privacy_ldp", "profiles", "protocol_attack", "spies", "spreading"]
