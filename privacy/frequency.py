@@ -1324,7 +1324,9 @@ def make_oracle(name: str, k: int, eps: float, **params: Any) -> FrequencyOracle
     name : str
         One of ``list(ORACLES)``: ``grr``, ``sue``, ``oue``, ``rappor``, ``olh``, ``blh``,
         ``hr``, ``ss``, ``geometric`` (the thesis's truncated geometric mechanism through its
-        inverse), or a name registered with :func:`register_oracle`.
+        inverse), ``staircase-mi`` (the thesis's optimal staircase mechanism for the mutual
+        information, uniform prior, ``k <= 32``, through its inverse), or a name registered
+        with :func:`register_oracle`.
     k : int
         Number of values.
     eps : float
@@ -1395,6 +1397,19 @@ def _geometric(k: int, eps: float) -> MechanismOracle:
     return MechanismOracle(geometric_mechanism(_check_k(k), _check_eps(eps)), name="geometric")
 
 
+def _staircase_mi(k: int, eps: float) -> MechanismOracle:
+    """The thesis's optimal mechanism for the mutual information under a uniform prior
+    (``optimal_staircase(MutualInformation(uniform), eps)``) through its inverse: randomized
+    response (GRR) where it has rank ``k``; below that eps it has fewer than ``k`` outputs
+    and cannot estimate ``k`` frequencies (refused, saying so)."""
+    from anonspread.privacy.staircase import optimal_staircase
+    from anonspread.privacy.utility import MutualInformation
+
+    k = _check_k(k)
+    return MechanismOracle(optimal_staircase(MutualInformation(np.full(k, 1.0 / k)), _check_eps(eps)),
+                           name="staircase-mi")
+
+
 for _name, _factory in (
     ("grr", GRR),
     ("sue", UnaryEncoding.symmetric),
@@ -1405,5 +1420,6 @@ for _name, _factory in (
     ("hr", HadamardResponse),
     ("ss", SubsetSelection),
     ("geometric", _geometric),
+    ("staircase-mi", _staircase_mi),
 ):
     ORACLES.add(_name, _factory)
