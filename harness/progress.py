@@ -337,7 +337,10 @@ class Progress:
 
     def status(self) -> str:
         """One line: percent (by cost), trials, points, elapsed, ETA."""
-        return (f"{self.desc}: {self._percent()} done (trials {self.trials}/{self.total_trials}, "
+        # the percent weighs trials by their estimated cost: it can lag the trial count
+        # (a soft-margin point costs more than all the others), so it says so
+        return (f"{self.desc}: {self._percent()} done by estimated cost (trials "
+                f"{self.trials}/{self.total_trials}, "
                 f"points {self.points}/{self.total_points}), elapsed "
                 f"{format_duration(time.monotonic() - self._t0)}, ETA {format_duration(self.eta())}")
 

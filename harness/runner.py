@@ -53,7 +53,15 @@ from anonspread.harness.results import (
     check_replaceable,
     dumps_sidecar,
 )
-from anonspread.harness.work import Task, Unit, UnitResult, chunk, plan_units, run_task
+from anonspread.harness.work import (
+    Task,
+    Unit,
+    UnitResult,
+    chunk,
+    plan_units,
+    reissue_warnings,
+    run_task,
+)
 from anonspread.spread.limits import check_size, work_budget
 from anonspread.validation import check_int, check_real
 
@@ -988,6 +996,7 @@ def _execute(
                     for c in chunk(gunits, executor.workers)
                 ]
             for batch in executor.imap_unordered(run_task, tasks):
+                reissue_warnings(batch)  # a worker's warnings, shown as this process's
                 batch = [r for r in batch if (r.point, r.batch) in wanted]
                 journal.append(batch)
                 closed = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 import math
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     "UnitResult",
     "chunk",
     "plan_units",
+    "reissue_warnings",
     "run_task",
     "task_threads",
     "unit_stream",
@@ -90,6 +92,10 @@ class UnitResult:
     moments: Mapping[str, Moments]
     #: Compute time of the batch (progress estimates only; journaled, never compared).
     seconds: float = field(default=0.0, compare=False)
+    #: Warnings the task issued while it ran, ``(category, message, filename, lineno)``
+    #: each, carried to the run's own process and issued there (:func:`reissue_warnings`):
+    #: a worker's warnings are formatted and filtered like the parent's. Not journaled.
+    warnings: tuple = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready record (floats survive a round trip exactly)."""
@@ -446,20 +452,48 @@ def run_task(task: Task) -> list[UnitResult]:
         task.preload.install()
     token = _THREADS.set(task.threads)
     try:
-        if task.paired is not None:
-            for u, p, m in zip(task.units, task.params, task.members):
-                t0 = time.perf_counter()
-                group = _run_group(task, u, p, m)
-                share = (time.perf_counter() - t0) / max(len(group), 1)
-                out += [replace(r, seconds=share) for r in group]
-            return out
-        for u, p in zip(task.units, task.params):
-            t0 = time.perf_counter()
-            r = _run_unit(task, u, p)
-            out.append(replace(r, seconds=time.perf_counter() - t0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # every one recorded; the parent's filters decide
+            if task.paired is not None:
+                for u, p, m in zip(task.units, task.params, task.members):
+                    t0 = time.perf_counter()
+                    group = _run_group(task, u, p, m)
+                    share = (time.perf_counter() - t0) / max(len(group), 1)
+                    out += [replace(r, seconds=share) for r in group]
+            else:
+                for u, p in zip(task.units, task.params):
+                    t0 = time.perf_counter()
+                    r = _run_unit(task, u, p)
+                    out.append(replace(r, seconds=time.perf_counter() - t0))
+        if caught and out:
+            out[-1] = replace(out[-1], warnings=tuple(
+                (w.category, str(w.message), w.filename, w.lineno) for w in caught))
         return out
     finally:
         _THREADS.reset(token)
+
+
+def reissue_warnings(results: Sequence[UnitResult]) -> None:
+    """Issue in this process the warnings that :func:`run_task` recorded with ``results``
+    (in a pool or Dask worker, or in process): shown and filtered as this process's are.
+
+    Parameters
+    ----------
+    results : sequence of UnitResult
+
+    Examples
+    --------
+    >>> import warnings
+    >>> r = UnitResult(0, 0, 1, {}, warnings=((UserWarning, "spread too wide", "x.py", 3),))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     reissue_warnings([r])
+    >>> [str(w.message) for w in caught]
+    ['spread too wide']
+    """
+    for r in results:
+        for category, message, filename, lineno in r.warnings:
+            warnings.warn_explicit(message, category, filename, lineno)
 
 
 #: The running task's threads for OpenMP kernels (set by :func:`run_task` for the task's

@@ -56,3 +56,20 @@ def test_learned_budget_fits_every_round_of_the_experiment():
     proto = AdaptiveDiffusion(math.inf, 3, infectors="leaves", stuck="pass")
     for rounds in (1, 2, 3):
         learned._check_training_size(g, proto, 2 * rounds, learned.DEFAULT_SPREADS, 500, 24)
+
+
+def test_facebook_random_diffusion_attacks_is_registered_and_paired():
+    """Issue 31 item 7: random diffusion on ego-Facebook, every attack on the same spreads."""
+    from anonspread.harness.experiments import facebook_attacks as fa
+
+    exp = harness.get_experiment("facebook-random-diffusion-attacks")
+    assert exp.paired == "estimator"
+    points = expand(exp.grid)
+    assert {p["estimator"] for p in points} == set(fa.FACEBOOK_RD_ATTACKS)
+    assert {"bp", "soft-margin", "learned", "jordan", "rumor", "strongest", "bp-predicted"} \
+        == set(fa.FACEBOOK_RD_ATTACKS)
+    assert {p["T"] for p in points} == set(fa.FACEBOOK_RD_T) == {2, 3, 4}
+    assert {p["protocol"] for p in points} == {"random-diffusion"}
+    assert {p["protocol.p"] for p in points} == {fa.FACEBOOK_RD_P} == {0.1}
+    assert {p["graph"] for p in points} == {"ego-facebook"}
+    assert exp.derived is not None and exp.derived({"estimator": "strongest"})

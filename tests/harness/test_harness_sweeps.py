@@ -395,3 +395,27 @@ def test_an_estimator_warning_per_snapshot_is_given_once_per_batch_with_its_coun
     for w in noisy:
         assert str(w.message).startswith("15 warnings of this kind in a batch of 15 trials; the first: "
                                          "estimate of a snapshot of ")
+
+
+def _noisy_component():
+    return _noisy_scores  # a module-level factory: the pool's tasks pickle it
+
+
+def test_a_pool_workers_warnings_are_issued_in_the_run_process(tmp_path):
+    """A warning raised in a process-pool worker reaches the run's own process (its filters,
+    its display: the CLI's one line), once per batch with its count, in its category."""
+    import warnings
+
+    harness.register_component("estimator", "test-noisy", _noisy_component, replace=True)
+    exp = harness.compose("detection", product={
+        "graph": "erdos-renyi", "graph.n": 60, "protocol": ["flooding"],
+        "estimator": ["test-noisy", "jordan"], "T": [2]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = harness.run(exp, trials=30, rng=3, out=tmp_path, workers=2, plot=False,
+                          progress=False, batch_size=15)
+    assert res.table.rows
+    noisy = [w for w in caught if issubclass(w.category, _NoisyWarning)]
+    assert len(noisy) == 2, [str(w.message) for w in noisy]  # two batches, in the parent
+    assert all(str(w.message).startswith("15 warnings of this kind in a batch of 15 trials")
+               for w in noisy)
