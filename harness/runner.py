@@ -546,7 +546,14 @@ def run(
         table = aggregate(points, exp.grid.names, _metric_kinds(exp), results, level=level)
         table = dataclasses.replace(table, skipped=tuple(skipped))
         if exp.derive is not None:
+            t_derive = time.monotonic()
+            if derived:  # the ceiling and bp-predicted compute here, after the trials
+                bar.say(f"{exp.name}: {len(derived)} derived point(s) ({_derived_names(exp, derived)}) "
+                        "computed now, in this process")
             table = exp.derive(table, derived, level)
+            if derived and time.monotonic() - t_derive >= 1.0:
+                bar.say(f"{exp.name}: derived points done in "
+                        f"{format_duration(time.monotonic() - t_derive)}")
         _warn_saturated(exp, table)
         warn_coverage(exp.name, table, exp.paired)
         computed_at = time.time()
@@ -877,6 +884,14 @@ def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], n_trial
     more = f", counted up to point {counted}" if counted < len(points) else ""
     check_size("trials", n_trials, work=total,
                what=f"the sweep {exp.name!r} ({len(points)} points x {n_trials} trials{more})")
+
+
+def _derived_names(exp: Any, derived: Sequence[Mapping[str, Any]]) -> str:
+    """The derived points' values on the paired axis (``strongest, bp-predicted``), else
+    their count."""
+    if exp.paired is None:
+        return f"{len(derived)}"
+    return ", ".join(dict.fromkeys(str(p.get(exp.paired)) for p in derived))
 
 
 def _report_untrusted(journal: Journal, units: Sequence[tuple[tuple[int, int], str]]) -> None:
