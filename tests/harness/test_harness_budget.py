@@ -59,6 +59,12 @@ def test_a_point_above_the_budget_is_skipped_and_named(tmp_path):
     assert reason.startswith("soft-margin not run: priced at ~") and "--estimator-budget" in reason
     assert "estimator_budget=" in reason and "distinct candidates of 20 snapshots" in reason
     assert "soft-margin not run" in res.table.format_text()
+    # the figure's title says it in one line for both points, without the per-point prices
+    from anonspread.harness.plots import skipped_words
+
+    words = skipped_words(res.table)
+    assert words.count("skipped:") == 1 and "T = 2, 3" in words, words
+    assert "soft-margin priced above the estimator budget of" in words and "~" not in words
     side = json.loads(res.paths["json"].read_text())
     assert sum(s["params"]["estimator"] == "soft-margin" for s in side["skipped"]) == 2
     # within the budget it runs, on the same spreads as jordan
