@@ -73,6 +73,9 @@ class UnitResult:
     seconds : float
         Compute time of the batch (progress estimates only; journaled beside the results,
         outside their checksum, and never compared).
+    warnings : tuple
+        The warnings the task issued, ``(category, message, filename, lineno)`` each,
+        issued again in the run's process (:func:`reissue_warnings`); never journaled.
 
     Examples
     --------
