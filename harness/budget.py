@@ -102,7 +102,8 @@ def over_budget(price: Any, points: Sequence[Mapping[str, Any]], trials: Sequenc
     Returns
     -------
     (list of int, list of dict)
-        The indices of the points kept, and ``{"params", "reason"}`` of each skipped one.
+        The indices of the points kept, and ``{"params", "reason", "short"}`` of each skipped
+        one (``short``: the reason without the point's price, for figures).
 
     Examples
     --------
@@ -126,5 +127,9 @@ def over_budget(price: Any, points: Sequence[Mapping[str, Any]], trials: Sequenc
             f"{got['estimator']} not run: priced at ~{format_duration(seconds)} of CPU for its "
             f"{trials[i]} trials ({got['text']}; an upper bound: snapshots that converge stop "
             f"early), above the budget of {format_duration(budget)} per point; to run it, raise "
-            f"the budget, e.g. --estimator-budget {ask} (estimator_budget={ask} in Python)")})
+            f"the budget, e.g. --estimator-budget {ask} (estimator_budget={ask} in Python)"),
+            # what a figure's title says: the same for every point the budget skips
+            "short": (f"{got['estimator']} priced above the estimator budget of "
+                      f"{format_duration(budget)} of CPU per point; its price per point is in the "
+                      "run's output and JSON")})
     return kept, skipped

@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import math
 import os
-import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -335,7 +334,8 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
     varying = {p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1}
     by_reason: dict[str, list[Mapping[str, Any]]] = {}
     for item in items:
-        reason = _figure_reason(str(item.get("reason", "")).strip()) or "does not apply"
+        # a budget skip's short form leaves out the price, which differs per point
+        reason = str(item.get("short") or item.get("reason", "")).strip() or "does not apply"
         by_reason.setdefault(reason, []).append(item["params"])
     clauses = []
     for reason, points in by_reason.items():
@@ -362,22 +362,6 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
         said = " at ".join(t for t in (head, at) if t) or f"{len(points)} point(s)"
         clauses.append(f"skipped: {said} ({reason})")
     return "\n".join(clauses)
-
-
-#: A budget skip's reason (harness.budget): its price and how to allow it are long and
-#: differ per point; a figure says what was skipped and why, the output and JSON the rest.
-_BUDGET_REASON = re.compile(r"^(?P<who>.*?) not run: priced at .*? above the budget of (?P<budget>\S+) per point")
-
-
-def _figure_reason(reason: str) -> str:
-    """A skip reason as a figure's title gives it: a budget skip without its per-point price
-    (``soft-margin priced above the estimator budget of 10:00 of CPU per point; prices in the
-    run's output``), every other reason as it is."""
-    m = _BUDGET_REASON.match(reason)
-    if m is None:
-        return reason
-    return (f"{m.group('who')} priced above the estimator budget of {m.group('budget')} of CPU per "
-            "point; its price per point is in the run's output and JSON")
 
 
 def _value_words(v: Any) -> str:

@@ -528,7 +528,8 @@ def run(
             if exp.paired is not None:
                 header["paired"] = exp.paired
             if over:  # a resume skips the same points (_recorded_over)
-                header["budget_skipped"] = [{"params": dict(o["params"]), "reason": o["reason"]} for o in over]
+                header["budget_skipped"] = [{"params": dict(o["params"]), "reason": o["reason"],
+                                             "short": o.get("short", o["reason"])} for o in over]
                 header["estimator_budget"] = budget
             finished = journal.open(header, resume=resume)
             journal_started = True
