@@ -118,6 +118,14 @@ class SoftMarginResult:
         (delta method): the scale of its total-variation error from Monte Carlo noise.
     runs : numpy.ndarray of int
         Runs per candidate (fewer for the candidates ``eliminate`` stopped).
+    settled : bool
+        Refinement stopped before the cap without converging (``settle=True``): at width
+        ``a`` the MAP was stable and ``tv_error <= tolerance``, and no width that would be
+        reported instead (a narrower one; any, when none is informative) had near runs
+        enough to become informative by the cap (its most near runs, scaled to the cap's
+        runs, below :data:`MIN_EFFECTIVE_RUNS`). Running on to the cap would then report
+        the same width and move its posterior by about ``tv_error`` at most; the snapshot
+        was still not reproduced, so the result is not ``converged``.
 
     Examples
     --------
@@ -147,12 +155,14 @@ class SoftMarginResult:
     exact_share: float
     tv_error: float
     runs: np.ndarray
+    settled: bool = False
 
     def __repr__(self) -> str:
         # one line: the key figures (the per-candidate arrays are the fields)
         return (f"SoftMarginResult(candidates={len(self.candidates)}, a={self.a:.3g}, "
                 f"simulations={self.simulations} per candidate ({self.total_simulations} in all), "
-                f"converged={self.converged}, error={self.error:.3g}, informative={self.informative})")
+                f"converged={self.converged}, settled={self.settled}, error={self.error:.3g}, "
+                f"informative={self.informative})")
 
 
 #: The narrowest soft-margin width whose 2/a^2 is a finite float (2^-510, about 3e-154).
@@ -382,6 +392,7 @@ class _SnapshotState:
         self.done = False
         self.stable = np.zeros(n_widths, bool)
         self.errs = np.full(n_widths, np.inf)
+        self.settled = False
 
 
 def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
@@ -414,6 +425,25 @@ def _judge(sums: Any, st: _SnapshotState, tolerance: float) -> dict:
             "support": support, "spread": spread}
 
 
+def _settled(f: dict, st: _SnapshotState, sums: Any, total: int, cap: int,
+             tolerance: float) -> bool:
+    """Whether running on to the cap (``cap`` runs per candidate, ``total`` drawn) could
+    not change what is reported (see :attr:`SoftMarginResult.settled`): the width
+    :func:`_result` would report now is stable with ``tv_error <= tolerance``, and no width
+    it would give way to (a narrower one; any, when none is informative) can become
+    informative: the most near runs of any candidate there, scaled by ``cap / total``, stay
+    below :data:`MIN_EFFECTIVE_RUNS`."""
+    inf = np.nonzero(f["informative"])[0]
+    j = int(inf[-1]) if inf.shape[0] else 0
+    if not (st.stable[j] and f["spread"][j] <= tolerance):
+        return False
+    others = np.arange(j + 1, f["logl"].shape[1]) if inf.shape[0] else np.arange(f["logl"].shape[1])
+    if others.shape[0] == 0:
+        return True
+    most = sums.near[st.pairs][:, others].max(axis=0)
+    return bool((most * (cap / total) < MIN_EFFECTIVE_RUNS).all())
+
+
 def _eliminate(hits: np.ndarray, runs: np.ndarray, drawing: np.ndarray, log_term: float
                ) -> np.ndarray:
     """The candidates to stop: those whose upper bound on the exact likelihood (the rate of
@@ -429,8 +459,8 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                      simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                      candidates: int | None = 100, tolerance: float = 0.02,
                      max_simulations: int = 16000, eliminate: bool = False,
-                     risk: float = 1e-3, threads: int = 1, executor: Any = None,
-                     chunks: int | None = None) -> list[SoftMarginResult]:
+                     risk: float = 1e-3, settle: bool = True, threads: int = 1,
+                     executor: Any = None, chunks: int | None = None) -> list[SoftMarginResult]:
     """:func:`soft_margin_estimate` of every snapshot of a batch, each candidate's runs
     simulated once and shared by every snapshot in which it is a candidate.
 
@@ -449,7 +479,7 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     snapshots : sequence of Snapshot
         One graph and ``T``.
     protocol : Protocol
-    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, settle, threads, executor, chunks
         As :func:`soft_margin_estimate`.
 
     Returns
@@ -517,6 +547,7 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     # its candidates and the rounds (per snapshot, so that a snapshot's result
     # does not depend on the batch it is in)
     rounds = 1 + max(0, math.ceil(math.log2(max_simulations / simulations)))
+    cap = runs_at_cap(simulations, max_simulations)
     sums = _sm.PairSums(npairs, widths.shape[0])
     runner = None
     if executor is not None:
@@ -545,6 +576,9 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                 flags = _judge(sums, st, tolerance)
                 if last or flags["converged"].any():
                     st.done = True
+                    st.drawing[:] = False
+                elif settle and _settled(flags, st, sums, total, cap, tolerance):
+                    st.done = st.settled = True
                     st.drawing[:] = False
                 elif eliminate and sums.hits[st.pairs].any():
                     log_term = math.log(2 * st.pairs.shape[0] * rounds / risk)
@@ -592,6 +626,7 @@ def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums:
         exact_share=float(f["share"][j]),
         tv_error=float(f["spread"][j]),
         runs=runs.copy(),
+        settled=st.settled,
     )
 
 
@@ -599,8 +634,8 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
                          simulations: int = 1000, a: Any = DEFAULT_WIDTHS,
                          candidates: int | None = 100, tolerance: float = 0.02,
                          max_simulations: int = 16000, eliminate: bool = False,
-                         risk: float = 1e-3, threads: int = 1, executor: Any = None,
-                         chunks: int | None = None) -> SoftMarginResult:
+                         risk: float = 1e-3, settle: bool = True, threads: int = 1,
+                         executor: Any = None, chunks: int | None = None) -> SoftMarginResult:
     """Soft-margin likelihood of every candidate source, refined until the top is stable.
 
     Antulov-Fantulin et al., PRL 114, 248701 (2015), Eq. (2)-(3) of arXiv:1406.2909: for each
@@ -656,6 +691,18 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     the runs they drew, so their posterior entries stay uncertain and ``converged`` (which
     counts their errors) becomes rarer: use it when the MAP is what matters.
 
+    *Settling* (``settle=True``, the default). A snapshot that no run reproduces cannot
+    converge, and used to draw runs to the cap: on random diffusion over most of a
+    498-node graph every candidate ran 16,000 times for a result the first 2,000 runs had
+    already fixed. After each round, refinement of a snapshot also stops (``settled``)
+    when the width it would report is stable (as above) with ``tv_error <= tolerance``
+    and no width it would give way to -- a narrower one, or any width when none is
+    informative -- can become informative by the cap: the most runs of any candidate
+    within that width, scaled to the cap's runs per candidate, stay below
+    :data:`MIN_EFFECTIVE_RUNS`. Running on would report the same width with a posterior
+    that moves by about ``tv_error``; ``converged`` stays False. cmplx has no such rule
+    (it stops on stability alone, which this estimator does not call convergence).
+
     *Sharing.* :func:`soft_margin_many` estimates a batch of snapshots of one graph and
     ``T`` with one simulation per run of each distinct candidate, scored against every
     snapshot that needs it; each snapshot's result is the one this function gives for it
@@ -705,6 +752,10 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
         Stop drawing runs for candidates that cannot be the exact MAP (see *Elimination*).
     risk : float in (0, 1], default 1e-3
         Probability, per snapshot, that some elimination bound fails.
+    settle : bool, default True
+        Stop refining a snapshot that cannot converge once more runs, up to the cap, could
+        not change its reported width and its posterior is within ``tolerance`` (see
+        *Settling*); False runs such snapshots to ``max_simulations``.
     threads : int >= 1, default 1
         Threads sharing the candidates (OpenMP; serial when the build has none); never
         read from the machine. With ``executor``: the threads of each task.
@@ -748,7 +799,7 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     return soft_margin_many([snapshot], protocol, rng=rng, simulations=simulations, a=a,
                             candidates=candidates, tolerance=tolerance,
                             max_simulations=max_simulations, eliminate=eliminate, risk=risk,
-                            threads=threads, executor=executor, chunks=chunks)[0]
+                            settle=settle, threads=threads, executor=executor, chunks=chunks)[0]
 
 
 def runs_at_cap(simulations: int, max_simulations: int) -> int:
@@ -777,7 +828,7 @@ class SoftMarginCost:
     pairs : float
         (candidate, snapshot) pairs: each run is scored against every one of its candidate.
     runs : int
-        Runs per candidate when no snapshot converges early (the schedule's cap).
+        Runs per candidate when no snapshot stops early (the schedule's cap).
     work : float
         Node visits at the cap: ``candidates x runs x`` (nodes a run touches
         (:func:`spread.limits.run_work`) + the words that score it against its pairs).
@@ -787,12 +838,18 @@ class SoftMarginCost:
         a timed round of the real kernel on a few candidates; None when not timed.
     cpu_seconds : float or None
         ``candidates x runs x seconds_per_run`` (None when not timed): an upper bound,
-        reached when no snapshot converges (random diffusion on a graph it covers).
+        reached when no snapshot converges or settles before the cap.
     timed_seconds : float
         What the timing itself took (CPU).
     scoring : str
         How runs are scored: ``"counts"`` or ``"bitsets"``
         (:func:`engine.softmargin.accumulate_shared`).
+    min_runs : int
+        Runs per candidate when every snapshot stops as soon as it can (converged or
+        settled after the two rounds stability needs; ``runs`` when the schedule has one
+        round).
+    min_cpu_seconds : float or None
+        ``cpu_seconds x min_runs / runs``: the price's lower bound.
 
     Examples
     --------
@@ -816,6 +873,8 @@ class SoftMarginCost:
     cpu_seconds: float | None
     timed_seconds: float
     scoring: str
+    min_runs: int = 0
+    min_cpu_seconds: float | None = None
 
     def __repr__(self) -> str:
         # one line: the price and what it rests on
@@ -828,7 +887,9 @@ class SoftMarginCost:
         cand = (f"{self.candidates:,.0f}" if self.sampled == self.snapshots
                 else f"~{self.candidates:,.0f} (from {self.sampled} sampled)")
         per = (f" x {self.seconds_per_run * 1e6:.2g} us" if self.seconds_per_run is not None else "")
-        return (f"{cand} distinct candidates of {self.snapshots} snapshots x {self.runs:,} runs{per}, "
+        runs = (f"{self.runs:,}" if self.min_runs in (0, self.runs)
+                else f"{self.min_runs:,}-{self.runs:,}")
+        return (f"{cand} distinct candidates of {self.snapshots} snapshots x {runs} runs{per}, "
                 f"{self.pairs / max(self.candidates, 1.0):.1f} snapshots scored per run ({self.scoring})")
 
 
@@ -841,7 +902,8 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     The batch is ``snapshots`` (or, with ``batch`` larger, ``batch`` snapshots of which
     ``snapshots`` are a sample: a sweep point's trials). Its cost at the schedule's cap
     (every candidate to ``runs`` = ``simulations`` doubled up to ``max_simulations``; less
-    where snapshots converge early, so an upper bound) is ``D x runs`` runs, ``D`` the
+    where snapshots converge or settle early, so an upper bound; ``min_runs``, two rounds,
+    gives the lower bound) is ``D x runs`` runs, ``D`` the
     distinct candidates, each run scored against its candidate's snapshots
     (:func:`soft_margin_many` shares each candidate's runs among them).
 
@@ -918,6 +980,7 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
         D = min(bound, D + (batch - m) * fresh)
         npairs = npairs * batch / m
     runs = runs_at_cap(simulations, max_simulations)
+    min_runs = min(runs, 2 * simulations)  # converged or settled: two rounds at the soonest
     all_active = np.ones(lay.pair_snap.shape[0], np.uint8)
     counts, bits, nbytes = _sm.scoring_costs(lay.pair_ptr, all_active, lay.snap_ptr, m)
     use_bits = bits < counts and nbytes <= _sm.BITSET_BYTES
@@ -931,7 +994,8 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
         words = counts * batch / m
     work = D * runs * (run_work(g, protocol, T) + words)
     if not timed:
-        return SoftMarginCost(batch, m, D, npairs, runs, work, None, None, 0.0, scoring)
+        return SoftMarginCost(batch, m, D, npairs, runs, work, None, None, 0.0, scoring,
+                              min_runs, None)
     c_start = time.process_time()
     k = min(timed_candidates, lay.sources.shape[0])
     pick_c = np.unique(np.linspace(0, lay.sources.shape[0] - 1, k).round().astype(np.int64))
@@ -963,7 +1027,7 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     t_sim = max(took[True] / (n_runs * kk) - t_pair, 0.0)
     cpu = runs * (D * t_sim + npairs * t_pair)
     return SoftMarginCost(batch, m, D, npairs, runs, work, cpu / (D * runs), cpu,
-                          time.process_time() - c_start, scoring)
+                          time.process_time() - c_start, scoring, min_runs, cpu * min_runs / runs)
 
 
 def _timed_layout(lay: _Layout, pick: np.ndarray, one: bool) -> tuple:
@@ -995,7 +1059,7 @@ def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, 
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,
-                eliminate: bool = False, risk: float = 1e-3,
+                eliminate: bool = False, risk: float = 1e-3, settle: bool = True,
                 threads: int = 1, executor: Any = None, chunks: int | None = None) -> Scores:
     """Soft-margin estimate of the log-likelihood by simulation (Antulov-Fantulin et al. 2015).
 
@@ -1007,7 +1071,7 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     ----------
     snapshot : Snapshot
     protocol : Protocol
-    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, threads, executor, chunks
+    rng, simulations, a, candidates, tolerance, max_simulations, eliminate, risk, settle, threads, executor, chunks
         As :func:`soft_margin_estimate`.
 
     Returns
@@ -1026,5 +1090,5 @@ def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
     return soft_margin_estimate(snapshot, protocol, rng=rng, simulations=simulations, a=a,
                                 candidates=candidates, tolerance=tolerance,
                                 max_simulations=max_simulations, eliminate=eliminate,
-                                risk=risk, threads=threads, executor=executor,
+                                risk=risk, settle=settle, threads=threads, executor=executor,
                                 chunks=chunks).scores

@@ -532,8 +532,9 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
     Returns
     -------
     dict or None
-        ``{"estimator", "work" (node visits), "cpu_s" (timed CPU seconds or None),
-        "text" (what the price rests on, for the largest batch)}``.
+        ``{"estimator", "work" (node visits), "cpu_s" (timed CPU seconds or None: an
+        upper bound), "cpu_min_s" (its lower bound: every snapshot stopping as soon as it
+        can), "text" (what the price rests on, for the largest batch)}``.
     """
     from anonspread import adversaries, spread
     from anonspread.adversaries.registry import get_estimator
@@ -566,6 +567,7 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
         return dict(done)
     kwargs = spec.params(proto, g)
     work, cpu, text = 0.0, 0.0 if timed else None, ""
+    cpu_min = 0.0 if timed else None
     by_size: dict[int, Any] = {}
     for size in sizes:
         if size not in by_size:
@@ -580,9 +582,11 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
         work += sum(c.work for c in parts)
         if timed:
             cpu += sum(c.cpu_seconds for c in parts)
+            cpu_min += sum(c.cpu_seconds if c.min_cpu_seconds is None else c.min_cpu_seconds
+                           for c in parts)
         if not text:
             text = "; ".join(c.describe() for c in parts)
-    got = {"estimator": str(name), "work": work, "cpu_s": cpu, "text": text}
+    got = {"estimator": str(name), "work": work, "cpu_s": cpu, "cpu_min_s": cpu_min, "text": text}
     _PRICES[(key, trials, batch_size, timed)] = got
     return dict(got)
 

@@ -42,11 +42,36 @@ def test_never_converged_on_a_snapshot_its_runs_never_reproduce():
     res = A.soft_margin_estimate(snap, spread.RandomDiffusion(0.5), rng=1)
     assert res.exact_matches.sum() == 0 and res.mean_jaccard.max() <= 0.6
     assert not res.converged and not res.informative and res.support == 0
-    assert res.simulations == 16000 and res.a == res.widths[0]  # ran to the cap; widest
+    # no run within even the widest width: no width can become informative by the cap, so
+    # refinement settles after the two rounds stability needs, at the widest width
+    assert res.settled and res.simulations == 2000 and res.a == res.widths[0]
+    full = A.soft_margin_estimate(snap, spread.RandomDiffusion(0.5), rng=1, settle=False)
+    assert full.simulations == 16000 and not full.settled and not full.converged
+    assert full.a == res.a and A.pick(full.scores) == A.pick(res.scores)
     # flooding is deterministic: a set that is not a ball is reproduced by no run
     snap = A.Snapshot(nx.cycle_graph(10), [0, 1, 2, 3], T=1)
     res = A.soft_margin_estimate(snap, spread.Flooding(), rng=2, max_simulations=2000)
     assert res.exact_matches.sum() == 0 and not res.converged
+
+
+def test_settling_stops_where_the_cap_would_report_the_same_width():
+    # random diffusion (p = 0.5) over most of a 3-block graph: no run reproduces a 100-node
+    # snapshot, but every width is informative and stable after 2 rounds; the cap's
+    # answer (16,000 runs) is the settled one (2,000)
+    g = spread.graphs.as_contact_graph(nx.stochastic_block_model(
+        [40, 40, 40], [[0.2, 0.02, 0.02], [0.02, 0.2, 0.02], [0.02, 0.02, 0.2]], seed=3))
+    proto = spread.RandomDiffusion(0.5)
+    rng = np.random.default_rng(4)
+    snaps = [A.observe(spread.simulate(g, proto, 4, rng=rng)) for _ in range(3)]
+    settled = A.soft_margin_many(snaps, proto, rng=5, candidates=10)
+    full = A.soft_margin_many(snaps, proto, rng=5, candidates=10, settle=False)
+    for s, f in zip(settled, full):
+        assert s.settled and not s.converged and not f.settled and not f.converged
+        assert s.simulations < f.simulations == 16000
+        assert s.a == f.a and A.pick(s.scores) == A.pick(f.scores)
+        assert s.tv_error <= 0.02
+        # the first runs are the same runs: the settled sums are a prefix of the cap's
+        assert np.all(s.runs <= f.runs)
 
 
 def test_converged_posteriors_are_close_to_the_exact_posterior():

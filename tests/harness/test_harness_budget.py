@@ -42,7 +42,7 @@ def test_the_pilot_prices_soft_margin_without_running_it(monkeypatch):
     timed = [r for r in est.rows if "priced" not in r]
     assert [r["params"]["T"] for r in priced] == [2, 3] and all(r["pilot_trials"] == 0 for r in priced)
     assert all(r["label"] == "jordan" and r["pilot_trials"] >= 1 for r in timed)
-    assert all("distinct candidates of 40 snapshots x 16,000 runs" in r["priced"] for r in priced)
+    assert all("distinct candidates of 40 snapshots x 2,000-16,000 runs" in r["priced"] for r in priced)
     assert all(r["cpu_per_trial"] > 0 for r in priced)
     assert any("soft-margin priced, not run" in n for n in est.notes)
     assert "priced:" in est.format_text()
@@ -58,6 +58,7 @@ def test_a_point_above_the_budget_is_skipped_and_named(tmp_path):
     reason = skipped[0]["reason"]
     assert reason.startswith("soft-margin not run: priced at ~") and "--estimator-budget" in reason
     assert "estimator_budget=" in reason and "distinct candidates of 20 snapshots" in reason
+    assert "an upper bound: snapshots that converge or settle stop early, ~" in reason and "if all of them do" in reason
     assert "soft-margin not run" in res.table.format_text()
     # the figure's title says it in one line for both points, without the per-point prices
     from anonspread.harness.plots import skipped_words
