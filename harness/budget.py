@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-from anonspread.harness.progress import format_duration
+from anonspread.harness.progress import format_seconds
 
 __all__ = ["ESTIMATOR_BUDGET", "check_budget", "over_budget"]
 
@@ -124,14 +124,14 @@ def over_budget(price: Any, points: Sequence[Mapping[str, Any]], trials: Sequenc
             continue
         ask = math.ceil(2 * seconds)  # a timed price: room for the machine's load
         low = got.get("cpu_min_s")
-        low = f", ~{format_duration(low)} if all of them do" if low is not None and low < seconds else ""
+        low = f", ~{format_seconds(low)} if all of them do" if low is not None and low < seconds else ""
         skipped.append({"params": dict(point), "reason": (
-            f"{got['estimator']} not run: priced at ~{format_duration(seconds)} of CPU for its "
+            f"{got['estimator']} not run: priced at ~{format_seconds(seconds)} of CPU for its "
             f"{trials[i]} trials ({got['text']}; an upper bound: snapshots that converge or "
-            f"settle stop early{low}), above the budget of {format_duration(budget)} per point; to run it, raise "
+            f"settle stop early{low}), above the budget of {format_seconds(budget)} per point; to run it, raise "
             f"the budget, e.g. --estimator-budget {ask} (estimator_budget={ask} in Python)"),
             # what a figure's title says: the same for every point the budget skips
             "short": (f"{got['estimator']} priced above the estimator budget of "
-                      f"{format_duration(budget)} of CPU per point; its price per point is in the "
+                      f"{format_seconds(budget)} of CPU per point; its price per point is in the "
                       "run's output and JSON")})
     return kept, skipped

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.harness.progress import format_duration
+from anonspread.harness.progress import format_duration, format_seconds
 from anonspread.spread.limits import check_size
 
 __all__ = [
@@ -167,7 +167,7 @@ class CostEstimate:
             point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
             how = f"priced: {r['priced']}" if "priced" in r else f"pilot: {r['pilot_trials']} trials"
             lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
-                         f"= {format_duration(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
+                         f"= {format_seconds(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
         for label, v in self.one_off.items():
             lines.append(f"  {label}: {len(v)} x, estimated {format_duration(sum(v))} in all")
         lines += [f"  note: {n}" for n in self.notes]
@@ -182,13 +182,7 @@ class CostEstimate:
 
 def _seconds(s: float) -> str:
     """2 ms, 35 ms, 1.2 s, 31 s, 04:10."""
-    if s < 1e-3:
-        return f"{s * 1e6:.0f} us"
-    if s < 1.0:
-        return f"{s * 1e3:.0f} ms"
-    if s < 60.0:
-        return f"{s:.1f} s" if s < 10 else f"{s:.0f} s"
-    return format_duration(s)
+    return format_seconds(s)
 
 
 def _time_pair(call: Callable[[int, np.random.Generator], Any], most: int,

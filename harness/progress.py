@@ -42,7 +42,7 @@ import time
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, TextIO
 
-__all__ = ["Progress", "format_duration", "in_notebook", "progress_enabled", "progress_mode"]
+__all__ = ["Progress", "format_duration", "format_seconds", "in_notebook", "progress_enabled", "progress_mode"]
 
 #: Seconds between two progress lines when stderr is not a terminal.
 LOG_INTERVAL = 30.0
@@ -133,6 +133,35 @@ def format_duration(seconds: float) -> str:
     h, rest = divmod(s, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration in the unit that shows it: ``35 us``, ``12 ms``, ``1.2 s``, ``31 s``,
+    then :func:`format_duration` from a minute on (``?`` when unknown).
+
+    Parameters
+    ----------
+    seconds : float
+        A duration (NaN or infinite when unknown).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_seconds(0.5), format_seconds(4.2e-5), format_seconds(3.25), format_seconds(75)
+    ('500 ms', '42 us', '3.2 s', '01:15')
+    """
+    if seconds != seconds or seconds < 0 or seconds == float("inf"):
+        return "?"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.0f} ms"
+    if seconds < 60.0:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    return format_duration(seconds)
 
 
 class Progress:
