@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from anonspread.harness.progress import format_duration, format_seconds
+from anonspread.harness.progress import format_seconds
 from anonspread.spread.limits import check_size
 
 __all__ = [
@@ -149,12 +149,12 @@ class CostEstimate:
         for label, (lo, hi, _) in self.per_label().items():
             parts.append(f"{label} {_seconds(lo)}" + (f"-{_seconds(hi)}" if _seconds(hi) != _seconds(lo) else ""))
         once = "; ".join(f"{label} {len(v)} x ~{_seconds(min(v))}" + (f"-{_seconds(max(v))}" if len(v) > 1 else "")
-                         + f" ({format_duration(sum(v))}, once, before the trials)"
+                         + f" ({format_seconds(sum(v))}, once, before the trials)"
                          for label, v in self.one_off.items() if v)
         return (f"{self.experiment}: pilot estimate ({len(self.rows)} (point, estimator) pairs x {size} "
                 f"trials each, {self.pilot_seconds:.1f} s): per trial {', '.join(parts) or 'nothing to run'}"
                 + (f"; {once}" if once else "")
-                + f"; run ~{format_duration(self.cpu_seconds)} CPU, ~{format_duration(self.wall_seconds)} "
+                + f"; run ~{format_seconds(self.cpu_seconds)} CPU, ~{format_seconds(self.wall_seconds)} "
                 f"wall on {self.executor}")
 
     def format_text(self) -> str:
@@ -169,7 +169,7 @@ class CostEstimate:
             lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
                          f"= {format_seconds(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
         for label, v in self.one_off.items():
-            lines.append(f"  {label}: {len(v)} x, estimated {format_duration(sum(v))} in all")
+            lines.append(f"  {label}: {len(v)} x, estimated {format_seconds(sum(v))} in all")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -353,7 +353,7 @@ def check_estimate(est: CostEstimate, trials: int) -> None:
         Naming ``trials``, the estimated CPU time and node visits, and the limit.
     """
     heavy = max(est.per_label().items(), key=lambda kv: kv[1][2], default=None)
-    most = f"; most of it {heavy[0]}'s trials, {format_duration(heavy[1][2])}" if heavy else ""
+    most = f"; most of it {heavy[0]}'s trials, {format_seconds(heavy[1][2])}" if heavy else ""
     check_size("trials", trials, work=est.cpu_seconds * VISITS_PER_SECOND,
-               what=(f"the sweep {est.experiment!r} (pilot estimate {format_duration(est.cpu_seconds)} "
+               what=(f"the sweep {est.experiment!r} (pilot estimate {format_seconds(est.cpu_seconds)} "
                      f"of CPU{most}, counted at {VISITS_PER_SECOND:.0e} node visits a second)"))
