@@ -234,12 +234,19 @@ def _width_stability(logp: np.ndarray, logq: np.ndarray, runs: int, prev_map: np
 
 def _prune(snapshot: Snapshot, k: int | None) -> np.ndarray:
     """Local ids of the candidates: all infected nodes, or the ``k`` of smallest
-    eccentricity in the infected subgraph (Jordan score; ties by snapshot order)."""
+    eccentricity in the infected subgraph (Jordan score), ties by the node's index in the
+    contact graph.
+
+    Never by snapshot order: :func:`observe` lists the infected nodes in infection order,
+    source first, and breaking ties by position kept the source among the candidates of
+    198 of 200 random-diffusion snapshots of the three-block graph at T = 6, where an
+    order-free rule keeps it in 41.
+    """
     n = snapshot.n
     if k is None or k >= n:
         return np.arange(n)
     jordan = jordan_center(snapshot).array
-    return np.sort(np.argsort(-jordan, kind="stable")[:k])
+    return np.sort(np.lexsort((np.asarray(snapshot.index, np.int64), -jordan))[:k])
 
 
 def _stores(g, threads: int) -> tuple[list, Any]:
@@ -710,7 +717,8 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
 
     *Pruning.* With ``candidates = k`` fewer than the infected nodes, only the ``k``
     infected nodes of smallest eccentricity in the infected subgraph (the Jordan
-    estimator's best, i.e. the nodes nearest a Jordan centre; ties by snapshot order) are
+    estimator's best, i.e. the nodes nearest a Jordan centre; ties by the node's index in
+    the contact graph, never by the snapshot's order, which is the infection order) are
     simulated; every other infected node scores ``-inf``, below every candidate (a
     candidate's score is always finite: the kernel sums are kept as log-sums).
 

@@ -114,7 +114,7 @@ class CostEstimate:
     ...     "pilot_trials": 8, "seconds_per_trial": 0.002, "cpu_per_trial": 0.002}], {}, 0.2, 0.1, 2,
     ...     "processes(workers=2)", 0.02, 100)
     >>> print(est.summary())
-    demo: pilot estimate (1 (point, estimator) pairs x 8 trials each, 0.0 s): per trial ml 2 ms; run ~00:00 CPU, ~00:00 wall on processes(workers=2)
+    demo: pilot estimate (1 (point, estimator) pairs x 8 trials each, 0.0 s): per trial ml 2 ms; run ~200 ms CPU, ~100 ms wall on processes(workers=2)
     """
 
     experiment: str
