@@ -237,6 +237,7 @@ class Progress:
         self._cost: dict[int, list[float]] = {}  # point -> [seconds, trials] measured
         self._weights: dict[int, float] | None = None  # frozen at the first estimate
         self._session_cost = 0.0
+        self._rate_at: tuple[float, float | None] | None = None  # (cost per second, when measured)
         self._t0 = time.monotonic()
         self._work_t0: float | None = None
         self._bar: Any = None
@@ -336,7 +337,12 @@ class Progress:
         return sum(self._remaining.values())
 
     def eta(self) -> float:
-        """Seconds still to wait by the measured costs (NaN when unknown)."""
+        """Seconds still to wait by the measured costs (NaN when unknown).
+
+        The cost left over the rate measured when the last batch finished, counting down
+        from then (inside the context): a long batch no longer makes the ETA grow. NaN once
+        that time has passed with work left (the estimate was too low).
+        """
         remaining = 0.0
         for point, n in self._remaining.items():
             if n > 0:
@@ -346,14 +352,21 @@ class Progress:
                 remaining += n * per
         if remaining <= 0:
             return 0.0
-        wall = time.monotonic() - (self._work_t0 or self._t0)
-        if self._session_cost > 0 and wall > 0:
-            rate = self._session_cost / wall
+        if self._rate_at is not None:
+            rate, since = self._rate_at
         elif self.workers:
-            rate = float(self.workers)
+            rate, since = float(self.workers), self._work_t0
         else:
             return float("nan")
-        return remaining / rate
+        eta = remaining / rate
+        if since is not None:
+            # counts down between finished batches (the rate is that of the last one to
+            # finish, the work in flight still in ``remaining``); past zero the estimate
+            # was wrong, and the time left is unknown, not 00:00
+            eta -= time.monotonic() - since
+            if eta <= 0:
+                return float("nan")
+        return eta
 
     def estimate(self) -> tuple[float, float]:
         """(fraction done by the weights fixed at the start, ETA in seconds; NaN when unknown)."""
@@ -455,6 +468,11 @@ class Progress:
                 c[1] += n
                 if not reused:
                     self._session_cost += seconds
+            if self._session_cost > 0 and not reused:
+                now = time.monotonic()
+                wall = now - (self._work_t0 or self._t0)
+                if wall > 0:
+                    self._rate_at = (self._session_cost / wall, now if self._work_t0 is not None else None)
             if self._bar is not None:
                 self._refresh_bar()
 

@@ -53,6 +53,29 @@ def test_the_percentage_never_goes_back_when_the_work_is_repriced(seed):
     assert seen[-1] == 1.0 and bar._percent() == "100%" and bar.eta() == 0.0
 
 
+def test_the_eta_counts_down_during_a_long_batch(monkeypatch):
+    from anonspread.harness import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    bar = Progress("x", 30, 3, enabled=False, units=[(0, 10), (1, 10), (2, 10)],
+                   priors={0: 1.0, 1: 1.0, 2: 1.0}, workers=1)
+    with bar:
+        assert bar.eta() == pytest.approx(30.0)       # 30 trials x 1 s on one worker
+        clock[0] += 10.0
+        assert bar.eta() == pytest.approx(20.0)       # counting down before any batch ends
+        bar.update(10, 1, costs=[(0, 10, 10.0)])      # as the pilot said: 1 s a trial
+        assert bar.eta() == pytest.approx(20.0)
+        clock[0] += 15.0                              # a long batch: nothing finishes
+        assert bar.eta() == pytest.approx(5.0)        # it used to grow to 30 s here
+        clock[0] += 10.0
+        assert np.isnan(bar.eta())                    # overdue: unknown, never 00:00
+        bar.update(10, 1, costs=[(1, 10, 25.0)])      # that batch cost 2.5x the pilot's
+        assert 0 < bar.eta() < float("inf")
+        bar.update(10, 1, costs=[(2, 10, 10.0)])
+        assert bar.eta() == 0.0
+
+
 def test_the_weights_are_those_of_the_start_and_the_eta_moves_instead():
     bar = Progress("x", 200, 2, enabled=False, units=[(0, 100), (1, 100)], priors={0: 0.01, 1: 0.01},
                    workers=1)
