@@ -70,7 +70,8 @@ def test_every_registered_estimator_conforms(name):
             A.check_applicable(name, excluded, nx.path_graph(4))
 
 
-ORDER_POINTS = POINTS + [
+ORDER_POINTS = [
+    *POINTS,
     # more infected nodes than soft-margin's candidates below: its pruning breaks ties
     (nx.stochastic_block_model([25, 25, 25], [[0.3, 0.03, 0.03], [0.03, 0.3, 0.03], [0.03, 0.03, 0.3]],
                                seed=7), spread.RandomDiffusion(0.5), 3),
