@@ -123,7 +123,7 @@ def main() -> None:
         proto = spread.protocols.AdaptiveDiffusion(**SETTINGS[name])
         c0, w0 = time.process_time(), time.perf_counter()
         sp = spread.simulate(g, proto, a.T, rng=np.random.default_rng(a.seed), stop=f"infected:{a.reach}")
-        out = {"setting": name, "infected": int(len(sp.infected)), "T": int(sp.T), "reached": sp.reached,
+        out = {"setting": name, "infected": len(sp.infected), "T": int(sp.T), "reached": sp.reached,
                "cpu_s": round(time.process_time() - c0, 2), "wall_s": round(time.perf_counter() - w0, 2)}
         if not a.no_diagnosis:
             out.update(diagnose(g, sp))
