@@ -11,7 +11,7 @@ import pytest
 from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.engine.graphs import induced_subgraph
-from anonspread.errors import AnonspreadError, InvalidParameterError
+from anonspread.errors import AnonspreadError, GraphError, InvalidParameterError
 from anonspread.spread.graphs import ContactGraph
 
 
@@ -114,3 +114,20 @@ def test_contact_graph_with_repeated_arcs():
     p, q = snap.subgraph()
     np.testing.assert_array_equal(p, p0)
     np.testing.assert_array_equal(q, q0)
+
+
+def test_position_first_scan_then_dict():
+    """The first look-up of an integer label scans; later ones use the dict; same answers."""
+    g = spread.graphs.from_networkx(nx.connected_watts_strogatz_graph(200, 4, 0.3, seed=1))
+    sp = spread.simulate(g, spread.protocols.RandomDiffusion(0.5), 6, rng=4)
+    labels = sp.infected.tolist()
+    for reveal in (False, True):
+        for first in (labels[0], labels[-1], np.int32(labels[3])):
+            snap = A.observe(sp, reveal_edges=reveal)
+            assert snap.position(first) == labels.index(int(first))
+            assert [snap.position(v) for v in labels] == list(range(len(labels)))
+        for bad in (10**6, 2**70, -1, "x", 1.5, None):
+            snap = A.observe(sp, reveal_edges=reveal)
+            with pytest.raises(GraphError, match="infected node of the snapshot"):
+                snap.position(bad)
+            assert snap.position(labels[1]) == 1
