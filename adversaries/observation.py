@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from anonspread.engine.graphs import induced_subgraph
 from anonspread.errors import GraphError, InvalidTypeError
 from anonspread.spread.graphs import ContactGraph, LazyTree, as_contact_graph
 from anonspread.spread.result import Spread
@@ -209,18 +210,11 @@ class Snapshot:
                 keep = lp >= 0
                 self._sub = _csr_from_edges(n, lp[keep], child[keep])
             else:
-                loc = np.full(g.number_of_nodes(), -1, np.int64)
-                loc[idx] = np.arange(n)
-                starts = g.indptr[idx]
-                degs = (g.indptr[idx + 1] - starts).astype(np.int64)
-                src = np.repeat(np.arange(n), degs)
-                offs = np.arange(src.shape[0]) - np.repeat(np.cumsum(degs) - degs, degs)
-                nbr = loc[g.indices[np.repeat(starts, degs) + offs]]
-                keep = nbr >= 0
-                src, nbr = src[keep], nbr[keep]
-                indptr = np.zeros(n + 1, np.int64)
-                np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-                self._sub = (indptr, np.ascontiguousarray(nbr, dtype=np.int32))
+                # compiled: two passes over the infected rows, 4 bytes per node of the
+                # graph (a numpy gather held several int64 arrays of the infected
+                # nodes' summed degree: 13 s and ~4 GB at 2.35x10^6 infected of a
+                # 10^8-edge graph); the same arrays, arc for arc
+                self._sub = induced_subgraph(g.indptr, g.indices, idx)
         return self._sub
 
     def subgraph_is_tree(self) -> bool:
@@ -272,7 +266,19 @@ class Snapshot:
             ``node`` is not an infected node of the snapshot.
         """
         if self._pos is None:
-            self._pos = {v: i for i, v in enumerate(self.nodes.tolist())}
+            nodes = self.nodes
+            if (not getattr(self, "_pos_scanned", False) and nodes.dtype.kind in "iu"
+                    and isinstance(node, (int, np.integer)) and not isinstance(node, (bool, np.bool_))
+                    and -(2**63) <= node < 2**64):
+                # the first look-up of integer labels scans (a few ms at 10^6 infected);
+                # a dict of every label (~0.8 s and ~100 bytes a node at 2.35x10^6) is
+                # built at the second
+                self._pos_scanned = True
+                hit = np.flatnonzero(nodes == node)
+                if hit.size:
+                    return int(hit[0])
+                raise GraphError(f"node must be an infected node of the snapshot; got {node!r}")
+            self._pos = {v: i for i, v in enumerate(nodes.tolist())}
         try:
             return self._pos[node]
         except (KeyError, TypeError):

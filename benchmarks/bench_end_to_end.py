@@ -27,9 +27,16 @@ Steps (``--steps``, comma-separated; default all):
 ``convert``      ``anonspread graph convert FILE`` after deleting FILE's graph files: the first
                  read (C-speed reader) and the graph file written beside FILE.
 ``load``         map the graph file (``spread.graphfile.read_edgelist``) and touch every array.
-``sim-adaptive`` adaptive diffusion (d0 = 4, the thesis's cap of 3 new infections per node and
-                 step) from a seeded uniform source until ``--reach`` infected or ``--t-adaptive``
-                 steps (``stop="infected:K"``), snapshot pickled for the estimate steps.
+``sim-adaptive`` adaptive diffusion from a seeded uniform source until ``--reach`` infected or
+                 ``--t-adaptive`` steps (``stop="infected:K"``), snapshot pickled for the estimate
+                 steps. ``--adaptive`` picks the setting (:data:`ADAPTIVE`): ``protocol3`` (the
+                 default: d0 = 4, the thesis's cap of 3 new infections per node and step,
+                 Protocol 3 as written: every node a message reaches infects, tree relay; it
+                 stalls near 2x10^5 infected on the 10^8-line graph, see
+                 ``bench_adaptive_reach.py``), ``authors`` (the thesis's Facebook setting, the
+                 harness's Figs. 2.8-2.9: d0 = inf, cap 3, ``infectors="leaves"``,
+                 ``stuck="pass"``) or ``nocap`` (d0 = 4, no cap). The near-ML step uses the
+                 setting's d0.
 ``sim-random``   random diffusion (p = ``--p``) until ``--reach`` infected or ``--t-random`` steps.
 ``est-jordan-random``, ``est-jordan-adaptive``, ``est-ml-adaptive``, ``est-bp-random``
                  the Jordan centre / the near-ML (d0 = 4) / belief propagation (random
@@ -51,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import json
 import math
 import os
@@ -63,6 +71,12 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+#: ``--adaptive`` name -> AdaptiveDiffusion keyword arguments of the sim-adaptive step.
+ADAPTIVE = {
+    "protocol3": dict(d0=4.0, max_infections_per_step=3),
+    "authors": dict(d0=math.inf, max_infections_per_step=3, infectors="leaves", stuck="pass"),
+    "nocap": dict(d0=4.0, max_infections_per_step=None),
+}
 ALL_STEPS = ("gen", "convert", "load", "sim-adaptive", "sim-random", "est-jordan-random",
              "est-jordan-adaptive", "est-ml-adaptive", "est-bp-random", "sweep-pool", "sweep-dask")
 
@@ -177,6 +191,8 @@ def main() -> None:
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--path", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=32)
+    ap.add_argument("--adaptive", choices=sorted(ADAPTIVE), default="protocol3",
+                    help="the sim-adaptive step's setting (default protocol3: d0 = 4, cap 3)")
     a = ap.parse_args()
     if a.child:
         child(a)
@@ -201,7 +217,7 @@ def main() -> None:
         os.makedirs(sw, exist_ok=True)
         child_args = ["--path", path, "--work", sw, "--reach", str(reach), "--seed", str(a.seed),
                       "--t-adaptive", str(a.t_adaptive), "--t-random", str(a.t_random),
-                      "--p", str(a.p)]
+                      "--p", str(a.p), "--adaptive", a.adaptive]
         print(f"\n## {lab} edge lines: {path} (reach {reach}; sweep reach {sreach})", flush=True)
         rows = []
         for step in steps:
@@ -289,7 +305,7 @@ def child(a) -> None:
         return
     if step.startswith("sim-"):
         if step == "sim-adaptive":
-            proto = spread.protocols.AdaptiveDiffusion(4.0, max_infections_per_step=3)
+            proto = spread.protocols.AdaptiveDiffusion(**ADAPTIVE[a.adaptive])
             cap = a.t_adaptive
         else:
             proto = spread.protocols.RandomDiffusion(a.p)
@@ -313,18 +329,21 @@ def child(a) -> None:
             d = pickle.load(f)
         t_unpickle = time.perf_counter() - t1
         snap, source = d["snap"], d["source"]
-        params = {"d0": 4.0} if est == "ml" else {}
+        params = {"d0": ADAPTIVE[a.adaptive]["d0"]} if est == "ml" else {}
         if est == "bp":
             params = {"protocol": spread.protocols.RandomDiffusion(a.p)}
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         try:
             tr = A.top_and_rank(snap, est, source, **params)
+            t_est = time.perf_counter() - t2
+            c_est = time.process_time() - c2
         except Exception as e:  # a refusal up front is a result: say it
             emit(map_s=round(t_map, 4), infected=int(snap.n), T=int(snap.T),
                  refused=f"{type(e).__name__}: {e}"[:400], after_s=round(time.perf_counter() - t2, 3))
             return
-        t_est = time.perf_counter() - t2
         emit(map_s=round(t_map, 4), unpickle_s=round(t_unpickle, 3), estimate_s=round(t_est, 3),
+             estimate_cpu_s=round(c_est, 3), source_score=float(tr.source_score),
+             maximisers_sha=hashlib.sha256(np.sort(np.asarray(tr.maximisers)).tobytes()).hexdigest()[:16],
              infected=int(snap.n), T=int(snap.T), rank=float(tr.rank), top=len(tr.maximisers))
         return
     raise SystemExit(f"unknown step {step}")

@@ -331,6 +331,7 @@ CASES = {
                                   np.empty(4, np.int64), np.empty(8, np.int32)], {}),
     "fused.score_chunk": _score_chunk_case,
     "graphs.connected_components": lambda: ([GP, GI], {}),
+    "graphs.induced_subgraph": lambda: ([GP, GI, np.arange(N)], {}),
     "graphs.triangles": lambda: ([GP, GI, np.arange(N)], {}),
     "literature.binomial_tail_tables": lambda: ([3, 0.5, np.zeros(5), np.zeros(5)], {}),
     "literature.lisn_graph": _lisn_graph_case,

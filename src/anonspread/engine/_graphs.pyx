@@ -73,3 +73,63 @@ def components(const int64_t[::1] indptr, const index_t[::1] indices):
     del parent, parent_arr
     sizes_arr = np.bincount(labels_arr, minlength=k).astype(np.int64) if n else np.zeros(0, np.int64)
     return labels_arr, sizes_arr
+
+
+
+def induced_subgraph(const int64_t[::1] indptr, const index_t[::1] indices,
+                     const int64_t[::1] nodes):
+    """The subgraph of the CSR graph induced by ``nodes``, over local ids
+    ``0..len(nodes)-1`` in the order of ``nodes``; each row keeps the order of the graph's
+    row. Two passes over the rows of ``nodes`` (count, then fill) and one int32 array of
+    the graph's size. Only what it reads is checked: every node in ``0..n-1`` and distinct,
+    its row's offsets within ``indices`` and not decreasing, every entry of its row a node.
+    Returns ``(0, indptr int64, indices int32)``, else ``(code, value, None)``: code 1 a
+    node out of range, 2 a node repeated, 3 a row's offsets, 4 an entry out of range."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = nodes.shape[0], i, j
+    cdef int64_t v, w, m = indices.shape[0], bad = 0, pos = 0
+    cdef int code = 0
+    cdef int32_t u
+    loc_arr = np.full(max(n, 0), -1, np.int32)
+    out_ptr_arr = np.zeros(k + 1, np.int64)
+    cdef int32_t[::1] loc = loc_arr
+    cdef int64_t[::1] optr = out_ptr_arr
+    with nogil:
+        for i in range(k):
+            v = nodes[i]
+            if v < 0 or v >= n:
+                code, bad = 1, v
+                break
+            if loc[v] >= 0:
+                code, bad = 2, v
+                break
+            if indptr[v] < 0 or indptr[v + 1] < indptr[v] or indptr[v + 1] > m:
+                code, bad = 3, v
+                break
+            loc[v] = <int32_t>i
+        if code == 0:
+            for i in range(k):
+                v = nodes[i]
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    if w < 0 or w >= n:
+                        code, bad = 4, w
+                        break
+                    if loc[w] >= 0:
+                        pos += 1
+                if code:
+                    break
+                optr[i + 1] = pos
+    if code:
+        return code, bad, None
+    out_ind_arr = np.empty(pos, np.int32)
+    cdef int32_t[::1] oind = out_ind_arr
+    with nogil:
+        pos = 0
+        for i in range(k):
+            v = nodes[i]
+            for j in range(indptr[v], indptr[v + 1]):
+                u = loc[indices[j]]
+                if u >= 0:
+                    oind[pos] = u
+                    pos += 1
+    return 0, out_ptr_arr, out_ind_arr

@@ -42,6 +42,14 @@ def _array(a, name: str, kinds: str, what: str) -> np.ndarray:
     return a
 
 
+def integers(a, name: str, what: str) -> np.ndarray:
+    """``a`` as a 1-d integer numpy array (no copy when it is one; values not checked)."""
+    a = _array(a, name, "iu", what)
+    if a.ndim != 1:
+        raise InvalidParameterError(f"{name} must be 1-dimensional; got shape {a.shape}")
+    return a
+
+
 def index(v, n: int, name: str, *, low: int = 0) -> int:
     """``v`` as an int in ``low..n-1`` (a node index)."""
     try:

@@ -992,7 +992,8 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
 
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
-                       int64_t[::1] trace, int64_t *res, int64_t rule=2) except -1 nogil:
+                       int64_t[::1] trace, int64_t *res, int64_t rule=2,
+                       int64_t phase1_max=32) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
@@ -1060,7 +1061,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         for i in range(window):
             gsum += gains[i]
         if left == 0 or (step >= window and gsum * (emax + 1) < 64 * window) or (
-                rule == 2 and step >= 31):
+                rule == 2 and step >= phase1_max - 1):
             break
         kind = 0
         for k in range(1, 3):
@@ -1580,9 +1581,9 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                     int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace,
-                    int64_t rule=2):
+                    int64_t rule=2, int64_t phase1_max=32):
     cdef int64_t res[3]
-    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule)
+    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule, phase1_max)
     return res[0], res[1], res[2]
 
 

@@ -257,19 +257,22 @@ _JORDAN_RULES = {"lowest": 0, "far-first": 1, "references": 2}
 
 
 def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
-                  rule: str = "references") -> tuple[int, int, int]:
+                  rule: str = "references", phase1_max: int = 32) -> tuple[int, int, int]:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on
     entry), stopping after ``max_passes`` bit-parallel passes (< 0: no limit); ``trace[i]``
     receives the number of nodes unplaced after pass i + 1. Returns ``(ecc(s), BFS
     equivalents, unplaced nodes)`` (benchmarks/bench_cyclic.py). ``rule``: the phase-2
     sources, ``"references"`` (the default, 64 reference nodes), ``"far-first"`` (one
     reference node, the first rule of issue 32) or ``"lowest"`` (the unplaced nodes of
-    smallest lower bound only, the rule before issue 32); the tests compare all three."""
+    smallest lower bound only, the rule before issue 32); the tests compare all three.
+    ``phase1_max``: the first phase's cap on single BFS with the reference rule (32 in
+    :func:`graph_jordan_top`; a benchmark hook, any value gives the same answer)."""
     if rule not in _JORDAN_RULES:
         raise ValueError(f"rule must be one of {sorted(_JORDAN_RULES)}; got {rule!r}")
     outs = [_Out(a, np.int64) for a in (lo, hi, trace)]
     r = _scoring.py_jordan_place(*_csr(indptr, indices), int(s), *(o.buf for o in outs[:2]),
-                                 int(max_passes), outs[2].buf, _JORDAN_RULES[rule])
+                                 int(max_passes), outs[2].buf, _JORDAN_RULES[rule],
+                                 max(1, int(phase1_max)))
     for o in outs:
         o.back()
     return r
