@@ -216,8 +216,24 @@ def _rumor_scores(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray,
     if version == 1:
         return rumor_centrality(snapshot).array
     out = np.empty(snapshot.n, np.float64)
-    _features.bfs_rumor(indptr, indices, out)
+    _features.bfs_rumor(indptr, _rows_by_hash(snapshot, indptr, indices), out)
     return out
+
+
+def _rows_by_hash(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``indices`` with every CSR row ordered by a fixed hash of the neighbours' indices in
+    the contact graph (a multiplicative hash modulo a prime: a pseudo-random order of the
+    graph's nodes, the same in every snapshot, never the order the snapshot lists them in).
+
+    :func:`~anonspread.engine.features.bfs_rumor` gives each node the first parent in its
+    row; with rows in the graph's order (usually sorted by label) nodes of small labels
+    would claim the subtrees of every tree. A model trained with that tie-break was weaker
+    on adaptive diffusion (three-block graph, T = 6, 8; benchmarks/README.md).
+    """
+    key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
+    rows = np.repeat(np.arange(snapshot.n, dtype=np.uint64), np.diff(indptr))
+    order = np.argsort((rows << np.uint64(32)) | key[indices], kind="stable")
+    return np.ascontiguousarray(indices[order])
 
 
 def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]] | None = None,

@@ -210,6 +210,7 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
     cdef int64_t e, ne, cap = 2 * n + 64
     cdef int32_t x
     cdef uint64_t acc, new, fresh, rem, got, bits
+    cdef int32_t sz
     cdef double lg = lgamma(n + 1.0)
     cdef double tot[64]
     cdef int32_t *ent_v = <int32_t *> malloc(cap * sizeof(int32_t))
@@ -278,19 +279,19 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
                 break
             for v in range(n):
                 cur[v] = nxt[v]
-        # deepest levels first: a node's subtree is complete before it joins its parent's
+        # deepest levels first: a node's subtree is complete when its entry is reached, so
+        # its log size is added to its root's sum there and its size to its parent's
+        for j in range(k):
+            tot[j] = logtab[n]  # the root's subtree: every node (the graph is connected)
         for t in range(ne - 1, -1, -1):
             v = ent_v[t]
             bits = ent_b[t]
             while bits:
                 j = anonspread_ctz64(bits)
-                size[64 * par[64 * v + j] + j] += size[64 * v + j]
+                sz = size[64 * v + j]
+                tot[j] += logtab[sz]
+                size[64 * par[64 * v + j] + j] += sz
                 bits &= bits - 1
-        for j in range(k):
-            tot[j] = 0.0
-        for v in range(n):
-            for j in range(k):
-                tot[j] += logtab[size[64 * v + j]]
         for j in range(k):
             out[b0 + j] = lg - tot[j]
         b0 += k
