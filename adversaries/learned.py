@@ -273,6 +273,92 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
     """
     snapshot = _check_snapshot(snapshot)
     feature_version = _check_version(feature_version)
+    return _snapshot_features(snapshot, likelihoods, feature_version, None)
+
+
+class _FeatureCache:
+    """The base features of the infected sets already seen in one training, by set.
+
+    The base columns (:data:`BASE_FEATURES`) depend on the infected set and the graph
+    only (never on the source, the order or the revealed infection tree; version 2 computes
+    them in the order of the nodes' indices in the graph, so a set's are the same bits
+    whenever it recurs). Random diffusion covering most of a small graph repeats its sets:
+    17 distinct among 1,500 spreads at T = 8 on the 498-node three-block graph, 828 at
+    T = 6. At most ``max_bytes`` of features are kept (later sets are computed, not kept).
+    """
+
+    def __init__(self, graph: Any, max_bytes: float = 64e6) -> None:
+        self.graph = graph
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self.sets: dict[bytes, np.ndarray] = {}
+        self.hits = 0
+        self.computed = 0  # base features computed (misses), and their seconds
+        self.seconds = 0.0
+        self.cpu_seconds = 0.0
+
+    def get(self, snapshot: Snapshot, key: bytes) -> np.ndarray | None:
+        if snapshot.graph is not self.graph:
+            return None
+        hit = self.sets.get(key)
+        self.hits += hit is not None
+        return hit
+
+    def put(self, key: bytes, X: np.ndarray) -> None:
+        if self.nbytes + X.nbytes <= self.max_bytes:
+            self.sets[key] = X
+            self.nbytes += X.nbytes
+
+
+def _canonical(snapshot: Snapshot) -> tuple[Snapshot, np.ndarray | None]:
+    """The snapshot with its nodes in the order of their indices in the graph, and the
+    permutation (``canonical row i`` = ``snapshot row order[i]``; None: already so)."""
+    order = np.argsort(snapshot.index, kind="stable")
+    if np.array_equal(order, np.arange(snapshot.n)):
+        return snapshot, None
+    out = Snapshot.__new__(Snapshot)
+    out._init(snapshot.graph, snapshot.nodes[order], snapshot.index[order], snapshot.T, None)
+    return out, order
+
+
+def _snapshot_features(snapshot: Snapshot, likelihoods: dict | None, feature_version: int,
+                       cache: _FeatureCache | None) -> np.ndarray:
+    """:func:`snapshot_features` after its checks, its base columns through ``cache``."""
+    if feature_version == 1:
+        base = _base_features(snapshot, 1)
+    else:
+        canon, order = _canonical(snapshot)
+        key = canon.index.tobytes()
+        base = None if cache is None else cache.get(snapshot, key)
+        if base is None:
+            t0, c0 = time.perf_counter(), time.process_time()
+            base = _base_features(canon, feature_version)
+            if cache is not None:
+                cache.computed += 1
+                cache.seconds += time.perf_counter() - t0
+                cache.cpu_seconds += time.process_time() - c0
+                if snapshot.graph is cache.graph:
+                    cache.put(key, base)
+        if order is not None:
+            out = np.empty_like(base)
+            out[order] = base
+            base = out
+    if not likelihoods:
+        return base
+    n = snapshot.n
+    cols = []
+    for name, kwargs in likelihoods.items():
+        try:
+            values = get_estimator(name).func(snapshot, **kwargs).array
+        except InvalidParameterError:  # impossible under the (near-)ML's model: missing
+            cols += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)]
+        else:
+            cols += _likelihood_features(values)
+    return np.column_stack([base, *[np.asarray(c, np.float64) for c in cols]])
+
+
+def _base_features(snapshot: Snapshot, feature_version: int) -> np.ndarray:
+    """The :data:`BASE_FEATURES` columns, rows in the snapshot's order."""
     n = snapshot.n
     indptr, indices = snapshot.subgraph()
     total = np.empty(n, np.int64)
@@ -302,13 +388,6 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
         _rounded_gap(rumor, rumor.max()),
         _ranks(rumor),
     ]
-    for name, kwargs in (likelihoods or {}).items():
-        try:
-            values = get_estimator(name).func(snapshot, **kwargs).array
-        except InvalidParameterError:  # impossible under the (near-)ML's model: missing
-            cols += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)]
-        else:
-            cols += _likelihood_features(values)
     return np.column_stack([np.asarray(c, np.float64) for c in cols])
 
 
@@ -871,10 +950,15 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
     ss_train, ss_held, ss_model = np.random.SeedSequence(train_seed).spawn(3)
     gen_train, gen_model = np.random.default_rng(ss_train), np.random.default_rng(ss_model)
     rows, labels, weights = [], [], []
+    cache = None
+    if feature_version >= 2 and not isinstance(g, LazyTree):
+        cache = _FeatureCache(g)
+    elif timing is not None:  # counts and times the features, keeps nothing
+        cache = _FeatureCache(None, max_bytes=0)
     for _ in range(spreads):
         sp = simulate(_training_graph(g, gen_train), protocol, T, rng=gen_train)
         snap, s = _shuffled(sp, reveal, gen_model)
-        X = snapshot_features(snap, likelihoods, feature_version=feature_version)
+        X = _snapshot_features(snap, likelihoods, feature_version, cache)
         keep, w_neg = _negatives(X, s, negatives, gen_model)
         rows.append(X[np.concatenate([[s], keep])])
         labels.append(np.concatenate([[1], np.zeros(keep.shape[0], np.int8)]))
@@ -892,37 +976,61 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
         feature_version=feature_version,
     )
     adv.bin_edges = edges
-    adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level)
+    adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level, cache,
+                             timing)
     if timing is not None:
         timing.update(rows=t1 - t0, fit=t2 - t1, held_out=time.perf_counter() - t2,
                       rows_cpu=c1 - c0, fit_cpu=c2 - c1, held_out_cpu=time.process_time() - c2,
-                      X=X, y=y, w=w)
+                      X=X, y=y, w=w, features=cache.seconds, features_cpu=cache.cpu_seconds,
+                      feature_sets=cache.computed)
     return adv
 
 
 def _evaluate(adv: LearnedAdversary, g: Any, spreads: int, gen: np.random.Generator,
-              level: float) -> HeldOut:
-    """Detection of ``adv`` and of its features' estimators on ``spreads`` fresh spreads."""
+              level: float, cache: _FeatureCache | None = None,
+              timing: dict | None = None) -> HeldOut:
+    """Detection of ``adv`` and of its features' estimators on ``spreads`` fresh spreads.
+
+    With a ``cache`` and no likelihood columns, every feature is a function of the infected
+    set: a set that recurs has the same rows and log-odds, predicted once (its rows in the
+    order of the graph's indices, the source's row found there).
+    """
     names = ("jordan", "rumor" if adv.feature_version == 1 else "rumor-first-parent",
              *adv.likelihoods)
     base = np.empty((len(names), spreads))
     feats, src = [], []
+    by_set = cache is not None and cache.graph is not None and not adv.likelihoods
+    which, distinct = [], {}
     for i in range(spreads):
         sp = simulate(_training_graph(g, gen), adv.protocol, adv.T, rng=gen)
         snap, s = _shuffled(sp, adv.reveal_edges, gen)
-        X = snapshot_features(snap, adv.likelihood_params, feature_version=adv.feature_version)
-        feats.append(X)
-        src.append(s)
+        X = _snapshot_features(snap, adv.likelihood_params, adv.feature_version, cache)
+        if by_set:
+            order = np.argsort(snap.index, kind="stable")
+            key = snap.index[order].tobytes()
+            if key not in distinct:
+                distinct[key] = len(feats)
+                feats.append(X[order])
+            which.append(distinct[key])
+            src.append(int(np.searchsorted(snap.index[order], snap.index[s])))
+        else:
+            which.append(len(feats))
+            feats.append(X)
+            src.append(s)
         # jordan's score is minus the eccentricity
         base[0, i] = _top_probability(-X[:, BASE_FEATURES.index("ecc_minus_min")], s)
         base[1, i] = _top_probability(X[:, BASE_FEATURES.index("rumor_minus_max")], s)
         for k in range(len(adv.likelihoods)):
             col = X[:, len(BASE_FEATURES) + 3 * k]
             base[2 + k, i] = _top_probability(np.where(np.isnan(col), -np.inf, col), s)
+    t0, c0 = time.perf_counter(), time.process_time()
     log_odds = adv._log_odds(np.concatenate(feats))  # one prediction call for all of them
+    if timing is not None:
+        timing.update(predict=time.perf_counter() - t0, predict_cpu=time.process_time() - c0,
+                      predict_rows=int(log_odds.shape[0]), held_X=feats)
     ends = np.cumsum([X.shape[0] for X in feats])
-    det = np.array([_top_probability(log_odds[e - X.shape[0]:e], s)
-                    for X, e, s in zip(feats, ends, src)])
+    starts = ends - [X.shape[0] for X in feats]
+    det = np.array([_top_probability(log_odds[starts[k]:ends[k]], s) for k, s in zip(which, src)])
     p = float(det.mean())
     low, high = _wilson(p, spreads, level)
     return HeldOut(spreads=spreads, detection=p, low=low, high=high, level=level,
@@ -1103,6 +1211,39 @@ PILOT_TRAINING_SPREADS = 12
 PILOT_TRAINING_HELD_OUT = 4
 
 
+def _replayed_sets(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int,
+                   train_seed: int, reveal: bool, likelihoods: bool) -> tuple[int, float]:
+    """How many infected sets :func:`_train` computes base features for (its cache's
+    misses) and how many held-out rows it predicts, by replaying its spreads: the training
+    spreads draw from their own stream only, the held-out ones from theirs, shuffles
+    included (:func:`_evaluate`), so the same sets come out in the same order."""
+    ss_train, ss_held, _ = np.random.SeedSequence(train_seed).spawn(3)
+    gen_train, gen_held = np.random.default_rng(ss_train), np.random.default_rng(ss_held)
+    cache = _FeatureCache(g)
+    per_row = 8.0 * len(BASE_FEATURES)
+    computed, rows, seen = 0, 0, set()
+
+    def visit(index: np.ndarray) -> bytes:
+        nonlocal computed
+        key = np.sort(index).tobytes()
+        if key not in cache.sets:
+            computed += 1
+            if cache.nbytes + per_row * index.shape[0] <= cache.max_bytes:
+                cache.sets[key] = None
+                cache.nbytes += per_row * index.shape[0]
+        return key
+
+    for _ in range(spreads):
+        visit(np.asarray(simulate(g, protocol, T, rng=gen_train).index, np.int64))
+    for _ in range(held_out):
+        snap, _s = _shuffled(simulate(g, protocol, T, rng=gen_held), reveal, gen_held)
+        key = visit(snap.index)
+        if likelihoods or key not in seen:
+            rows += snap.n
+        seen.add(key)
+    return computed, float(rows)
+
+
 def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
                               spreads: int = DEFAULT_SPREADS, held_out: int = DEFAULT_HELD_OUT,
                               train_seed: int = 0, reveal_edges: bool = False
@@ -1110,11 +1251,16 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     """A pilot estimate of :func:`train_adversary`'s seconds, and the pilot's model.
 
     Trains on :data:`PILOT_TRAINING_SPREADS` spreads (and :data:`PILOT_TRAINING_HELD_OUT`
-    held out), timing each phase: a training's time is its spreads' simulation and
-    features (the bulk when snapshots are large), scaled by ``spreads`` (and
-    ``held_out``) over the pilot's, plus the boosting fit, timed on the pilot's rows
-    repeated to the full budget's count: their binning once, a tenth of the boosting
-    iterations times ten.
+    held out), timing each phase: a training's time is its spreads' simulation, shuffles
+    and likelihood columns, scaled by ``spreads + held_out`` over the pilot's; its base
+    features (the bulk when snapshots are large) per infected set computed, times the sets
+    the training computes (on a finite graph counted exactly by replaying the training's
+    spreads, which costs their simulation: a set that recurs is computed once); the
+    boosting fit, timed on the pilot's rows repeated to the full budget's count (their
+    binning once, the boosting at 5 and 20 iterations: its fixed cost plus 150 times the
+    cost of an iteration); and the held-out prediction, those 20 trees timed on the
+    pilot's held-out rows, per tree and row, times 150 trees and the rows the training
+    predicts.
     The pilot model is weak (a few spreads) but costs what the full one costs to score
     a snapshot (the same features and trees), so a pilot of the scoring may use it.
 
@@ -1146,31 +1292,63 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     # what the full training would refuse, the estimate refuses too
     _check_training_size(g, protocol, T, spreads, held_out, DEFAULT_NEGATIVES)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
+    train_seed = check_int(train_seed, "train_seed", low=0)
     with _one_thread():  # loads scikit-learn and the OpenMP controller outside the timing
         pass
+    likelihoods = _likelihood_params(protocol, g, reveal)
     timing: dict = {}
-    adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT,
-                 check_int(train_seed, "train_seed", low=0), reveal,
-                 _likelihood_params(protocol, g, reveal), DEFAULT_NEGATIVES, 150, 0.95, timing)
-    scale = (spreads / PILOT_TRAINING_SPREADS, held_out / PILOT_TRAINING_HELD_OUT)
-    wall = timing["rows"] * scale[0] + timing["held_out"] * scale[1]
-    cpu = timing["rows_cpu"] * scale[0] + timing["held_out_cpu"] * scale[1]
+    adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT, train_seed,
+                 reveal, likelihoods, DEFAULT_NEGATIVES, 150, 0.95, timing)
+    n_pilot = PILOT_TRAINING_SPREADS + PILOT_TRAINING_HELD_OUT
+    # per spread: simulation, shuffle, likelihood columns, negatives, baselines
+    rest = (timing["rows"] + timing["held_out"] - timing["features"] - timing["predict"]) / n_pilot
+    rest_cpu = (timing["rows_cpu"] + timing["held_out_cpu"] - timing["features_cpu"]
+                - timing["predict_cpu"]) / n_pilot
+    # per infected set whose base features are computed
+    sets = max(timing["feature_sets"], 1)
+    feat, feat_cpu = timing["features"] / sets, timing["features_cpu"] / sets
+    held_rows = timing["predict_rows"] / PILOT_TRAINING_HELD_OUT * held_out
+    computed = spreads + held_out
+    if not isinstance(g, LazyTree):  # the training's own spreads, replayed: their sets recur
+        computed, held_rows = _replayed_sets(g, protocol, T, spreads, held_out, train_seed,
+                                             reveal, bool(likelihoods))
+    wall = rest * (spreads + held_out) + feat * computed
+    cpu = rest_cpu * (spreads + held_out) + feat_cpu * computed
     X, y, w = timing["X"], timing["y"], timing["w"]
     if (y == 0).any():
         # the full fit: the pilot's rows repeated to the full budget's count; their binning
-        # timed once, a tenth of the boosting iterations timed (each costs about the
-        # same), times ten
+        # timed once; the boosting timed at 5 and at 20 iterations, which separates its
+        # fixed cost from the cost of an iteration (each costs about the same); the
+        # held-out prediction: the 20 trees timed on the pilot's held-out rows, per tree and
+        # row, times 150 trees and the rows the training predicts
         reps = max(1, round(spreads / PILOT_TRAINING_SPREADS))
         Xr, yr, wr = np.tile(X, (reps, 1)), np.tile(y, reps), np.tile(w, reps)
         t0, c0 = time.perf_counter(), time.process_time()
         edges = _bin_edges(Xr, wr)
         Xr = _binned(Xr, edges)
-        t1, c1 = time.perf_counter(), time.process_time()
-        model = _new_model(15, np.random.default_rng(0))
+        wall += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        fits = []
+        for iters in (5, 20):
+            model = _new_model(iters, np.random.default_rng(0))
+            t0, c0 = time.perf_counter(), time.process_time()
+            with _one_thread():
+                model.fit(Xr, yr, sample_weight=wr)
+            fits.append((time.perf_counter() - t0, time.process_time() - c0))
+        for k, add in ((0, "wall"), (1, "cpu")):
+            per_iter = max(fits[1][k] - fits[0][k], 0.0) / 15.0
+            fixed = max(fits[0][k] - 5.0 * per_iter, 0.0)
+            if add == "wall":
+                wall += fixed + 150.0 * per_iter
+            else:
+                cpu += fixed + 150.0 * per_iter
+        Xh = _binned(np.concatenate(timing["held_X"]), edges)
+        Xh = np.tile(Xh, (max(1, 20000 // max(Xh.shape[0], 1)), 1))
+        t0, c0 = time.perf_counter(), time.process_time()
         with _one_thread():
-            model.fit(Xr, yr, sample_weight=wr)
-        wall += (t1 - t0) + 10.0 * (time.perf_counter() - t1)
-        cpu += (c1 - c0) + 10.0 * (time.process_time() - c1)
+            model.decision_function(Xh)
+        wall += (time.perf_counter() - t0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
+        cpu += (time.process_time() - c0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
     return wall, cpu, adv
 
 
