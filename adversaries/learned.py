@@ -67,6 +67,7 @@ __all__ = [
     "DEFAULT_SPREADS",
     "FEATURES",
     "FEATURE_VERSION",
+    "FEATURE_VERSIONS",
     "HeldOut",
     "LearnedAdversary",
     "TrainedModels",
@@ -83,8 +84,11 @@ __all__ = [
 #: Training spreads by default: about a second of simulation, features and boosting
 #: for snapshots of tens of nodes (see benchmarks/bench_learned.py).
 DEFAULT_SPREADS = 1000
-#: Held-out spreads by default (the detection interval's half-width is then at most ~0.045).
-DEFAULT_HELD_OUT = 500
+#: Held-out spreads by default: the Wilson 95% interval of the held-out detection is then
+#: at most +-0.069 wide (at 0.5; +-0.03 at 0.05 or 0.95), which :class:`HeldOut` reports.
+#: 500 before issue 31 (+-0.044): the held-out evaluation cost a third of a training, and
+#: a sweep measures the adversary's detection on its own trials anyway.
+DEFAULT_HELD_OUT = 200
 #: Negatives (non-source infected nodes) kept per training snapshot: half the best-ranked
 #: by the features' estimators, half drawn uniformly from the rest and weighted to stand for
 #: it, so the classifier still sees the pooled node distribution (:func:`_negatives`).
@@ -216,7 +220,9 @@ def _rumor_scores(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray,
     if version == 1:
         return rumor_centrality(snapshot).array
     out = np.empty(snapshot.n, np.float64)
-    _features.bfs_rumor(indptr, _rows_by_hash(snapshot, indptr, indices), out)
+    if indices.shape[0] != 2 * (snapshot.n - 1):  # on a tree the BFS trees are the tree
+        indices = _rows_by_hash(snapshot, indptr, indices)
+    _features.bfs_rumor(indptr, indices, out)
     return out
 
 
@@ -227,8 +233,9 @@ def _rows_by_hash(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -
 
     :func:`~anonspread.engine.features.bfs_rumor` gives each node the first parent in its
     row; with rows in the graph's order (usually sorted by label) nodes of small labels
-    would claim the subtrees of every tree. A model trained with that tie-break was weaker
-    on adaptive diffusion (three-block graph, T = 6, 8; benchmarks/README.md).
+    would claim the subtrees of every tree (a model trained so detected less on adaptive
+    diffusion at T = 6, 8 on the three-block graph, on average over training seeds:
+    docs/adversaries.md).
     """
     key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
     rows = np.repeat(np.arange(snapshot.n, dtype=np.uint64), np.diff(indptr))
@@ -873,11 +880,11 @@ def train_adversary(
 
 #: Bins of a feature column for the boosting (scikit-learn's largest ``max_bins``; the
 #: boosting keeps one more for missing values).
-MAX_BINS = 255
+_MAX_BINS = 255
 
 
 def _bin_edges(X: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
-    """Per column of ``X``, the thresholds of at most :data:`MAX_BINS` bins: the midpoints
+    """Per column of ``X``, the thresholds of at most ``_MAX_BINS`` bins: the midpoints
     of its distinct values when there are at most that many, else its weighted quantiles
     at ``1/255 .. 254/255`` (``w`` the rows' weights; NaN ignored).
 
@@ -898,11 +905,11 @@ def _bin_edges(X: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
             edges.append(np.empty(0))
             continue
         distinct = v[np.concatenate([[True], v[1:] != v[:-1]])]
-        if distinct.shape[0] <= MAX_BINS:
+        if distinct.shape[0] <= _MAX_BINS:
             edges.append((distinct[:-1] + distinct[1:]) / 2.0)
         else:
             cum = np.cumsum(ww)
-            at = np.searchsorted(cum, cum[-1] * np.arange(1, MAX_BINS) / MAX_BINS, side="left")
+            at = np.searchsorted(cum, cum[-1] * np.arange(1, _MAX_BINS) / _MAX_BINS, side="left")
             edges.append(np.unique(v[np.minimum(at, v.shape[0] - 1)]))
     return edges
 
@@ -1095,7 +1102,7 @@ def model_key(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_
     >>> from anonspread.adversaries import learned
     >>> key = learned.model_key(spread.graphs.regular_tree(3), spread.Flooding(), 2)
     >>> key[0], key[2:]
-    (('tree', 'regular', ((3, 1.0),)), (2, 1000, 500, 0, False, 2))
+    (('tree', 'regular', ((3, 1.0),)), (2, 1000, 200, 0, False, 2))
     """
     g = as_contact_graph(graph)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
