@@ -97,9 +97,11 @@ def _rumor_reference(g: nx.Graph) -> np.ndarray:
 def _rumor_both(g: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
     ip, ix = _csr(g)
     n = g.number_of_nodes()
-    a, b = np.full(n, np.nan), np.full(n, np.nan)
+    a, b, c = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
     bfs_rumor(ip, ix, a)
     bfs_rumor(ip, ix, b, bitparallel=False)
+    bfs_rumor(ip, ix, c, max_words=0)  # no frontier kept: a parent per node and root
+    assert np.allclose(a, c, rtol=0, atol=1e-9)
     return a, b
 
 
@@ -145,6 +147,10 @@ def test_bfs_rumor_equals_the_rumor_estimators_heuristic_where_parents_are_uniqu
         want = np.empty(g.number_of_nodes())
         graph_rumor(ip, ix, want)
         assert np.allclose(a, want, rtol=0, atol=1e-9)
+        # many levels: the frontiers grow, and past max_words the scan falls back midway
+        mid = np.empty(g.number_of_nodes())
+        bfs_rumor(ip, ix, mid, max_words=20 * g.number_of_nodes())
+        assert np.allclose(mid, want, rtol=0, atol=1e-9)
     # an even cycle has two parents at the far node: the rule here takes the first in its row
     a, _ = _rumor_both(nx.cycle_graph(4))
     assert np.round(np.exp(a), 9).tolist() == [3.0, 3.0, 3.0, 3.0]
@@ -156,5 +162,7 @@ def test_bfs_rumor_checks_its_inputs():
         bfs_rumor(ip, ix, np.empty(4), bitparallel=1)
     with pytest.raises(AnonspreadError):
         bfs_rumor(ip, ix, np.empty(3))
+    with pytest.raises(AnonspreadError, match="max_words"):
+        bfs_rumor(ip, ix, np.empty(4), max_words=-1)
     with pytest.raises(AnonspreadError):  # two components
         bfs_rumor(*_csr(nx.disjoint_union(nx.path_graph(2), nx.path_graph(2))), np.empty(4))

@@ -57,7 +57,7 @@ def multi_source_distance(indptr: np.ndarray, indices: np.ndarray, starts: np.nd
 
 
 def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
-              bitparallel: bool = True) -> None:
+              bitparallel: bool = True, max_words: int | None = None) -> None:
     """``out[v]`` = log rumour centrality of v on a breadth-first-search tree rooted at v.
 
     ``log R(v) = log n! - sum_u log T_u^v``, ``T_u^v`` the size of u's subtree in the tree
@@ -73,8 +73,10 @@ def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
     be shared between searches; the rule here depends only on the distances, so 64 searches
     run at once, one bit of a word per root (``bitparallel=True``, the default:
     O(ceil(n / 64) x (e + 1) x (n + m)) word operations, e the largest eccentricity, plus
-    O(n^2) for the subtree sizes; 512 n bytes of tables), instead of one per node
-    (``bitparallel=False``, O(n m), the reference). Both give the same trees, hence the same scores up to the
+    O(n^2) for the subtree sizes; 256 n bytes of sizes, and every level's frontier
+    words, 8 n bytes a level, while they fit in ``max_words`` words (default
+    ``max(64 n, 2^24)``; beyond, a parent per node and root, 256 n bytes more, and the
+    same trees), instead of one per node (``bitparallel=False``, O(n m), the reference). Both give the same trees, hence the same scores up to the
     order of a floating-point sum. Where every node has a unique shortest-path parent
     towards every root, the scores are ``graph_rumor``'s.
 
@@ -93,5 +95,6 @@ def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
     n = indptr.shape[0] - 1
     if not isinstance(bitparallel, bool):
         raise InvalidTypeError(f"bitparallel must be True or False; got {bitparallel!r}")
+    words = -1 if max_words is None else _check.integer(max_words, "max_words", low=0)
     _features.bfs_rumor(indptr, indices, _check.out(out, np.float64, "out", min_len=n),
-                        bitparallel)
+                        bitparallel, words)
