@@ -125,10 +125,13 @@ FEATURES = BASE_FEATURES + tuple(f.format("<likelihood>") for f in LIKELIHOOD_FE
 
 #: The definition of the features a new model is trained on (part of :func:`model_key`).
 #: Version 2 (issue 31): the rumour columns score every node v on a BFS tree rooted at v
-#: in which every other node's parent is the first neighbour in its CSR row one hop closer
-#: to v (:func:`anonspread.engine.features.bfs_rumor`: 64 roots at once, O(ceil(n / 64) x
+#: in which every other node's parent is its first neighbour one hop closer to v in a
+#: fixed hashed order of the graph's nodes (:func:`_rows_by_hash`,
+#: :func:`anonspread.engine.features.bfs_rumor`: 64 roots at once, O(ceil(n / 64) x
 #: (2 T + 1) x (n + m) + n^2) a snapshot), the exact rumour centrality wherever the
-#: infected subgraph is a tree; and the boosting is fitted on bin numbers computed here
+#: infected subgraph is a tree; the base columns are computed in the order of the nodes'
+#: indices in the graph (a function of the infected set, bit for bit, computed once per
+#: set in a training); and the boosting is fitted on bin numbers computed here
 #: (:func:`_bin_edges`: the thresholds scikit-learn computes from weighted rows, a sort a
 #: column instead of one a threshold). Version 1: the ``rumor`` estimator's scores (on a
 #: graph with cycles the parent its BFS queue reaches first, one search per node, O(n m))
@@ -248,10 +251,12 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
     """The feature matrix of a snapshot: one row per infected node, columns :data:`FEATURES`.
 
     Cost per snapshot of n infected nodes whose infected subgraph has m edges (version 2):
-    O(ceil(n / 64) x (e + 1) x (n + m)) word operations for the distances (64 breadth-first
-    searches at once, e the largest eccentricity, at most 2 T), O(n + m) for the boundary
-    distances and the rumour columns, O(n log n) for the ranks, plus the likelihood
-    estimators' own cost. Version 1's rumour columns cost O(n m) on a graph with cycles.
+    O(ceil(n / 64) x (e + 1) x (n + m)) word operations for the distances and again for
+    the rumour columns (64 breadth-first searches at once, e the largest eccentricity, at
+    most 2 T), plus O(n^2) for the rumour columns' subtree sizes (O(n) on a tree), O(n + m)
+    for the boundary distances and degrees, O(n log n) for the ranks, plus the likelihood
+    estimators' own cost. Version 1's rumour columns cost O(n m) on a graph with cycles
+    (one breadth-first search per node).
 
     Parameters
     ----------

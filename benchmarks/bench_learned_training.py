@@ -6,20 +6,21 @@ For each setting of the sweep of ``bench_strongest_sweep.py`` (the graph of
 most 3 new infections per node and step, and random diffusion p = 0.5; T = 2, 4, 6, 8; the
 infection tree revealed, as the sweep reveals it) and, with ``--facebook``, of
 ``facebook-random-diffusion-attacks`` (ego-Facebook, degree >= 3, random diffusion p = 0.1,
-T = 2, 3), it trains the model the sweep trains (``train_adversary`` at its defaults: 1,000
-spreads, 500 held out, ``train_seed`` 0) with ``feature_version=1`` (the rumour columns from
-the ``rumor`` estimator, one BFS per node; scikit-learn's binning) and ``=2`` (the default:
-``engine.features.bfs_rumor``, 64 BFS trees at once; bins computed by one sort a column),
-the two one after the other (the order alternating between settings) after a warm-up, and
-prints:
+T = 2, 3), it trains the model the sweep trains (``train_adversary``: 1,000 spreads,
+``train_seed`` 0) as main trained it before issue 31 item 6 (``feature_version=1``: the
+rumour columns from the ``rumor`` estimator, one BFS per node; scikit-learn's binning; 500
+held-out spreads, the default then) and as it trains it now (``feature_version=2`` and 200
+held-out spreads, the defaults: ``engine.features.bfs_rumor``, 64 BFS trees at once; bins
+computed by one sort a column; features computed once per infected set), the two one
+after the other (the order alternating between settings) after a warm-up, and prints:
 
 * each training's CPU seconds (``time.process_time``: the machine is shared) and version 2's
   price by the pilot (``learned.estimate_training_seconds``, its CPU estimate);
 * their strength on the same fresh spreads (``--fresh``, from a stream independent of
   the training's): each model's detection probability with a Wilson 95% interval, and the
   paired difference (version 2 minus version 1) with a 95% normal interval over the spreads;
-  and each model's own held-out detection (500 spreads, the same for both versions: they
-  come from ``train_seed``).
+  and each model's own held-out detection (500 and 200 spreads; the first 200 the same
+  for both: they come from ``train_seed``).
 
 Usage::
 
@@ -71,9 +72,10 @@ def settings(csv: Path, facebook: bool, three: bool) -> list[tuple[str, object, 
     return out
 
 
-def trained(g, proto, T, version):
+def trained(g, proto, T, version, held_out):
     c0 = time.process_time()
-    adv = A.train_adversary(g, proto, T, reveal_edges=True, feature_version=version)
+    adv = A.train_adversary(g, proto, T, reveal_edges=True, feature_version=version,
+                            held_out=held_out)
     return adv, time.process_time() - c0
 
 
@@ -97,6 +99,8 @@ def main() -> None:
     ap.add_argument("--no-three-block", action="store_true")
     ap.add_argument("--fresh", type=int, default=500, help="fresh spreads of the paired comparison")
     ap.add_argument("--seed", type=int, default=20261128, help="the fresh spreads' seed")
+    ap.add_argument("--held-out-v1", type=int, default=500,
+                    help="version 1's held-out spreads (500: main's default before)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     csv = args.graph or args.out / "three_block.csv"
@@ -114,7 +118,8 @@ def main() -> None:
         order = (1, 2) if i % 2 == 0 else (2, 1)
         advs, cpu = {}, {}
         for v in order:
-            advs[v], cpu[v] = trained(g, proto, T, v)
+            advs[v], cpu[v] = trained(g, proto, T, v,
+                                      args.held_out_v1 if v == 1 else learned.DEFAULT_HELD_OUT)
             total[v] += cpu[v]
         _, priced, _ = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
         d = paired([advs[1], advs[2]], g, proto, T, args.fresh, args.seed + i)
