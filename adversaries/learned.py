@@ -66,6 +66,8 @@ __all__ = [
     "DEFAULT_HELD_OUT",
     "DEFAULT_SPREADS",
     "FEATURES",
+    "FEATURE_VERSION",
+    "FEATURE_VERSIONS",
     "HeldOut",
     "LearnedAdversary",
     "TrainedModels",
@@ -82,8 +84,11 @@ __all__ = [
 #: Training spreads by default: about a second of simulation, features and boosting
 #: for snapshots of tens of nodes (see benchmarks/bench_learned.py).
 DEFAULT_SPREADS = 1000
-#: Held-out spreads by default (the detection interval's half-width is then at most ~0.045).
-DEFAULT_HELD_OUT = 500
+#: Held-out spreads by default: the Wilson 95% interval of the held-out detection is then
+#: at most +-0.069 wide (at 0.5; +-0.03 at 0.05 or 0.95), which :class:`HeldOut` reports.
+#: 500 before issue 31 (+-0.044): the held-out evaluation cost a third of a training, and
+#: a sweep measures the adversary's detection on its own trials anyway.
+DEFAULT_HELD_OUT = 200
 #: Negatives (non-source infected nodes) kept per training snapshot: half the best-ranked
 #: by the features' estimators, half drawn uniformly from the rest and weighted to stand for
 #: it, so the classifier still sees the pooled node distribution (:func:`_negatives`).
@@ -117,6 +122,24 @@ BASE_FEATURES = (
 #: the snapshot's maximum (NaN where it is -inf), its rank, whether the node is possible.
 LIKELIHOOD_FEATURES = ("{}_minus_max", "{}_rank", "{}_possible")
 FEATURES = BASE_FEATURES + tuple(f.format("<likelihood>") for f in LIKELIHOOD_FEATURES)
+
+#: The definition of the features a new model is trained on (part of :func:`model_key`).
+#: Version 2 (issue 31): the rumour columns score every node v on a BFS tree rooted at v
+#: in which every other node's parent is its first neighbour one hop closer to v in a
+#: fixed hashed order of the graph's nodes (:func:`_rows_by_hash`,
+#: :func:`anonspread.engine.features.bfs_rumor`: 64 roots at once, O(ceil(n / 64) x
+#: (2 T + 1) x (n + m) + n^2) a snapshot), the exact rumour centrality wherever the
+#: infected subgraph is a tree; the base columns are computed in the order of the nodes'
+#: indices in the graph (a function of the infected set, bit for bit, computed once per
+#: set in a training); and the boosting is fitted on bin numbers computed here
+#: (:func:`_bin_edges`: the thresholds scikit-learn computes from weighted rows, a sort a
+#: column instead of one a threshold). Version 1: the ``rumor`` estimator's scores (on a
+#: graph with cycles the parent its BFS queue reaches first, one search per node, O(n m))
+#: and scikit-learn's own binning. A version-1 model (:func:`train_adversary` with
+#: ``feature_version=1``, or one unpickled from before version 2) keeps its features.
+FEATURE_VERSION = 2
+#: The feature versions :func:`snapshot_features` computes.
+FEATURE_VERSIONS = (1, 2)
 
 #: The protocols with a compiled kernel (what the training spreads run on).
 COMPILED_PROTOCOLS = tuple(sorted(n for n, c in PROTOCOLS.items() if c.kernel_code in KERNEL_CODES))
@@ -185,9 +208,55 @@ def _likelihood_features(values: np.ndarray) -> list[np.ndarray]:
     return [diff, _ranks(np.where(possible, values, -np.inf)), possible.astype(np.float64)]
 
 
-def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]] | None = None
-                      ) -> np.ndarray:
+def _check_version(version: Any) -> int:
+    version = check_int(version, "feature_version")
+    if version not in FEATURE_VERSIONS:
+        raise InvalidParameterError(
+            f"feature_version must be one of {', '.join(map(str, FEATURE_VERSIONS))}; got {version}"
+        )
+    return version
+
+
+def _rumor_scores(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray,
+                  version: int) -> np.ndarray:
+    """The log rumour centralities behind the rumour columns (see :data:`FEATURE_VERSION`)."""
+    if version == 1:
+        return rumor_centrality(snapshot).array
+    out = np.empty(snapshot.n, np.float64)
+    if indices.shape[0] != 2 * (snapshot.n - 1):  # on a tree the BFS trees are the tree
+        indices = _rows_by_hash(snapshot, indptr, indices)
+    _features.bfs_rumor(indptr, indices, out)
+    return out
+
+
+def _rows_by_hash(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``indices`` with every CSR row ordered by a fixed hash of the neighbours' indices in
+    the contact graph (a multiplicative hash modulo a prime: a pseudo-random order of the
+    graph's nodes, the same in every snapshot, never the order the snapshot lists them in).
+
+    :func:`~anonspread.engine.features.bfs_rumor` gives each node the first parent in its
+    row; with rows in the graph's order (usually sorted by label) nodes of small labels
+    would claim the subtrees of every tree (a model trained so detected less on adaptive
+    diffusion at T = 6, 8 on the three-block graph, on average over training seeds:
+    docs/adversaries.md).
+    """
+    key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
+    rows = np.repeat(np.arange(snapshot.n, dtype=np.uint64), np.diff(indptr))
+    order = np.argsort((rows << np.uint64(32)) | key[indices], kind="stable")
+    return np.ascontiguousarray(indices[order])
+
+
+def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]] | None = None,
+                      *, feature_version: int = FEATURE_VERSION) -> np.ndarray:
     """The feature matrix of a snapshot: one row per infected node, columns :data:`FEATURES`.
+
+    Cost per snapshot of n infected nodes whose infected subgraph has m edges (version 2):
+    O(ceil(n / 64) x (e + 1) x (n + m)) word operations for the distances and again for
+    the rumour columns (64 breadth-first searches at once, e the largest eccentricity, at
+    most 2 T), plus O(n^2) for the rumour columns' subtree sizes (O(n) on a tree), O(n + m)
+    for the boundary distances and degrees, O(n log n) for the ranks, plus the likelihood
+    estimators' own cost. Version 1's rumour columns cost O(n m) on a graph with cycles
+    (one breadth-first search per node).
 
     Parameters
     ----------
@@ -197,6 +266,8 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
         ``{estimator name: its keyword arguments}`` of the likelihood estimators whose
         scores are features (three columns each, in this order); none by default. A
         snapshot the estimator finds impossible gives NaN (missing) columns.
+    feature_version : int
+        The definition of the features (:data:`FEATURE_VERSION`, the default, or 1).
 
     Returns
     -------
@@ -213,6 +284,93 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
     ((3, 15), [1.0, 0.0, 1.0], [0.0, 1.0, 0.0])
     """
     snapshot = _check_snapshot(snapshot)
+    feature_version = _check_version(feature_version)
+    return _snapshot_features(snapshot, likelihoods, feature_version, None)
+
+
+class _FeatureCache:
+    """The base features of the infected sets already seen in one training, by set.
+
+    The base columns (:data:`BASE_FEATURES`) depend on the infected set and the graph
+    only (never on the source, the order or the revealed infection tree; version 2 computes
+    them in the order of the nodes' indices in the graph, so a set's are the same bits
+    whenever it recurs). Random diffusion covering most of a small graph repeats its sets:
+    17 distinct among 1,500 spreads at T = 8 on the 498-node three-block graph, 828 at
+    T = 6. At most ``max_bytes`` of features are kept (later sets are computed, not kept).
+    """
+
+    def __init__(self, graph: Any, max_bytes: float = 64e6) -> None:
+        self.graph = graph
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self.sets: dict[bytes, np.ndarray] = {}
+        self.hits = 0
+        self.computed = 0  # base features computed (misses), and their seconds
+        self.seconds = 0.0
+        self.cpu_seconds = 0.0
+
+    def get(self, snapshot: Snapshot, key: bytes) -> np.ndarray | None:
+        if snapshot.graph is not self.graph:
+            return None
+        hit = self.sets.get(key)
+        self.hits += hit is not None
+        return hit
+
+    def put(self, key: bytes, X: np.ndarray) -> None:
+        if self.nbytes + X.nbytes <= self.max_bytes:
+            self.sets[key] = X
+            self.nbytes += X.nbytes
+
+
+def _canonical(snapshot: Snapshot) -> tuple[Snapshot, np.ndarray | None]:
+    """The snapshot with its nodes in the order of their indices in the graph, and the
+    permutation (``canonical row i`` = ``snapshot row order[i]``; None: already so)."""
+    order = np.argsort(snapshot.index, kind="stable")
+    if np.array_equal(order, np.arange(snapshot.n)):
+        return snapshot, None
+    out = Snapshot.__new__(Snapshot)
+    out._init(snapshot.graph, snapshot.nodes[order], snapshot.index[order], snapshot.T, None)
+    return out, order
+
+
+def _snapshot_features(snapshot: Snapshot, likelihoods: dict | None, feature_version: int,
+                       cache: _FeatureCache | None) -> np.ndarray:
+    """:func:`snapshot_features` after its checks, its base columns through ``cache``."""
+    if feature_version == 1:
+        base = _base_features(snapshot, 1)
+    else:
+        canon, order = _canonical(snapshot)
+        key = canon.index.tobytes()
+        base = None if cache is None else cache.get(snapshot, key)
+        if base is None:
+            t0, c0 = time.perf_counter(), time.process_time()
+            base = _base_features(canon, feature_version)
+            if cache is not None:
+                cache.computed += 1
+                cache.seconds += time.perf_counter() - t0
+                cache.cpu_seconds += time.process_time() - c0
+                if snapshot.graph is cache.graph:
+                    cache.put(key, base)
+        if order is not None:
+            out = np.empty_like(base)
+            out[order] = base
+            base = out
+    if not likelihoods:
+        return base
+    n = snapshot.n
+    cols = []
+    for name, kwargs in likelihoods.items():
+        try:
+            values = get_estimator(name).func(snapshot, **kwargs).array
+        except InvalidParameterError:  # impossible under the (near-)ML's model: missing
+            cols += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)]
+        else:
+            cols += _likelihood_features(values)
+    return np.column_stack([base, *[np.asarray(c, np.float64) for c in cols]])
+
+
+def _base_features(snapshot: Snapshot, feature_version: int) -> np.ndarray:
+    """The :data:`BASE_FEATURES` columns, rows in the snapshot's order."""
     n = snapshot.n
     indptr, indices = snapshot.subgraph()
     total = np.empty(n, np.int64)
@@ -224,7 +382,7 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
     bdist = np.empty(n, np.int64)
     _features.multi_source_distance(indptr, indices, np.nonzero(deg_out > 0)[0], bdist)
     bmax = max(int(bdist.max()), 0)
-    rumor = _merge_ties(rumor_centrality(snapshot).array)
+    rumor = _merge_ties(_rumor_scores(snapshot, indptr, indices, feature_version))
     cols = [
         np.full(n, math.log(n)),
         ecc - ecc.min(),
@@ -242,13 +400,6 @@ def snapshot_features(snapshot: Snapshot, likelihoods: dict[str, dict[str, Any]]
         _rounded_gap(rumor, rumor.max()),
         _ranks(rumor),
     ]
-    for name, kwargs in (likelihoods or {}).items():
-        try:
-            values = get_estimator(name).func(snapshot, **kwargs).array
-        except InvalidParameterError:  # impossible under the (near-)ML's model: missing
-            cols += [np.full(n, np.nan), np.full(n, np.nan), np.zeros(n)]
-        else:
-            cols += _likelihood_features(values)
     return np.column_stack([np.asarray(c, np.float64) for c in cols])
 
 
@@ -327,8 +478,17 @@ class HeldOut:
     level : float
         Confidence level of the interval.
     baselines : dict
-        The same measure for the estimators the features include (``"jordan"``,
-        ``"rumor"``, and ``"ml"`` or ``"ml-tree"`` where they apply), on the same spreads.
+        The same measure for the arg-max of single feature columns, on the same spreads:
+        ``"jordan"`` (minus the eccentricity: the ``jordan`` estimator), ``"ml"`` or
+        ``"ml-tree"`` where they apply (those estimators' scores), and the rumour column:
+        ``"rumor-first-parent"`` for a model of feature version 2 (rumour centrality of each
+        node on a BFS tree rooted at it whose nodes take as parent the first neighbour in
+        their CSR row one hop closer to the root, :func:`anonspread.engine.features.bfs_rumor`:
+        the ``rumor`` estimator's scores where the infected subgraph is a tree or its
+        shortest-path parents are unique, not always elsewhere: ``rumor`` takes the
+        parent its BFS queue reaches first), ``"rumor"`` for version 1 (the ``rumor``
+        estimator's scores). Scores within :data:`~anonspread.adversaries.scores.TIE_RTOL`
+        or 1e-6 of each other tie, as in the features.
 
     Examples
     --------
@@ -340,7 +500,7 @@ class HeldOut:
     ...                                   spreads=20, held_out=30)
     >>> ho = adv.held_out
     >>> ho.spreads, ho.detection, round(ho.low, 3), ho.baselines
-    (30, 1.0, 0.886, {'jordan': 1.0, 'rumor': 1.0})
+    (30, 1.0, 0.886, {'jordan': 1.0, 'rumor-first-parent': 1.0})
     """
 
     spreads: int
@@ -394,6 +554,9 @@ class LearnedAdversary:
         The training graph's :func:`graph_fingerprint`.
     training_rows : int
         Rows (nodes) it was fitted on.
+    feature_version : int
+        The definition of its features (:data:`FEATURE_VERSION`; 1 for a model unpickled
+        from before version 2).
 
     Attributes
     ----------
@@ -417,7 +580,8 @@ class LearnedAdversary:
     """
 
     def __init__(self, *, model, protocol, T, budget, train_seed, reveal_edges, likelihoods,
-                 likelihood_params, fingerprint, training_rows) -> None:
+                 likelihood_params, fingerprint, training_rows,
+                 feature_version: int = FEATURE_VERSION) -> None:
         self.model = model
         self.protocol = protocol
         self.T = T
@@ -428,21 +592,34 @@ class LearnedAdversary:
         self.likelihood_params = dict(likelihood_params)
         self.fingerprint = fingerprint
         self.training_rows = training_rows
+        self.feature_version = _check_version(feature_version)
+        #: per feature column, the bin thresholds the boosting was fitted on (version 2;
+        #: None: scikit-learn binned the raw features itself, version 1)
+        self.bin_edges: list | None = None
         self.held_out: HeldOut | None = None
         self.feature_names = BASE_FEATURES + tuple(
             f.format(e) for e in self.likelihoods for f in LIKELIHOOD_FEATURES
         )
 
+    def __setstate__(self, state: dict) -> None:
+        # a model pickled before feature version 2 read the version-1 features
+        state.setdefault("feature_version", 1)
+        state.setdefault("bin_edges", None)
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         ho = "" if self.held_out is None else (
             f", held_out={self.held_out.detection:.3f} [{self.held_out.low:.3f}, {self.held_out.high:.3f}]"
         )
+        fv = "" if self.feature_version == FEATURE_VERSION else f", feature_version={self.feature_version}"
         return (f"LearnedAdversary({self.protocol!r}, T={self.T}, budget={self.budget}, "
-                f"train_seed={self.train_seed}{ho})")
+                f"train_seed={self.train_seed}{fv}{ho})")
 
     def _log_odds(self, X: np.ndarray) -> np.ndarray:
         if self.model is None:  # every training snapshot had one node: nothing to rank
             return np.zeros(X.shape[0])
+        if self.bin_edges is not None:
+            X = _binned(X, self.bin_edges)
         with _one_thread():
             return np.asarray(self.model.decision_function(X), np.float64)
 
@@ -487,7 +664,8 @@ class LearnedAdversary:
             A snapshot of another ``T`` or graph.
         """
         snapshot = self._check(snapshot)
-        X = snapshot_features(snapshot, self.likelihood_params)
+        X = snapshot_features(snapshot, self.likelihood_params,
+                              feature_version=self.feature_version)
         return Scores(snapshot.nodes, self._log_odds(X), "log-odds")
 
 
@@ -571,10 +749,14 @@ def _negatives(X: np.ndarray, s: int, k: int, gen: np.random.Generator
 PILOT_SPREADS = 16
 
 
-def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
+def _check_training_size(g, protocol, T, spreads, held_out, negatives,
+                         feature_version=FEATURE_VERSION) -> None:
     check_run_size(g, protocol, T)  # one spread fits; the total is checked below
-    # a snapshot's features cost its nodes (trees) or nodes x subgraph edges (one BFS per
-    # node on a graph with cycles); the rows kept are the source and up to `negatives` others
+    # a snapshot's features cost its nodes (trees) or, on a graph with cycles, its nodes and
+    # subgraph edges times ceil(n / 64) x (2 T + 1) for the distances (64 BFS at once; every
+    # infected node is within T hops of the source, so at most 2 T + 1 levels), or times n
+    # (version 1's rumour columns: one BFS per node); the rows kept are the source and up
+    # to `negatives` others
     per_run = run_work(g, protocol, T) - T - 1
     if getattr(g, "is_infinite", False):
         per_run /= max(float(sum(d * p for d, p in g.degrees.items())), 1.0)  # touched -> infected
@@ -592,7 +774,12 @@ def _check_training_size(g, protocol, T, spreads, held_out, negatives) -> None:
         n_exp = min(n_exp, 2.0 * float(pilot.sizes[:, T].max()))
     cyclic = not graph_is_forest(g)
     degree = 2.0 * g.number_of_edges() / max(g.number_of_nodes(), 1) if cyclic else 1.0
-    feature_work = n_exp * (n_exp * degree if cyclic else 1.0)
+    if not cyclic:
+        feature_work = n_exp
+    elif feature_version == 1:
+        feature_work = n_exp * n_exp * degree
+    else:
+        feature_work = n_exp * (1.0 + degree) * (1.0 + math.ceil(n_exp / 64.0) * (2 * T + 1))
     check_size("spreads", spreads, work=(spreads + held_out) * (run_work(g, protocol, T) + feature_work),
                nbytes=8.0 * spreads * min(n_exp, negatives + 1) * (len(FEATURES) + 3),
                what="the training spreads and their features")
@@ -610,6 +797,7 @@ def train_adversary(
     negatives: int = DEFAULT_NEGATIVES,
     max_iter: int = 150,
     level: float = 0.95,
+    feature_version: int = FEATURE_VERSION,
 ) -> LearnedAdversary:
     """Fit a learned source estimator on simulated spreads of ``protocol`` on ``graph``.
 
@@ -652,6 +840,9 @@ def train_adversary(
         Boosting iterations.
     level : float in (0, 1)
         Confidence level of the held-out interval.
+    feature_version : int
+        The definition of the features (:data:`FEATURE_VERSION`, the default; 1 rebuilds
+        a model of before issue 31's version 2, for comparisons).
 
     Returns
     -------
@@ -683,12 +874,71 @@ def train_adversary(
         raise InvalidParameterError(f"level must be in (0, 1); got {level!r}")
     if not isinstance(reveal_edges, (bool, np.bool_)):
         raise InvalidTypeError(f"reveal_edges must be True or False; got {reveal_edges!r}")
+    feature_version = _check_version(feature_version)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
-    _check_training_size(g, protocol, T, spreads, held_out, negatives)
+    _check_training_size(g, protocol, T, spreads, held_out, negatives, feature_version)
     likelihoods = _likelihood_params(protocol, g, reveal)
 
     return _train(g, protocol, T, spreads, held_out, train_seed, reveal, likelihoods, negatives,
-                  max_iter, level)
+                  max_iter, level, feature_version=feature_version)
+
+
+#: Bins of a feature column for the boosting (scikit-learn's largest ``max_bins``; the
+#: boosting keeps one more for missing values).
+_MAX_BINS = 255
+
+
+def _bin_edges(X: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
+    """Per column of ``X``, the thresholds of at most ``_MAX_BINS`` bins: the midpoints
+    of its distinct values when there are at most that many, else its weighted quantiles
+    at ``1/255 .. 254/255`` (``w`` the rows' weights; NaN ignored).
+
+    What :class:`~sklearn.ensemble.HistGradientBoostingClassifier` computes itself when
+    fitted with sample weights (its weighted percentiles, at about a second a fit for
+    25,000 rows: one sort per threshold), with one sort per column; the boosting then
+    sees the bin numbers (:func:`_binned`), fewer than 256 distinct values a column, which
+    it keeps as they are.
+    """
+    edges = []
+    for c in range(X.shape[1]):
+        col = X[:, c]
+        ok = ~np.isnan(col)
+        v, ww = col[ok], w[ok]
+        order = np.argsort(v, kind="stable")
+        v, ww = v[order], ww[order]
+        if v.shape[0] == 0:
+            edges.append(np.empty(0))
+            continue
+        distinct = v[np.concatenate([[True], v[1:] != v[:-1]])]
+        if distinct.shape[0] <= _MAX_BINS:
+            edges.append((distinct[:-1] + distinct[1:]) / 2.0)
+        else:
+            cum = np.cumsum(ww)
+            at = np.searchsorted(cum, cum[-1] * np.arange(1, _MAX_BINS) / _MAX_BINS, side="left")
+            edges.append(np.unique(v[np.minimum(at, v.shape[0] - 1)]))
+    return edges
+
+
+def _binned(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
+    """``X`` as bin numbers of :func:`_bin_edges`' thresholds: bin i holds the values in
+    ``(edges[i - 1], edges[i]]``; NaN stays NaN (missing)."""
+    out = np.empty(X.shape, np.float64)
+    for c, e in enumerate(edges):
+        col = X[:, c]
+        out[:, c] = np.searchsorted(e, col, side="left")
+        out[np.isnan(col), c] = np.nan
+    return out
+
+
+def _fit(X: np.ndarray, y: np.ndarray, w: np.ndarray, max_iter: int,
+         gen_model: np.random.Generator, feature_version: int) -> tuple[Any, list | None]:
+    """The fitted classifier and its bin thresholds (None: version 1, binned by
+    scikit-learn from the raw features)."""
+    model = _new_model(max_iter, gen_model)
+    edges = _bin_edges(X, w) if feature_version >= 2 else None
+    with _one_thread():
+        model.fit(X if edges is None else _binned(X, edges), y, sample_weight=w)
+    return model, edges
 
 
 def _new_model(max_iter: int, gen_model: np.random.Generator) -> Any:
@@ -703,7 +953,8 @@ def _new_model(max_iter: int, gen_model: np.random.Generator) -> Any:
 
 def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, train_seed: int,
            reveal: bool, likelihoods: dict, negatives: int, max_iter: int, level: float,
-           timing: dict | None = None) -> LearnedAdversary:
+           timing: dict | None = None, *, feature_version: int = FEATURE_VERSION
+           ) -> LearnedAdversary:
     """:func:`train_adversary` after its checks; ``timing`` receives the seconds of its
     phases (``rows``: the training spreads and features, ``fit``, ``held_out``) and the
     training rows (``X``, ``y``, ``w``) for :func:`estimate_training_seconds`."""
@@ -711,57 +962,87 @@ def _train(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int, trai
     ss_train, ss_held, ss_model = np.random.SeedSequence(train_seed).spawn(3)
     gen_train, gen_model = np.random.default_rng(ss_train), np.random.default_rng(ss_model)
     rows, labels, weights = [], [], []
+    cache = None
+    if feature_version >= 2 and not isinstance(g, LazyTree):
+        cache = _FeatureCache(g)
+    elif timing is not None:  # counts and times the features, keeps nothing
+        cache = _FeatureCache(None, max_bytes=0)
     for _ in range(spreads):
         sp = simulate(_training_graph(g, gen_train), protocol, T, rng=gen_train)
         snap, s = _shuffled(sp, reveal, gen_model)
-        X = snapshot_features(snap, likelihoods)
+        X = _snapshot_features(snap, likelihoods, feature_version, cache)
         keep, w_neg = _negatives(X, s, negatives, gen_model)
         rows.append(X[np.concatenate([[s], keep])])
         labels.append(np.concatenate([[1], np.zeros(keep.shape[0], np.int8)]))
         weights.append(np.concatenate([[1.0], w_neg]))
     X, y, w = np.concatenate(rows), np.concatenate(labels), np.concatenate(weights)
     t1, c1 = time.perf_counter(), time.process_time()
-    model = None
+    model, edges = None, None
     if (y == 0).any():
-        model = _new_model(max_iter, gen_model)
-        with _one_thread():
-            model.fit(X, y, sample_weight=w)
+        model, edges = _fit(X, y, w, max_iter, gen_model, feature_version)
     t2, c2 = time.perf_counter(), time.process_time()
     adv = LearnedAdversary(
         model=model, protocol=protocol, T=T, budget=spreads, train_seed=train_seed,
         reveal_edges=reveal, likelihoods=tuple(likelihoods), likelihood_params=likelihoods,
         fingerprint=graph_fingerprint(g), training_rows=int(X.shape[0]),
+        feature_version=feature_version,
     )
-    adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level)
+    adv.bin_edges = edges
+    adv.held_out = _evaluate(adv, g, held_out, np.random.default_rng(ss_held), level, cache,
+                             timing)
     if timing is not None:
         timing.update(rows=t1 - t0, fit=t2 - t1, held_out=time.perf_counter() - t2,
                       rows_cpu=c1 - c0, fit_cpu=c2 - c1, held_out_cpu=time.process_time() - c2,
-                      X=X, y=y, w=w)
+                      X=X, y=y, w=w, features=cache.seconds, features_cpu=cache.cpu_seconds,
+                      feature_sets=cache.computed)
     return adv
 
 
 def _evaluate(adv: LearnedAdversary, g: Any, spreads: int, gen: np.random.Generator,
-              level: float) -> HeldOut:
-    """Detection of ``adv`` and of its features' estimators on ``spreads`` fresh spreads."""
-    names = ("jordan", "rumor", *adv.likelihoods)
+              level: float, cache: _FeatureCache | None = None,
+              timing: dict | None = None) -> HeldOut:
+    """Detection of ``adv`` and of its features' estimators on ``spreads`` fresh spreads.
+
+    With a ``cache`` and no likelihood columns, every feature is a function of the infected
+    set: a set that recurs has the same rows and log-odds, predicted once (its rows in the
+    order of the graph's indices, the source's row found there).
+    """
+    names = ("jordan", "rumor" if adv.feature_version == 1 else "rumor-first-parent",
+             *adv.likelihoods)
     base = np.empty((len(names), spreads))
     feats, src = [], []
+    by_set = cache is not None and cache.graph is not None and not adv.likelihoods
+    which, distinct = [], {}
     for i in range(spreads):
         sp = simulate(_training_graph(g, gen), adv.protocol, adv.T, rng=gen)
         snap, s = _shuffled(sp, adv.reveal_edges, gen)
-        X = snapshot_features(snap, adv.likelihood_params)
-        feats.append(X)
-        src.append(s)
+        X = _snapshot_features(snap, adv.likelihood_params, adv.feature_version, cache)
+        if by_set:
+            order = np.argsort(snap.index, kind="stable")
+            key = snap.index[order].tobytes()
+            if key not in distinct:
+                distinct[key] = len(feats)
+                feats.append(X[order])
+            which.append(distinct[key])
+            src.append(int(np.searchsorted(snap.index[order], snap.index[s])))
+        else:
+            which.append(len(feats))
+            feats.append(X)
+            src.append(s)
         # jordan's score is minus the eccentricity
         base[0, i] = _top_probability(-X[:, BASE_FEATURES.index("ecc_minus_min")], s)
         base[1, i] = _top_probability(X[:, BASE_FEATURES.index("rumor_minus_max")], s)
         for k in range(len(adv.likelihoods)):
             col = X[:, len(BASE_FEATURES) + 3 * k]
             base[2 + k, i] = _top_probability(np.where(np.isnan(col), -np.inf, col), s)
+    t0, c0 = time.perf_counter(), time.process_time()
     log_odds = adv._log_odds(np.concatenate(feats))  # one prediction call for all of them
+    if timing is not None:
+        timing.update(predict=time.perf_counter() - t0, predict_cpu=time.process_time() - c0,
+                      predict_rows=int(log_odds.shape[0]), held_X=feats)
     ends = np.cumsum([X.shape[0] for X in feats])
-    det = np.array([_top_probability(log_odds[e - X.shape[0]:e], s)
-                    for X, e, s in zip(feats, ends, src)])
+    starts = ends - [X.shape[0] for X in feats]
+    det = np.array([_top_probability(log_odds[starts[k]:ends[k]], s) for k, s in zip(which, src)])
     p = float(det.mean())
     low, high = _wilson(p, spreads, level)
     return HeldOut(spreads=spreads, detection=p, low=low, high=high, level=level,
@@ -805,7 +1086,11 @@ def model_key(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_
               reveal_edges: bool = False) -> tuple:
     """The key a trained model is cached under: (:func:`graph_fingerprint`, protocol, T,
     spreads, held_out, train_seed, whether the infection tree is revealed on a graph with
-    cycles).
+    cycles, :data:`FEATURE_VERSION`).
+
+    The feature version is part of the key so that a model trained on another definition
+    of the features (a bundle of :class:`TrainedModels` built by an older version) is
+    never installed or reused under a newer one's key.
 
     Parameters
     ----------
@@ -822,12 +1107,12 @@ def model_key(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_
     >>> from anonspread.adversaries import learned
     >>> key = learned.model_key(spread.graphs.regular_tree(3), spread.Flooding(), 2)
     >>> key[0], key[2:]
-    (('tree', 'regular', ((3, 1.0),)), (2, 1000, 500, 0, False))
+    (('tree', 'regular', ((3, 1.0),)), (2, 1000, 200, 0, False, 2))
     """
     g = as_contact_graph(graph)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
     return (graph_fingerprint(g), protocol, int(T), int(spreads), int(held_out), int(train_seed),
-            reveal)
+            reveal, FEATURE_VERSION)
 
 
 def cached_adversary(graph: Any, protocol: Protocol, T: int, *, spreads: int = DEFAULT_SPREADS,
@@ -863,7 +1148,8 @@ def cached_adversary(graph: Any, protocol: Protocol, T: int, *, spreads: int = D
             _STATS["hits"] += 1
             return adv
         adv = train_adversary(g, protocol, T, spreads=spreads, held_out=held_out,
-                              train_seed=train_seed, reveal_edges=reveal)
+                              train_seed=train_seed, reveal_edges=reveal,
+                              feature_version=key[-1])
         _STATS["misses"] += 1
         _CACHE[key] = adv
         while len(_CACHE) > CACHE_SIZE:
@@ -937,6 +1223,39 @@ PILOT_TRAINING_SPREADS = 12
 PILOT_TRAINING_HELD_OUT = 4
 
 
+def _replayed_sets(g: Any, protocol: Protocol, T: int, spreads: int, held_out: int,
+                   train_seed: int, reveal: bool, likelihoods: bool) -> tuple[int, float]:
+    """How many infected sets :func:`_train` computes base features for (its cache's
+    misses) and how many held-out rows it predicts, by replaying its spreads: the training
+    spreads draw from their own stream only, the held-out ones from theirs, shuffles
+    included (:func:`_evaluate`), so the same sets come out in the same order."""
+    ss_train, ss_held, _ = np.random.SeedSequence(train_seed).spawn(3)
+    gen_train, gen_held = np.random.default_rng(ss_train), np.random.default_rng(ss_held)
+    cache = _FeatureCache(g)
+    per_row = 8.0 * len(BASE_FEATURES)
+    computed, rows, seen = 0, 0, set()
+
+    def visit(index: np.ndarray) -> bytes:
+        nonlocal computed
+        key = np.sort(index).tobytes()
+        if key not in cache.sets:
+            computed += 1
+            if cache.nbytes + per_row * index.shape[0] <= cache.max_bytes:
+                cache.sets[key] = None
+                cache.nbytes += per_row * index.shape[0]
+        return key
+
+    for _ in range(spreads):
+        visit(np.asarray(simulate(g, protocol, T, rng=gen_train).index, np.int64))
+    for _ in range(held_out):
+        snap, _s = _shuffled(simulate(g, protocol, T, rng=gen_held), reveal, gen_held)
+        key = visit(snap.index)
+        if likelihoods or key not in seen:
+            rows += snap.n
+        seen.add(key)
+    return computed, float(rows)
+
+
 def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
                               spreads: int = DEFAULT_SPREADS, held_out: int = DEFAULT_HELD_OUT,
                               train_seed: int = 0, reveal_edges: bool = False
@@ -944,10 +1263,16 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     """A pilot estimate of :func:`train_adversary`'s seconds, and the pilot's model.
 
     Trains on :data:`PILOT_TRAINING_SPREADS` spreads (and :data:`PILOT_TRAINING_HELD_OUT`
-    held out), timing each phase: a training's time is its spreads' simulation and
-    features (the bulk when snapshots are large), scaled by ``spreads`` (and
-    ``held_out``) over the pilot's, plus the boosting fit, timed on the pilot's rows
-    repeated to the full budget's count for a tenth of the iterations, times ten.
+    held out), timing each phase: a training's time is its spreads' simulation, shuffles
+    and likelihood columns, scaled by ``spreads + held_out`` over the pilot's; its base
+    features (the bulk when snapshots are large) per infected set computed, times the sets
+    the training computes (on a finite graph counted exactly by replaying the training's
+    spreads, which costs their simulation: a set that recurs is computed once); the
+    boosting fit, timed on the pilot's rows repeated to the full budget's count (their
+    binning once, the boosting at 5 and 20 iterations: its fixed cost plus 150 times the
+    cost of an iteration); and the held-out prediction, those 20 trees timed on the
+    pilot's held-out rows, per tree and row, times 150 trees and the rows the training
+    predicts.
     The pilot model is weak (a few spreads) but costs what the full one costs to score
     a snapshot (the same features and trees), so a pilot of the scoring may use it.
 
@@ -979,26 +1304,63 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     # what the full training would refuse, the estimate refuses too
     _check_training_size(g, protocol, T, spreads, held_out, DEFAULT_NEGATIVES)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
+    train_seed = check_int(train_seed, "train_seed", low=0)
     with _one_thread():  # loads scikit-learn and the OpenMP controller outside the timing
         pass
+    likelihoods = _likelihood_params(protocol, g, reveal)
     timing: dict = {}
-    adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT,
-                 check_int(train_seed, "train_seed", low=0), reveal,
-                 _likelihood_params(protocol, g, reveal), DEFAULT_NEGATIVES, 150, 0.95, timing)
-    scale = (spreads / PILOT_TRAINING_SPREADS, held_out / PILOT_TRAINING_HELD_OUT)
-    wall = timing["rows"] * scale[0] + timing["held_out"] * scale[1]
-    cpu = timing["rows_cpu"] * scale[0] + timing["held_out_cpu"] * scale[1]
+    adv = _train(g, protocol, T, PILOT_TRAINING_SPREADS, PILOT_TRAINING_HELD_OUT, train_seed,
+                 reveal, likelihoods, DEFAULT_NEGATIVES, 150, 0.95, timing)
+    n_pilot = PILOT_TRAINING_SPREADS + PILOT_TRAINING_HELD_OUT
+    # per spread: simulation, shuffle, likelihood columns, negatives, baselines
+    rest = (timing["rows"] + timing["held_out"] - timing["features"] - timing["predict"]) / n_pilot
+    rest_cpu = (timing["rows_cpu"] + timing["held_out_cpu"] - timing["features_cpu"]
+                - timing["predict_cpu"]) / n_pilot
+    # per infected set whose base features are computed
+    sets = max(timing["feature_sets"], 1)
+    feat, feat_cpu = timing["features"] / sets, timing["features_cpu"] / sets
+    held_rows = timing["predict_rows"] / PILOT_TRAINING_HELD_OUT * held_out
+    computed = spreads + held_out
+    if not isinstance(g, LazyTree):  # the training's own spreads, replayed: their sets recur
+        computed, held_rows = _replayed_sets(g, protocol, T, spreads, held_out, train_seed,
+                                             reveal, bool(likelihoods))
+    wall = rest * (spreads + held_out) + feat * computed
+    cpu = rest_cpu * (spreads + held_out) + feat_cpu * computed
     X, y, w = timing["X"], timing["y"], timing["w"]
     if (y == 0).any():
-        # the full fit: the pilot's rows repeated to the full budget's count, a tenth of
-        # the boosting iterations timed (each costs about the same), times ten
+        # the full fit: the pilot's rows repeated to the full budget's count; their binning
+        # timed once; the boosting timed at 5 and at 20 iterations, which separates its
+        # fixed cost from the cost of an iteration (each costs about the same); the
+        # held-out prediction: the 20 trees timed on the pilot's held-out rows, per tree and
+        # row, times 150 trees and the rows the training predicts
         reps = max(1, round(spreads / PILOT_TRAINING_SPREADS))
-        model = _new_model(15, np.random.default_rng(0))
+        Xr, yr, wr = np.tile(X, (reps, 1)), np.tile(y, reps), np.tile(w, reps)
+        t0, c0 = time.perf_counter(), time.process_time()
+        edges = _bin_edges(Xr, wr)
+        Xr = _binned(Xr, edges)
+        wall += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        fits = []
+        for iters in (5, 20):
+            model = _new_model(iters, np.random.default_rng(0))
+            t0, c0 = time.perf_counter(), time.process_time()
+            with _one_thread():
+                model.fit(Xr, yr, sample_weight=wr)
+            fits.append((time.perf_counter() - t0, time.process_time() - c0))
+        for k, add in ((0, "wall"), (1, "cpu")):
+            per_iter = max(fits[1][k] - fits[0][k], 0.0) / 15.0
+            fixed = max(fits[0][k] - 5.0 * per_iter, 0.0)
+            if add == "wall":
+                wall += fixed + 150.0 * per_iter
+            else:
+                cpu += fixed + 150.0 * per_iter
+        Xh = _binned(np.concatenate(timing["held_X"]), edges)
+        Xh = np.tile(Xh, (max(1, 20000 // max(Xh.shape[0], 1)), 1))
         t0, c0 = time.perf_counter(), time.process_time()
         with _one_thread():
-            model.fit(np.tile(X, (reps, 1)), np.tile(y, reps), sample_weight=np.tile(w, reps))
-        wall += 10.0 * (time.perf_counter() - t0)
-        cpu += 10.0 * (time.process_time() - c0)
+            model.decision_function(Xh)
+        wall += (time.perf_counter() - t0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
+        cpu += (time.process_time() - c0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
     return wall, cpu, adv
 
 

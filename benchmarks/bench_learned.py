@@ -2,8 +2,8 @@
 and scoring cost per snapshot.
 
 Training = simulating the budget's spreads, their features and the boosting, plus the
-held-out spreads (500 by default) and their prediction; the table splits the two by timing
-``held_out=1`` runs as well. Scoring = one cached call of the registered estimator
+held-out spreads (200 by default; 500 before issue 31) and their prediction; the table
+splits the two by timing ``held_out=1`` runs as well. Scoring = one cached call of the registered estimator
 (features + one prediction) on a snapshot of the given size, after training.
 
 CPU seconds of this process (``time.process_time``): the machine is shared. Usage::
@@ -33,7 +33,7 @@ def cpu(fn, *args, **kwargs):
 
 
 def training_rows(budgets):
-    print("\n## training time vs budget (CPU s; held_out = 500 / held_out = 1)")
+    print(f"\n## training time vs budget (CPU s; held_out = {learned.DEFAULT_HELD_OUT} / held_out = 1)")
     print("| graph | protocol | T | mean N_T | spreads | train + held-out | train only "
           "| held-out detection | its ml |")
     print("|---|---|---:|---:|---:|---:|---:|---|---:|")

@@ -325,6 +325,7 @@ CASES = {
     "edgelist.simple_csr": lambda: ([3, np.array([0, 1, 1, 2]), np.array([1, 0, 1, 0])], {}),
     "edgelist.simple_csr_counts": lambda: ([3, np.array([0, 1, 1, 2], np.int32),
                                            np.array([1, 0, 1, 0], np.int32)], {}),
+    "features.bfs_rumor": lambda: ([GP, GI, np.zeros(N)], {}),
     "features.distance_sums": lambda: ([GP, GI, np.zeros(N, np.int64), np.zeros(N, np.int64)], {}),
     "features.multi_source_distance": lambda: ([GP, GI, np.array([0, 4]), np.zeros(N, np.int64)], {}),
     "fused.local_tree": lambda: ([np.array([-1, 0, 0, 1], np.int64), 4, np.empty(5, np.int64),

@@ -2,7 +2,9 @@
 
 import numpy as np
 
+from libc.math cimport lgamma, log
 from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
 
 from anonspread.engine._bfs cimport bfs, bfs_from
 
@@ -18,6 +20,19 @@ cdef extern from *:
     }
     """
     int anonspread_popcount64(unsigned long long x) nogil
+
+
+cdef extern from *:
+    """
+    static inline int anonspread_ctz64(unsigned long long x) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzll(x);
+    #else
+        int c = 0; while (!(x & 1ULL)) { x >>= 1; c++; } return c;
+    #endif
+    }
+    """
+    int anonspread_ctz64(unsigned long long x) nogil
 
 
 cdef void _bitparallel_sums(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -156,3 +171,296 @@ def multi_source_distance(const int64_t[::1] indptr, const int32_t[::1] indices,
         bfs_from(indptr, indices, order, tail, parent, d32)
         for i in range(n):
             dist[i] = d32[i]
+
+
+
+cdef void _tree_all_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
+                          double[::1] out, int32_t[::1] order, int32_t[::1] parent,
+                          int32_t[::1] dist, int64_t[::1] size) noexcept nogil:
+    """Exact log rumour centrality of every node of a tree by rerooting, O(n)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k
+    cdef int32_t v
+    cdef double acc = 0.0
+    bfs(indptr, indices, 0, order, parent, dist)
+    for k in range(n - 1, 0, -1):
+        v = order[k]
+        size[parent[v]] += size[v]
+    for k in range(n):
+        acc += log(<double> size[k])
+    out[order[0]] = lgamma(n + 1.0) - acc
+    for k in range(1, n):
+        v = order[k]
+        out[v] = out[parent[v]] + log(<double> size[v]) - log(<double> (n - size[v]))
+
+
+cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
+                            double[::1] out, const double[::1] logtab, uint64_t[::1] seen,
+                            uint64_t[::1] cur, uint64_t[::1] nxt, int32_t[::1] par,
+                            int32_t[::1] size) except -1 nogil:
+    """:func:`bfs_rumor` by breadth-first searches from 64 roots at once.
+
+    Per batch of roots (bit ``j`` of a word for root ``b0 + j``): a level's new bits of a
+    node ``v`` come from its neighbours' frontier words, as in :func:`_bitparallel_sums`;
+    its parent for root ``j`` is the first neighbour in ``v``'s CSR row whose frontier word
+    holds bit ``j`` (a neighbour one level closer to that root). The (node, new bits)
+    entries are kept in level order; walked backwards they add each node's subtree size to
+    its parent's, one root per bit. ``par`` and ``size`` hold 64 entries per node.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, v, b0, j, k, t
+    cdef int64_t e, ne, cap = 2 * n + 64
+    cdef int32_t x
+    cdef uint64_t acc, new, fresh, rem, got, bits
+    cdef int32_t sz
+    cdef double lg = lgamma(n + 1.0)
+    cdef double tot[64]
+    cdef int32_t *ent_v = <int32_t *> malloc(cap * sizeof(int32_t))
+    cdef uint64_t *ent_b = <uint64_t *> malloc(cap * sizeof(uint64_t))
+    cdef void *grown
+    if ent_v == NULL or ent_b == NULL:
+        free(ent_v)
+        free(ent_b)
+        with gil:
+            raise MemoryError("bfs_rumor: out of memory for its level lists")
+    b0 = 0
+    while b0 < n:
+        k = n - b0 if n - b0 < 64 else 64
+        for v in range(n):
+            seen[v] = 0
+            cur[v] = 0
+        for t in range(64 * n):
+            size[t] = 1
+        for j in range(k):
+            seen[b0 + j] = (<uint64_t> 1) << j
+            cur[b0 + j] = seen[b0 + j]
+        ne = 0
+        while True:
+            fresh = 0
+            for v in range(n):
+                acc = 0
+                for e in range(indptr[v], indptr[v + 1]):
+                    acc |= cur[indices[e]]
+                new = acc & ~seen[v]
+                nxt[v] = new
+                if not new:
+                    continue
+                seen[v] |= new
+                fresh |= new
+                rem = new
+                for e in range(indptr[v], indptr[v + 1]):
+                    x = indices[e]
+                    got = rem & cur[x]
+                    if got:
+                        rem &= ~got
+                        while got:
+                            par[64 * v + anonspread_ctz64(got)] = x
+                            got &= got - 1
+                        if not rem:
+                            break
+                if ne == cap:
+                    cap *= 2
+                    grown = realloc(ent_v, cap * sizeof(int32_t))
+                    if grown == NULL:
+                        free(ent_v)
+                        free(ent_b)
+                        with gil:
+                            raise MemoryError("bfs_rumor: out of memory for its level lists")
+                    ent_v = <int32_t *> grown
+                    grown = realloc(ent_b, cap * sizeof(uint64_t))
+                    if grown == NULL:
+                        free(ent_v)
+                        free(ent_b)
+                        with gil:
+                            raise MemoryError("bfs_rumor: out of memory for its level lists")
+                    ent_b = <uint64_t *> grown
+                ent_v[ne] = <int32_t> v
+                ent_b[ne] = new
+                ne += 1
+            if not fresh:
+                break
+            for v in range(n):
+                cur[v] = nxt[v]
+        # deepest levels first: a node's subtree is complete when its entry is reached, so
+        # its log size is added to its root's sum there and its size to its parent's
+        for j in range(k):
+            tot[j] = logtab[n]  # the root's subtree: every node (the graph is connected)
+        for t in range(ne - 1, -1, -1):
+            v = ent_v[t]
+            bits = ent_b[t]
+            while bits:
+                j = anonspread_ctz64(bits)
+                sz = size[64 * v + j]
+                tot[j] += logtab[sz]
+                size[64 * par[64 * v + j] + j] += sz
+                bits &= bits - 1
+        for j in range(k):
+            out[b0 + j] = lg - tot[j]
+        b0 += k
+    free(ent_v)
+    free(ent_b)
+    return 0
+
+
+cdef int _bitparallel_rumor_levels(const int64_t[::1] indptr, const int32_t[::1] indices,
+                                   double[::1] out, const double[::1] logtab,
+                                   uint64_t[::1] seen, int32_t[::1] size,
+                                   int64_t max_words) except -1 nogil:
+    """:func:`bfs_rumor` by breadth-first searches from 64 roots at once, every level's
+    frontier words kept (``front[L][v]``: the roots for which v is at level L).
+
+    Walking the levels from the deepest, a node's new bits at level L find their parents
+    in one scan of its CSR row (bit ``j`` goes to the first neighbour whose level-(L - 1)
+    word holds it), where its subtree size, complete by then, is added to the parent's and
+    its log to the root's sum. Returns 1 when the frontiers would need more than
+    ``max_words`` words (the caller then uses :func:`_bitparallel_rumor`), else 0.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, v, b0, j, k, t
+    cdef int64_t e, lev, levels, cap = 16
+    cdef int32_t x, sz
+    cdef uint64_t acc, new, fresh, rem, got
+    cdef uint64_t *cur
+    cdef uint64_t *nxt
+    cdef uint64_t *prev
+    cdef double lg = lgamma(n + 1.0)
+    cdef double tot[64]
+    cdef void *grown
+    cdef uint64_t *front
+    if cap * n > max_words:
+        return 1
+    front = <uint64_t *> malloc(cap * n * sizeof(uint64_t))
+    if front == NULL:
+        with gil:
+            raise MemoryError("bfs_rumor: out of memory for its frontiers")
+    b0 = 0
+    while b0 < n:
+        k = n - b0 if n - b0 < 64 else 64
+        for v in range(n):
+            seen[v] = 0
+            front[v] = 0
+        for j in range(k):
+            seen[b0 + j] = (<uint64_t> 1) << j
+            front[b0 + j] = seen[b0 + j]
+        levels = 0
+        while True:
+            if (levels + 2) > cap:
+                if 2 * cap * n > max_words:
+                    free(front)
+                    return 1
+                cap *= 2
+                grown = realloc(front, cap * n * sizeof(uint64_t))
+                if grown == NULL:
+                    free(front)
+                    with gil:
+                        raise MemoryError("bfs_rumor: out of memory for its frontiers")
+                front = <uint64_t *> grown
+            cur = front + levels * n
+            nxt = front + (levels + 1) * n
+            fresh = 0
+            for v in range(n):
+                acc = 0
+                for e in range(indptr[v], indptr[v + 1]):
+                    acc |= cur[indices[e]]
+                new = acc & ~seen[v]
+                nxt[v] = new
+                seen[v] |= new
+                fresh |= new
+            if not fresh:
+                break
+            levels += 1
+        for t in range(64 * n):
+            size[t] = 1
+        for j in range(k):
+            tot[j] = logtab[n]  # the root's subtree: every node (the graph is connected)
+        for lev in range(levels, 0, -1):
+            cur = front + lev * n
+            prev = front + (lev - 1) * n
+            for v in range(n):
+                rem = cur[v]
+                if not rem:
+                    continue
+                for e in range(indptr[v], indptr[v + 1]):
+                    x = indices[e]
+                    got = rem & prev[x]
+                    if got:
+                        rem &= ~got
+                        while got:
+                            j = anonspread_ctz64(got)
+                            sz = size[64 * v + j]
+                            tot[j] += logtab[sz]
+                            size[64 * x + j] += sz
+                            got &= got - 1
+                        if not rem:
+                            break
+        for j in range(k):
+            out[b0 + j] = lg - tot[j]
+        b0 += k
+    free(front)
+    return 0
+
+
+def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1] out,
+              bint bitparallel=True, int64_t max_words=-1):
+    """Log rumour centrality of every node v on a BFS tree of the graph rooted at v.
+
+    The tree rooted at v gives each other node w the parent that comes first in w's CSR
+    row among its neighbours one hop closer to v. On a tree: the exact rumour centrality
+    by rerooting, O(n). Otherwise ``bitparallel`` (the default): 64 roots at once,
+    O(ceil(n / 64) x levels x (n + m)) word operations and O(n^2) for the subtree sizes,
+    keeping every level's frontier words while they fit in ``max_words`` words (default
+    max(64 n, 2^24)), else a parent per node and root (256 n bytes more); or one
+    breadth-first search per node (O(n m), the reference). All give the same trees.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, j, k
+    cdef int64_t e
+    cdef int32_t w, x
+    cdef double acc
+    cdef int r = 0
+    cdef int32_t[::1] order = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] parent = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] dist = np.full(max(n, 1), -1, np.int32)
+    cdef int64_t[::1] size = np.ones(max(n, 1), np.int64)
+    cdef double[::1] logtab = np.log(np.maximum(np.arange(n + 1, dtype=np.float64), 1.0))
+    cdef bint tree = indices.shape[0] == 2 * (n - 1)
+    cdef bint bp = bitparallel and not tree and n > 0
+    cdef uint64_t[::1] seen = np.empty(max(n, 1) if bp else 1, np.uint64)
+    cdef uint64_t[::1] cur, nxt
+    cdef int32_t[::1] par
+    cdef int32_t[::1] size64 = np.empty(64 * n if bp else 1, np.int32)
+    if n == 0:
+        return
+    if max_words < 0:
+        max_words = max(64 * n, 1 << 24)
+    if bp:
+        with nogil:
+            r = _bitparallel_rumor_levels(indptr, indices, out, logtab, seen, size64, max_words)
+        if r:
+            cur = np.empty(n, np.uint64)
+            nxt = np.empty(n, np.uint64)
+            par = np.empty(64 * n, np.int32)
+            with nogil:
+                _bitparallel_rumor(indptr, indices, out, logtab, seen, cur, nxt, par, size64)
+        return
+    with nogil:
+        if tree:
+            _tree_all_rumor(indptr, indices, out, order, parent, dist, size)
+        else:
+            for i in range(n):
+                k = bfs(indptr, indices, i, order, parent, dist)
+                # the parent rule of the bit-parallel scan: the first neighbour in the
+                # row one hop closer to the root (not the BFS queue's parent)
+                for j in range(1, k):
+                    w = order[j]
+                    for e in range(indptr[w], indptr[w + 1]):
+                        x = indices[e]
+                        if dist[x] == dist[w] - 1:
+                            parent[w] = x
+                            break
+                for j in range(k - 1, 0, -1):
+                    w = order[j]
+                    size[parent[w]] += size[w]
+                acc = 0.0
+                for j in range(k):
+                    w = order[j]
+                    acc += logtab[size[w]]
+                    size[w] = 1
+                    dist[w] = -1
+                out[i] = lgamma(n + 1.0) - acc
