@@ -296,18 +296,37 @@ cdef void init_msgs(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
         msgs[e * 2 * L + L] = NINF
 
 
+cdef inline bint stalled(double c, double *mark, int64_t *since, int64_t stall) noexcept nogil:
+    """True when ``stall`` (> 0) sweeps have passed since the largest change last fell below
+    half of its value at the previous such fall (``mark``): the residual neither converges
+    nor decays geometrically at a useful rate (a run that halves its residual more slowly
+    than once per ``stall`` sweeps needs more than ``30 * stall`` sweeps to go from 1 to
+    1e-9). ``mark`` starts at +inf, ``since`` at 0."""
+    if stall <= 0:
+        return False
+    if c < 0.5 * mark[0]:
+        mark[0] = c
+        since[0] = 0
+        return False
+    since[0] += 1
+    return since[0] >= stall
+
+
 cdef int64_t run(const int64_t *indptr, const int64_t *rev, const int64_t *extra, int64_t n,
                  int64_t T, double lp, double lq, const double *lcns, const double *lcsrc,
                  double damping, double tol, int64_t max_iter, double *msgs, Work *w,
-                 double *change) noexcept nogil:
-    """Sweeps until the largest change is below ``tol`` or ``max_iter`` sweeps; returns the
-    number of sweeps, the last change in ``change``."""
-    cdef int64_t it = 0
-    cdef double c = 0.0
+                 double *change, int64_t stall) noexcept nogil:
+    """Sweeps until the largest change is below ``tol``, ``max_iter`` sweeps, or the change
+    stalls (``stalled``, with ``stall`` > 0); returns the number of sweeps, the last change
+    in ``change``."""
+    cdef int64_t it = 0, since = 0
+    cdef double c = 0.0, mark = INFINITY
     while it < max_iter:
         c = sweep(indptr, rev, extra, n, T, lp, lq, lcns, lcsrc, damping, log(tol) - 3.0, msgs, w)
         it += 1
         if c < tol:
+            break
+        if stalled(c, &mark, &since, stall):
             break
     change[0] = c
     return it
@@ -592,15 +611,17 @@ cdef void init_msgs_lin(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
 cdef int64_t run_lin(const int64_t *indptr, const int64_t *rev, int64_t n, int64_t T, double p,
                      double q, const double *phi, const double *cns, const double *csrc,
                      double damping, double tol, int64_t max_iter, double *msgs, LWork *w,
-                     double *change, int *bad) noexcept nogil:
-    cdef int64_t it = 0
-    cdef double c = 0.0
+                     double *change, int *bad, int64_t stall) noexcept nogil:
+    cdef int64_t it = 0, since = 0
+    cdef double c = 0.0, mark = INFINITY
     while it < max_iter:
         c = sweep_lin(indptr, rev, n, T, p, q, phi, cns, csrc, damping, msgs, w, bad)
         it += 1
         if bad[0]:
             break
         if c < tol:
+            break
+        if stalled(c, &mark, &since, stall):
             break
     change[0] = c
     return it
@@ -629,11 +650,13 @@ KERNEL_LOG = 1
 def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
            const int64_t[::1] extra, int64_t T, double p, const double[::1] lcns,
            const double[::1] lcsrc, double damping, double tol, int64_t max_iter,
-           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg, int kernel):
+           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg, int kernel,
+           int64_t stall=0):
     """One BP run with per-node log weights of being a non-source (``lcns``) and the source
     (``lcsrc``); ``msgs`` (``max(nnz, 1) * 2 * (T + 1)`` doubles) is scratch for the
     messages. Returns ``(bethe_log_z, sweeps, last_change, used_log)``; fills ``lsrc`` and
-    ``marg``. ``kernel``: ``KERNEL_AUTO`` or ``KERNEL_LOG``."""
+    ``marg``. ``kernel``: ``KERNEL_AUTO`` or ``KERNEL_LOG``; ``stall``: stop a run whose
+    change has not halved in that many sweeps (0: never)."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t L = T + 1
     cdef int64_t nnz = indptr[n]
@@ -662,7 +685,7 @@ def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[
             if nnz > 0:
                 it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, tab + n * L + n,
                              tab + n * L + 2 * n, damping, tol, max_iter, &msgs[0], &lw,
-                             &change, &bad)
+                             &change, &bad, stall)
             if not bad:
                 logz = beliefs_lin(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, n, T,
                                    p, 1.0 - p, tab, tab + n * L + n, tab + n * L + 2 * n,
@@ -684,7 +707,7 @@ def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[
                 marg[i, t] = 0.0
         if nnz > 0:
             it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, &lcns[0], &lcsrc[0], damping,
-                     tol, max_iter, &msgs[0], &w, &change)
+                     tol, max_iter, &msgs[0], &w, &change, stall)
         logz = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, &extra[0], n,
                        T, lp, lq, &lcns[0], &lcsrc[0], &msgs[0] if nnz > 0 else NULL, &w,
                        &lsrc[0], &marg[0, 0])
@@ -719,7 +742,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                const int64_t[::1] extra, int64_t T, double p, const int64_t[::1] cands,
                double damping, double tol, int64_t max_iter, int threads,
                double[::1] logz, int64_t[::1] iters, double[::1] changes, int kernel,
-               int64_t[::1] used_log):
+               int64_t[::1] used_log, int64_t stall=0):
     """Per candidate source ``s`` in ``cands``: BP with ``s`` the source at time 0 and every
     other node a non-source; ``logz[c]`` the Bethe log-likelihood (``-inf`` when ``s`` is
     more than T hops from some node), ``iters[c]`` sweeps, ``changes[c]`` the last change,
@@ -808,7 +831,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                     init_msgs_lin(msgs, nnz, L)
                     if nnz > 0:
                         it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, cns, csrc,
-                                     damping, tol, max_iter, msgs, &lws[tid], &ch, &bad)
+                                     damping, tol, max_iter, msgs, &lws[tid], &ch, &bad, stall)
                     if not bad:
                         logz[c] = beliefs_lin(&indptr[0], &indices[0],
                                               &rev[0] if nnz > 0 else NULL, n, T, p, 1.0 - p,
@@ -821,7 +844,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                     init_msgs(msgs, nnz, L)
                     if nnz > 0:
                         it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, lcns, lcsrc,
-                                 damping, tol, max_iter, msgs, &ws[tid], &ch)
+                                 damping, tol, max_iter, msgs, &ws[tid], &ch, stall)
                     logz[c] = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL,
                                       &extra[0], n, T, lp, lq, lcns, lcsrc, msgs, &ws[tid],
                                       lsrc, NULL)
@@ -983,3 +1006,69 @@ def flood_loglik(const int64_t[::1] indptr, const int32_t[::1] indices, const in
                         ok = False
                         break
             out[s] = 0.0 if ok else NINF
+
+
+cdef int64_t bfs_far(const int64_t *indptr, const int32_t *indices, int64_t n, int64_t s,
+                     int64_t *dist, int64_t *queue) noexcept nogil:
+    """Hop distances from s in ``dist`` (-1: unreached); returns the last node reached (a
+    farthest one)."""
+    cdef int64_t i, head = 0, tail = 1, x = s, e, y
+    for i in range(n):
+        dist[i] = -1
+    dist[s] = 0
+    queue[0] = s
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for e in range(indptr[x], indptr[x + 1]):
+            y = indices[e]
+            if dist[y] < 0:
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+    return x
+
+
+def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
+             int64_t[::1] out):
+    """``out[s] = 1`` where every node is within T hops of s (a single source can have
+    reached them all by T), else 0. Bounds first, from three BFS: from two far-apart nodes
+    a and b, ``ecc(s) >= max(dist(s, a), dist(s, b))`` (above T: infeasible); from a
+    central node c (smallest such bound), ``ecc(s) <= dist(s, c) + ecc(c)`` (at most T:
+    feasible). One BFS cut at depth T per node the bounds leave open. ``O(m)`` plus ``O(m)``
+    per open node."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t s, a, b, c = 0, eccc = 0, lo, best
+    import numpy as np
+    if n == 0:
+        return
+    cdef int64_t[::1] da = np.empty(n, np.int64)
+    cdef int64_t[::1] db = np.empty(n, np.int64)
+    cdef int64_t[::1] dc = np.empty(n, np.int64)
+    cdef int64_t[::1] dist = np.empty(n, np.int64)
+    cdef int64_t[::1] queue = np.empty(n, np.int64)
+    with nogil:
+        a = bfs_far(&indptr[0], &indices[0], n, 0, &da[0], &queue[0])
+        b = bfs_far(&indptr[0], &indices[0], n, a, &da[0], &queue[0])
+        bfs_far(&indptr[0], &indices[0], n, b, &db[0], &queue[0])
+        best = n + 1
+        for s in range(n):
+            lo = da[s] if da[s] > db[s] else db[s]
+            if da[s] >= 0 and db[s] >= 0 and lo < best:
+                best = lo
+                c = s
+        bfs_far(&indptr[0], &indices[0], n, c, &dc[0], &queue[0])
+        for s in range(n):
+            if dc[s] < 0:
+                eccc = n + 1
+                break
+            if dc[s] > eccc:
+                eccc = dc[s]
+        for s in range(n):
+            out[s] = 0
+            if da[s] < 0 or da[s] > T or db[s] < 0 or db[s] > T:
+                continue
+            if dc[s] + eccc <= T:
+                out[s] = 1
+                continue
+            out[s] = ecc_within(&indptr[0], &indices[0], n, s, T, &dist[0], &queue[0])
