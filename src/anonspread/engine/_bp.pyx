@@ -1059,8 +1059,8 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
                 c = s
         bfs_far(&indptr[0], &indices[0], n, c, &dc[0], &queue[0])
         for s in range(n):
-            if dc[s] < 0:
-                eccc = n + 1
+            if dc[s] < 0:  # disconnected: no upper bound from c
+                eccc = 4611686018427387904
                 break
             if dc[s] > eccc:
                 eccc = dc[s]
@@ -1068,7 +1068,7 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
             out[s] = 0
             if da[s] < 0 or da[s] > T or db[s] < 0 or db[s] > T:
                 continue
-            if dc[s] + eccc <= T:
+            if eccc <= T and dc[s] <= T - eccc:
                 out[s] = 1
                 continue
             out[s] = ecc_within(&indptr[0], &indices[0], n, s, T, &dist[0], &queue[0])
