@@ -41,8 +41,9 @@ The posterior over sources is ``P(s | snapshot) ∝ P(snapshot | s)`` (uniform p
 infected nodes), or, with ``T`` unknown, ``∝ sum_T prior(T) P(snapshot | s, T)``.
 
 Convergence (``bethe``, ``prior``): each run is swept until its largest message change is
-below ``tol`` (converged), ``max_iter`` sweeps, or a stall (the change has not halved in
-``stall`` sweeps: an oscillating run, see ``docs/adversaries.md``); a run that did not
+below ``tol`` (converged), ``max_iter`` sweeps, or (``prior``, by default) a stall (the
+change has not halved in ``stall`` sweeps: a drifting run, see ``docs/adversaries.md``); a
+run that did not
 converge is redone from fresh messages with the next ``damping`` of the schedule (default
 0.3, then 0.6). What is left unconverged is counted, flagged and warned about.
 """
@@ -82,8 +83,10 @@ BETHE_BUDGET = 250_000
 #: Default damping schedule of :func:`bp_posterior`: a run that does not converge at 0.3
 #: is redone from fresh messages at 0.6 (``docs/adversaries.md``, "Convergence").
 DAMPING = (0.3, 0.6)
-#: Default ``stall`` of :func:`bp_posterior`: a run whose largest message change has not
-#: halved in this many sweeps is stopped (unconverged) and passed to the next damping.
+#: ``stall`` of :func:`bp_posterior`'s ``prior`` method by default: a run whose largest
+#: message change has not halved in this many sweeps is stopped (unconverged) and passed to
+#: the next damping. ``bethe`` runs without it by default (its clamped runs on dense
+#: snapshots can wander longer than this and still converge; ``docs/adversaries.md``).
 STALL = 50
 #: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
 #: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
@@ -260,7 +263,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
                  method: str = "auto", damping: Any = DAMPING, tol: float = 1e-9,
                  max_iter: int = 200, threads: int = 1, max_work: int = MAX_WORK,
                  bethe_budget: int = BETHE_BUDGET, gamma: float = PRIOR_GAMMA,
-                 stall: int = STALL) -> BPResult:
+                 stall: int | None = None) -> BPResult:
     """The posterior over sources of a random-diffusion or flooding snapshot, by BP.
 
     With the uniform prior over the infected nodes, ``P(s | S) = P(S | s) / sum_v P(S | v)``
@@ -307,9 +310,10 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         it ``prior``.
     gamma : float in (0, 1)
         Source prior of each feasible node for ``method="prior"``.
-    stall : int >= 0
+    stall : int >= 0 or None
         Stop a run, unconverged, when its largest message change has not halved in this
-        many sweeps (default :data:`STALL`; 0: never, run to ``tol`` or ``max_iter``).
+        many sweeps (0: never, run to ``tol`` or ``max_iter``). None (the default):
+        :data:`STALL` (50) for ``prior``, 0 for ``bethe``.
 
     Returns
     -------
@@ -342,7 +346,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     p = _check_protocol(protocol)
     ts, logprior = _check_T_prior(T_prior, snapshot)
     dampings = _check_damping(damping)
-    stall = check_int(stall, "stall", low=0)
+    if stall is not None:
+        stall = check_int(stall, "stall", low=0)
     tol = check_real(tol, "tol", low=0.0, low_open=True)
     max_iter = check_int(max_iter, "max_iter", low=1)
     threads = check_int(threads, "threads", low=1)
@@ -373,6 +378,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     elif method in ("bethe", "prior") and p == 1.0:
         raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
                                     "cycle); use 'flooding' or 'auto'")
+    if stall is None:
+        stall = STALL if method == "prior" else 0
     if method == "bethe":
         if work > max_work:
             raise InvalidParameterError(
@@ -497,7 +504,7 @@ def _bp_params(protocol: Protocol, graph: Any) -> dict:
 def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: str = "auto",
        damping: Any = DAMPING, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
        max_work: int = MAX_WORK, bethe_budget: int = BETHE_BUDGET,
-       gamma: float = PRIOR_GAMMA, stall: int = STALL) -> Scores:
+       gamma: float = PRIOR_GAMMA, stall: int | None = None) -> Scores:
     """Belief-propagation source posterior for random diffusion and flooding (Altarelli et al. 2014).
 
     The scores of :func:`bp_posterior` (same parameters, ``method="auto"`` by default):

@@ -23,7 +23,10 @@ mean largest posterior (BP's predicted detection).
 
     python benchmarks/make_three_block.py /tmp/three_block.csv
     python benchmarks/bench_bp_convergence.py --three-block /tmp/three_block.csv \
-        --snapshots 50 --fb-snapshots 200
+        --snapshots 60 --fb-snapshots 200 --stall0
+
+(``--stall0``: the after-method is also run with ``stall=0``, to count what the stall rule
+costs in converged runs and saves in CPU.)
 """
 
 from __future__ import annotations
@@ -67,10 +70,10 @@ def before(snap, proto) -> dict:
     return {"method": method, "converged": conv, "posterior": post}
 
 
-def after(snap, proto) -> dict:
+def after(snap, proto, **kw) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", adversaries.BPConvergenceWarning)
-        r = adversaries.bp_posterior(snap, proto)
+        r = adversaries.bp_posterior(snap, proto, **kw)
     return {"method": r.method, "converged": r.converged, "posterior": r.posterior,
             "damping": r.damping, "stalled": r.stalled}
 
@@ -80,6 +83,10 @@ def hit(post: np.ndarray, src: int) -> float:
     return float(src in top) / top.size
 
 
+def no_stall(snap, proto) -> dict:
+    return after(snap, proto, stall=0)
+
+
 def timed(f, snap, proto):
     t0 = time.process_time()
     out = f(snap, proto)
@@ -87,7 +94,7 @@ def timed(f, snap, proto):
     return out
 
 
-def run(name: str, graph, p: float, Ts, k: int, seed: int) -> None:
+def run(name: str, graph, p: float, Ts, k: int, seed: int, stall0: bool) -> None:
     proto = spread.RandomDiffusion(p)
     for T in Ts:
         rng = np.random.default_rng(seed + T)
@@ -101,7 +108,8 @@ def run(name: str, graph, p: float, Ts, k: int, seed: int) -> None:
                 after(snap, proto)
             b, a = (timed(before, snap, proto), timed(after, snap, proto)) if i % 2 == 0 else \
                 tuple(reversed((timed(after, snap, proto), timed(before, snap, proto))))
-            rows.append((snap.n, b, a, hit(b["posterior"], src), hit(a["posterior"], src)))
+            z = timed(no_stall, snap, proto) if stall0 else None
+            rows.append((snap.n, b, a, hit(b["posterior"], src), hit(a["posterior"], src), z))
         n = np.array([r[0] for r in rows])
         hb = np.array([r[3] for r in rows])
         ha = np.array([r[4] for r in rows])
@@ -122,6 +130,12 @@ def run(name: str, graph, p: float, Ts, k: int, seed: int) -> None:
               f"(before>after) {meth}")
         print(f"  converged before {cb}/{k}, after {ca}/{k} (of them at damping 0.6: {d6}; "
               f"unconverged after that stalled: {st})")
+        if stall0:
+            cz = sum(r[5]["converged"] for r in rows)
+            tz = np.array([r[5]["cpu"] for r in rows])
+            lost = sum(r[5]["converged"] and not r[2]["converged"] for r in rows)
+            print(f"  after without the stall rule (stall=0): converged {cz}/{k} ({lost} of them "
+                  f"not converged with it), CPU s/snapshot {tz.mean():.4f} (max {tz.max():.3f})")
         print(f"  CPU s/snapshot before {tb.mean():.4f} (max {tb.max():.3f}), after {ta.mean():.4f} "
               f"(max {ta.max():.3f}); total {tb.sum():.2f} s vs {ta.sum():.2f} s")
         print(f"  detection before {hb.mean():.3f}, after {ha.mean():.3f}, paired difference "
@@ -136,14 +150,16 @@ def main() -> None:
     ap.add_argument("--fb-snapshots", type=int, default=0, help="0: skip ego-Facebook")
     ap.add_argument("--fb-T", default="2,3,4")
     ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--stall0", action="store_true",
+                    help="also run the after-method without the stall rule (converged, CPU)")
     args = ap.parse_args()
     if args.three_block:
         g = spread.graphs.from_edgelist(args.three_block, delimiter="comma")
-        run("three-block", g, 0.5, (4, 6, 8), args.snapshots, args.seed)
+        run("three-block", g, 0.5, (4, 6, 8), args.snapshots, args.seed, args.stall0)
     if args.fb_snapshots:
         g = datasets.load_graph("ego-facebook", min_degree=3)
         run("ego-facebook", g, 0.1, [int(t) for t in args.fb_T.split(",")], args.fb_snapshots,
-            args.seed + 100)
+            args.seed + 100, args.stall0)
 
 
 if __name__ == "__main__":
