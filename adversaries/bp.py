@@ -339,7 +339,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     ('bethe', True, [0.333, 0.333, 0.0, 0.0, 0.333, 0.0])
     >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5), method="prior")
     >>> res.method, res.converged, res.posterior.round(3).tolist()
-    ('prior', True, [0.252, 0.232, 0.129, 0.129, 0.232, 0.027])
+    ('prior', True, [0.304, 0.348, 0.0, 0.0, 0.348, 0.0])
     """
     if not isinstance(snapshot, Snapshot):
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}")

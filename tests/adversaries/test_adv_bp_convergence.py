@@ -39,6 +39,22 @@ def test_feasible_sources_are_the_nodes_of_eccentricity_at_most_T():
     assert checked == 420
 
 
+def test_feasible_sources_more_open_nodes_than_one_chunk():
+    """Over 1,024 nodes left open by the distance bounds: the bit-parallel check runs in
+    chunks; the same answer as all-pairs shortest paths."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    g = nx.random_regular_graph(3, 2500, seed=4)
+    ip, ix = _csr(g)
+    ecc = shortest_path(csr_matrix((np.ones(ix.shape[0]), ix, ip), shape=(2500, 2500)),
+                        unweighted=True).max(axis=1)
+    for T in (int(ecc.min()), int(ecc.max()) - 1, int(ecc.max())):
+        want = ecc <= T
+        assert np.array_equal(ebp.feasible_sources(ip, ix, T), want), T
+    assert 0 < (ecc <= ecc.max() - 1).sum() < 2500
+
+
 def test_feasible_sources_bad_input():
     ip, ix = _csr(nx.path_graph(4))
     with pytest.raises(InvalidTypeError, match="indptr"):

@@ -19,7 +19,7 @@ so no log-domain subtraction is ever needed.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, exp, fabs, log, log1p
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 cdef extern from *:
@@ -1029,24 +1029,37 @@ cdef int64_t bfs_far(const int64_t *indptr, const int32_t *indices, int64_t n, i
     return x
 
 
+cdef enum:
+    FEAS_WORDS = 16  # words of sources checked together by ``feasible`` (64 per word)
+
+
 def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
              int64_t[::1] out):
     """``out[s] = 1`` where every node is within T hops of s (a single source can have
     reached them all by T), else 0. Bounds first, from three BFS: from two far-apart nodes
     a and b, ``ecc(s) >= max(dist(s, a), dist(s, b))`` (above T: infeasible); from a
     central node c (smallest such bound), ``ecc(s) <= dist(s, c) + ecc(c)`` (at most T:
-    feasible). One BFS cut at depth T per node the bounds leave open. ``O(m)`` plus ``O(m)``
-    per open node."""
+    feasible). The nodes the bounds leave open are checked by a bit-parallel search, 1,024
+    at a time: each node holds the set of open sources within t hops of it, T rounds of
+    OR over its neighbours', and a source is feasible when every node holds it. ``O(m)``
+    plus ``O(T m)`` word operations per 64 open nodes."""
     cdef int64_t n = indptr.shape[0] - 1
-    cdef int64_t s, a, b, c = 0, eccc = 0, lo, best
+    cdef int64_t s, a, b, c = 0, eccc = 0, lo, best, nopen = 0, c0, k, W, i, e, w, t, j
+    cdef uint64_t bit
     import numpy as np
     if n == 0:
         return
     cdef int64_t[::1] da = np.empty(n, np.int64)
     cdef int64_t[::1] db = np.empty(n, np.int64)
     cdef int64_t[::1] dc = np.empty(n, np.int64)
-    cdef int64_t[::1] dist = np.empty(n, np.int64)
     cdef int64_t[::1] queue = np.empty(n, np.int64)
+    cdef int64_t[::1] opened = np.empty(n, np.int64)
+    cdef uint64_t[::1] cur = np.empty(n * FEAS_WORDS, np.uint64)
+    cdef uint64_t[::1] nxt = np.empty(n * FEAS_WORDS, np.uint64)
+    cdef uint64_t[::1] every = np.empty(FEAS_WORDS, np.uint64)
+    cdef uint64_t *pc
+    cdef uint64_t *pn
+    cdef uint64_t *tmp
     with nogil:
         a = bfs_far(&indptr[0], &indices[0], n, 0, &da[0], &queue[0])
         b = bfs_far(&indptr[0], &indices[0], n, a, &da[0], &queue[0])
@@ -1071,4 +1084,37 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
             if eccc <= T and dc[s] <= T - eccc:
                 out[s] = 1
                 continue
-            out[s] = ecc_within(&indptr[0], &indices[0], n, s, T, &dist[0], &queue[0])
+            opened[nopen] = s
+            nopen += 1
+        c0 = 0
+        while c0 < nopen:
+            k = nopen - c0
+            if k > 64 * FEAS_WORDS:
+                k = 64 * FEAS_WORDS
+            W = (k + 63) // 64
+            pc = &cur[0]
+            pn = &nxt[0]
+            for i in range(n * W):
+                pc[i] = 0
+            for j in range(k):
+                s = opened[c0 + j]
+                pc[s * W + j // 64] |= (<uint64_t> 1) << (j % 64)
+            for t in range(T):
+                for i in range(n):
+                    for w in range(W):
+                        pn[i * W + w] = pc[i * W + w]
+                    for e in range(indptr[i], indptr[i + 1]):
+                        for w in range(W):
+                            pn[i * W + w] |= pc[indices[e] * W + w]
+                tmp = pc
+                pc = pn
+                pn = tmp
+            for w in range(W):
+                every[w] = ~(<uint64_t> 0)
+            for i in range(n):
+                for w in range(W):
+                    every[w] &= pc[i * W + w]
+            for j in range(k):
+                bit = (every[j // 64] >> (j % 64)) & 1
+                out[opened[c0 + j]] = 1 if bit else 0
+            c0 += k
