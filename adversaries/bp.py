@@ -40,12 +40,14 @@ a model with several possible sources (see :data:`PRIOR_GAMMA` for the default).
 The posterior over sources is ``P(s | snapshot) ∝ P(snapshot | s)`` (uniform prior over the
 infected nodes), or, with ``T`` unknown, ``∝ sum_T prior(T) P(snapshot | s, T)``.
 
-Convergence (``bethe``, ``prior``): each run is swept until its largest message change is
-below ``tol`` (converged), ``max_iter`` sweeps, or (``prior``, by default) a stall (the
-change has not halved in ``stall`` sweeps: a drifting run, see ``docs/adversaries.md``); a
-run that did not
-converge is redone from fresh messages with the next ``damping`` of the schedule (default
-0.3, then 0.6). What is left unconverged is counted, flagged and warned about.
+Convergence (``bethe``, ``prior``): each run follows a schedule of attempts (damping, stall
+window), each from fresh messages, until one converges: an attempt is swept until its
+largest message change is below ``tol`` (converged), ``max_iter`` sweeps, or a stall (the
+change has not halved in the window's sweeps: a drifting or oscillating run, see
+``docs/adversaries.md``). Defaults (:data:`SCHEDULES`): ``prior`` undamped with a window of
+10 (fast where it converges), then damping 0.3 and 0.6 with a window of 50; ``bethe``
+damping 0.3 then 0.6, no window. What is left unconverged is counted, flagged and warned
+about.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ from anonspread.spread.limits import check_size
 from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
 from anonspread.validation import check_int, check_real
 
-__all__ = ["BETHE_BUDGET", "BP_METHODS", "BP_PROTOCOLS", "DAMPING", "PRIOR_GAMMA", "STALL",
+__all__ = ["BETHE_BUDGET", "BP_METHODS", "BP_PROTOCOLS", "PRIOR_GAMMA", "SCHEDULES",
            "BPConvergenceWarning", "BPDetection", "BPResult", "bp", "bp_detection", "bp_posterior"]
 
 #: The protocols whose snapshots BP's model describes exactly (discrete-time SI).
@@ -80,14 +82,15 @@ BP_METHODS = ("auto", "tree", "flooding", "bethe", "prior")
 #: (elements of one sweep over every candidate's messages) for which it runs ``bethe``
 #: (about 0.05 s per sweep on one core, a few seconds per snapshot); above it, ``prior``.
 BETHE_BUDGET = 250_000
-#: Default damping schedule of :func:`bp_posterior`: a run that does not converge at 0.3
-#: is redone from fresh messages at 0.6 (``docs/adversaries.md``, "Convergence").
-DAMPING = (0.3, 0.6)
-#: ``stall`` of :func:`bp_posterior`'s ``prior`` method by default: a run whose largest
-#: message change has not halved in this many sweeps is stopped (unconverged) and passed to
-#: the next damping. ``bethe`` runs without it by default (its clamped runs on dense
-#: snapshots can wander longer than this and still converge; ``docs/adversaries.md``).
-STALL = 50
+#: Default schedules of :func:`bp_posterior` (``damping=None``), per method: attempts
+#: ``(damping, stall)``, each from fresh messages, until one converges; ``stall`` > 0 stops an
+#: attempt whose largest change has not halved in that many sweeps (0: never). ``prior``:
+#: first undamped (where it converges, in about half the sweeps of damping 0.3 on the
+#: three-block snapshots; abandoned after 10 sweeps without halving), then 0.3 and 0.6
+#: (abandoned after 50: a drifting run, which no damping fixes). ``bethe``: 0.3 then 0.6 and
+#: no stall rule (its clamped runs on dense snapshots can wander longer than 50 sweeps and
+#: then converge). Measured: ``docs/adversaries.md``, "Convergence on dense loopy snapshots".
+SCHEDULES = {"prior": ((0.0, 10), (0.3, 50), (0.6, 50)), "bethe": ((0.3, 0), (0.6, 0))}
 #: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
 #: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
 #: is worse, not better: the source-less parts of BP's computation tree can only be
@@ -99,8 +102,8 @@ PRIOR_GAMMA = 0.03
 
 
 class BPConvergenceWarning(UserWarning):
-    """Some BP run did not converge at any damping of the schedule (within ``max_iter``
-    sweeps, or it stalled; its ``log Z`` is that of its last sweep at the last damping):
+    """Some BP run did not converge at any attempt of its schedule (within ``max_iter``
+    sweeps, or it stalled; its ``log Z`` is that of the last sweep of its last attempt):
     :attr:`BPResult.converged` is False.
 
     Examples
@@ -234,20 +237,30 @@ def _check_T_prior(T_prior: Any, snapshot: Snapshot) -> tuple[np.ndarray, np.nda
         return ts, np.log(w / w.sum())
 
 
-def _check_damping(damping: Any) -> tuple[float, ...]:
+def _check_damping(damping: Any) -> tuple[tuple[float, int | None], ...] | None:
+    """None, or the schedule as ``(damping, stall or None)`` pairs."""
+    if damping is None:
+        return None
     if isinstance(damping, (Sequence, np.ndarray)) and not isinstance(damping, (str, bytes)):
         ds = tuple(damping)
         if not ds:
-            raise InvalidParameterError("damping must be a float in [0, 1) or a non-empty "
-                                        "sequence of them; got an empty sequence")
+            raise InvalidParameterError("damping must be None, a float in [0, 1) or a non-empty "
+                                        "sequence of them or of (damping, stall) pairs; got an "
+                                        "empty sequence")
     else:
         ds = (damping,)
     out = []
     for d in ds:
+        st = None
+        if isinstance(d, tuple):
+            if len(d) != 2:
+                raise InvalidParameterError(f"damping's pairs must be (damping, stall); got {d!r}")
+            d, st = d
+            st = check_int(st, "stall in damping", low=0)
         d = check_real(d, "damping", low=0.0, high=1.0)
         if d >= 1.0:
             raise InvalidParameterError(f"damping must be in [0, 1); got {d!r}")
-        out.append(d)
+        out.append((d, st))
     return tuple(out)
 
 
@@ -260,7 +273,7 @@ def _logsumexp(a: np.ndarray, axis: int | None = None) -> np.ndarray:
 
 
 def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
-                 method: str = "auto", damping: Any = DAMPING, tol: float = 1e-9,
+                 method: str = "auto", damping: Any = None, tol: float = 1e-9,
                  max_iter: int = 200, threads: int = 1, max_work: int = MAX_WORK,
                  bethe_budget: int = BETHE_BUDGET, gamma: float = PRIOR_GAMMA,
                  stall: int | None = None) -> BPResult:
@@ -291,10 +304,12 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         tree, else ``bethe`` when ``candidates * 2|E| * (T + 1) <= bethe_budget``, else
         ``prior``. ``tree`` needs a tree-shaped infected subgraph, ``flooding`` needs
         ``p = 1``, ``prior`` needs ``p < 1``; ``bethe`` runs on any snapshot with ``p < 1``.
-    damping : float in [0, 1), or a sequence of them
+    damping : None, float in [0, 1), or a sequence of floats or (damping, stall) pairs
         Weight of the old message in each BP update (``bethe``, ``prior``). A sequence is a
         schedule: a run that does not converge (or stalls) is redone from fresh messages
-        with the next value (default :data:`DAMPING`: 0.3, then 0.6).
+        with the next item. None: the method's default schedule (:data:`SCHEDULES`:
+        ``prior`` undamped, abandoned after 10 sweeps without halving its change, then 0.3
+        and 0.6 with a window of 50; ``bethe`` 0.3 then 0.6).
     tol : float > 0
         Convergence threshold on the largest change of a message entry (messages scaled
         to maximum 1) in one sweep.
@@ -311,9 +326,10 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     gamma : float in (0, 1)
         Source prior of each feasible node for ``method="prior"``.
     stall : int >= 0 or None
-        Stop a run, unconverged, when its largest message change has not halved in this
-        many sweeps (0: never, run to ``tol`` or ``max_iter``). None (the default):
-        :data:`STALL` (50) for ``prior``, 0 for ``bethe``.
+        Stop an attempt, unconverged, when its largest message change has not halved in
+        this many sweeps (0: never, run to ``tol`` or ``max_iter``), for every attempt of
+        the schedule. None (the default): each attempt's own window (a bare float in
+        ``damping``: 0).
 
     Returns
     -------
@@ -345,7 +361,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}")
     p = _check_protocol(protocol)
     ts, logprior = _check_T_prior(T_prior, snapshot)
-    dampings = _check_damping(damping)
+    sched = _check_damping(damping)
     if stall is not None:
         stall = check_int(stall, "stall", low=0)
     tol = check_real(tol, "tol", low=0.0, low_open=True)
@@ -378,8 +394,11 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     elif method in ("bethe", "prior") and p == 1.0:
         raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
                                     "cycle); use 'flooding' or 'auto'")
-    if stall is None:
-        stall = STALL if method == "prior" else 0
+    if method in SCHEDULES:
+        # the attempts: (damping, stall window)
+        sched = SCHEDULES[method] if sched is None else sched
+        sched = tuple((d, stall if stall is not None else (0 if st is None else st))
+                      for d, st in sched)
     if method == "bethe":
         if work > max_work:
             raise InvalidParameterError(
@@ -406,9 +425,9 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
             # the messages never die (module docstring), and impossible sources get no mass
             g = np.where(feasible, gamma, 0.0)
             total = 0
-            for d in dampings:
+            for d, st in sched:
                 run = _bp.bp_run(indptr, indices, extra, T, p, g, damping=d, tol=tol,
-                                 max_iter=max_iter, stall=stall)
+                                 max_iter=max_iter, stall=st)
                 total += run.sweeps
                 if run.converged:
                     break
@@ -428,11 +447,11 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
             lastit = np.zeros(n, np.int64)
             ch = np.zeros(n)
             todo = cands
-            for k, d in enumerate(dampings):
+            for k, (d, st) in enumerate(sched):
                 lz2, it2, ch2 = _bp.clamped_log_likelihood(indptr, indices, extra, T, p, todo,
                                                            damping=d, tol=tol,
                                                            max_iter=max_iter, threads=threads,
-                                                           stall=stall)
+                                                           stall=st)
                 lz[todo] = lz2
                 it[todo] += it2
                 lastit[todo] = it2
@@ -468,12 +487,12 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     converged = unconverged == 0
     if not converged:
         runs = ran if method == "bethe" else ts.shape[0]
-        sched = " then ".join(f"{d:g}" for d in dampings)
+        said = " then ".join(f"{d:g}" + (f" (stall {st})" if st else "") for d, st in sched)
         warnings.warn(BPConvergenceWarning(
-            f"bp ({method}): {unconverged} of {runs} BP runs did not converge at damping {sched} "
-            f"(max_iter={max_iter} sweeps each; {stalled} stopped early, their change not "
-            f"halving in stall={stall} sweeps; largest last change {change:.3g} >= "
-            f"tol={tol:g}); the posterior is that of the last sweep"), stacklevel=2)
+            f"bp ({method}): {unconverged} of {runs} BP runs did not converge at damping {said} "
+            f"(max_iter={max_iter} sweeps each; {stalled} stopped early by their stall window; "
+            f"largest last change {change:.3g} >= tol={tol:g}); the posterior is that of the "
+            "last sweep"), stacklevel=2)
     if ts.shape[0] == 1:
         logl_out = logl[0]
     else:
@@ -502,7 +521,7 @@ def _bp_params(protocol: Protocol, graph: Any) -> dict:
 
 @register_estimator("bp", protocols=BP_PROTOCOLS, likelihood=True, params=_bp_params)
 def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: str = "auto",
-       damping: Any = DAMPING, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
+       damping: Any = None, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
        max_work: int = MAX_WORK, bethe_budget: int = BETHE_BUDGET,
        gamma: float = PRIOR_GAMMA, stall: int | None = None) -> Scores:
     """Belief-propagation source posterior for random diffusion and flooding (Altarelli et al. 2014).
