@@ -21,8 +21,8 @@ infection times (Altarelli, Braunstein, Dall'Asta, Lage-Castellanos, Zecchina, P
   a source with prior ``gamma`` (the model of Altarelli et al. 2014 and of bpepi, its sources
   restricted to where the snapshot allows one), and the posterior
   ``P(s | snapshot) ∝ P(t_s = 0 | snapshot)`` (that run's source marginals, normalised over
-  the feasible nodes): ``O(sweeps * sum_i deg_i * (T + 1))``, linear in the snapshot. Exact only as ``gamma -> 0`` on trees (auto never uses it there); on graphs
-  with cycles a coarse approximation of the single-source posterior (its distance to the exact posterior is in ``docs/adversaries.md``);
+  the feasible nodes): ``O(sweeps * sum_i deg_i * (T + 1))``, linear in the snapshot.
+  Exact only as ``gamma -> 0`` on trees (auto never uses it there); on graphs with cycles a coarse approximation of the single-source posterior (its distance to the exact posterior is in ``docs/adversaries.md``);
 * **auto** (the default): ``flooding`` when ``p = 1``, ``tree`` when the infected subgraph
   is a tree, ``bethe`` while ``candidates * 2|E| * (T + 1)`` is at most ``bethe_budget``,
   else ``prior``. :attr:`BPResult.method` says which ran.
@@ -55,6 +55,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -90,7 +91,8 @@ BETHE_BUDGET = 250_000
 #: (abandoned after 50: a drifting run, which no damping fixes). ``bethe``: 0.3 then 0.6 and
 #: no stall rule (its clamped runs on dense snapshots can wander longer than 50 sweeps and
 #: then converge). Measured: ``docs/adversaries.md``, "Convergence on dense loopy snapshots".
-SCHEDULES = {"prior": ((0.0, 10), (0.3, 50), (0.6, 50)), "bethe": ((0.3, 0), (0.6, 0))}
+SCHEDULES = MappingProxyType({"prior": ((0.0, 10), (0.3, 50), (0.6, 50)),
+                              "bethe": ((0.3, 0), (0.6, 0))})
 #: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
 #: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
 #: is worse, not better: the source-less parts of BP's computation tree can only be
@@ -137,16 +139,15 @@ class BPResult:
     exact : bool
         ``method`` is ``"tree"`` or ``"flooding"`` (the posterior is the exact one).
     converged : bool
-        Every BP run's largest message change fell below ``tol`` at some damping of the
+        Every BP run's largest message change fell below ``tol`` at some attempt of its
         schedule (always True when exact; for ``prior``: its one run per ``T``).
     iterations : int
-        Most sweeps of any run, summed over the dampings it was run at (0 when no sweeps
-        were needed).
+        Most sweeps of any run, summed over its attempts (0 when no sweeps were needed).
     max_change : float
         Largest last-sweep message change over the runs' reported (last) attempts (0.0
         when exact).
     unconverged : int
-        BP runs that did not converge at any damping (summed over the ``T`` values; for
+        BP runs that did not converge at any attempt (summed over the ``T`` values; for
         ``bethe`` one run per candidate, for ``prior`` one run per ``T``).
     candidates : int
         Candidate sources scored, summed over ``T``: ``bethe``, the candidates run (within
@@ -157,11 +158,11 @@ class BPResult:
     T_posterior : numpy.ndarray
         ``P(T | snapshot)`` over :attr:`T`.
     damping : float
-        Largest damping at which a reported run was computed (the first of the schedule
-        when every run converged there; 0.0 when exact).
+        Largest damping at which a reported run was computed (0.0 when every run converged
+        undamped, or the posterior is exact).
     stalled : int
-        Of :attr:`unconverged`, the runs whose last attempt was stopped early because its
-        change stopped decreasing (oscillation), not by ``max_iter``.
+        Of :attr:`unconverged`, the runs whose last attempt was stopped early by its stall
+        window (its change had stopped halving), not by ``max_iter``.
 
     Examples
     --------
@@ -286,7 +287,7 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     cycles the Bethe approximation of each candidate's likelihood (``bethe``, quadratic in
     the snapshot) or one BP run with a small independent source prior on the feasible
     sources (``prior``, linear), with its convergence reported (a run that did not converge
-    at any damping of the schedule sets ``converged=False`` and warns with
+    at any attempt of its schedule sets ``converged=False`` and warns with
     :class:`BPConvergenceWarning`).
 
     Parameters

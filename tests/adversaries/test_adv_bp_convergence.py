@@ -33,6 +33,8 @@ def test_feasible_sources_are_the_nodes_of_eccentricity_at_most_T():
             want = np.array([ecc[v] <= T for v in range(g.number_of_nodes())])
             assert np.array_equal(ebp.feasible_sources(ip, ix, T), want), (seed, T)
             checked += 1
+    # a huge T: every node of a connected subgraph, after at most diameter + 1 rounds
+    assert ebp.feasible_sources(ip, ix, 10**12).all()
     # a disconnected subgraph: no node reaches every other
     ip, ix = _csr(nx.Graph([(0, 1), (2, 3)]))
     assert not ebp.feasible_sources(ip, ix, 5).any()

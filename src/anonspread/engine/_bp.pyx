@@ -1041,11 +1041,13 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
     central node c (smallest such bound), ``ecc(s) <= dist(s, c) + ecc(c)`` (at most T:
     feasible). The nodes the bounds leave open are checked by a bit-parallel search, 1,024
     at a time: each node holds the set of open sources within t hops of it, T rounds of
-    OR over its neighbours', and a source is feasible when every node holds it. ``O(m)``
-    plus ``O(T m)`` word operations per 64 open nodes."""
+    OR over its neighbours' (fewer once a round changes nothing), and a source is feasible
+    when every node holds it. ``O(m)`` plus ``O(min(T, diameter + 1) m)`` word operations
+    per 64 open nodes."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t s, a, b, c = 0, eccc = 0, lo, best, nopen = 0, c0, k, W, i, e, w, t, j
     cdef uint64_t bit
+    cdef int changed
     import numpy as np
     if n == 0:
         return
@@ -1054,8 +1056,8 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
     cdef int64_t[::1] dc = np.empty(n, np.int64)
     cdef int64_t[::1] queue = np.empty(n, np.int64)
     cdef int64_t[::1] opened = np.empty(n, np.int64)
-    cdef uint64_t[::1] cur = np.empty(n * FEAS_WORDS, np.uint64)
-    cdef uint64_t[::1] nxt = np.empty(n * FEAS_WORDS, np.uint64)
+    cdef uint64_t[::1] cur
+    cdef uint64_t[::1] nxt
     cdef uint64_t[::1] every = np.empty(FEAS_WORDS, np.uint64)
     cdef uint64_t *pc
     cdef uint64_t *pn
@@ -1086,6 +1088,15 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
                 continue
             opened[nopen] = s
             nopen += 1
+    if nopen == 0:
+        return
+    # the bit sets: n words per 64 open sources, at most FEAS_WORDS words per node
+    W = (nopen + 63) // 64
+    if W > FEAS_WORDS:
+        W = FEAS_WORDS
+    cur = np.empty(n * W, np.uint64)
+    nxt = np.empty(n * W, np.uint64)
+    with nogil:
         c0 = 0
         while c0 < nopen:
             k = nopen - c0
@@ -1100,15 +1111,21 @@ def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
                 s = opened[c0 + j]
                 pc[s * W + j // 64] |= (<uint64_t> 1) << (j % 64)
             for t in range(T):
+                changed = 0
                 for i in range(n):
                     for w in range(W):
                         pn[i * W + w] = pc[i * W + w]
                     for e in range(indptr[i], indptr[i + 1]):
                         for w in range(W):
                             pn[i * W + w] |= pc[indices[e] * W + w]
+                    for w in range(W):
+                        if pn[i * W + w] != pc[i * W + w]:
+                            changed = 1
                 tmp = pc
                 pc = pn
                 pn = tmp
+                if not changed:  # every set is final (after at most the diameter's rounds)
+                    break
             for w in range(W):
                 every[w] = ~(<uint64_t> 0)
             for i in range(n):

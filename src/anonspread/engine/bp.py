@@ -274,9 +274,12 @@ def feasible_sources(indptr: np.ndarray, indices: np.ndarray, T: int) -> np.ndar
     every node of the infected subgraph (a spread reaches at most one hop per step).
 
     Every other node has likelihood 0 under random diffusion and flooding, whatever ``p``.
-    Two breadth-first searches from far-apart nodes discard most nodes (a feasible source
-    is within ``T`` hops of both), then one search cut at depth ``T`` checks each survivor:
-    ``O(m)`` plus ``O(m)`` per survivor.
+    Three breadth-first searches give bounds on each node's eccentricity (from two
+    far-apart nodes a, b: ``ecc(s) >= max(d(s, a), d(s, b))``; from a central node c:
+    ``ecc(s) <= d(s, c) + ecc(c)``) that settle most nodes; the rest are checked together by
+    a bit-parallel search (each node's set of open sources within t hops, 1,024 sources per
+    pass): ``O(m)`` plus ``O(min(T, diameter + 1) * m)`` word operations per 64 open nodes;
+    memory ``O(n)`` words, at most 32 per node.
 
     Parameters
     ----------
