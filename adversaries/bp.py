@@ -16,12 +16,13 @@ infection times (Altarelli, Braunstein, Dall'Asta, Lage-Castellanos, Zecchina, P
   until the largest message change is below ``tol`` (``converged``) or ``max_iter``
   sweeps, and its Bethe free energy ``log Z = sum_i log Z_i - sum_(ij) log Z_ij``:
   ``O(candidates * sweeps * sum_i deg_i * (T + 1))``, quadratic in the snapshot;
-* **prior** (any graph, ``p < 1``): ONE damped BP run with independent sources, each node a
-  source with prior ``gamma`` (the model of Altarelli et al. 2014 and of bpepi), and the
-  posterior ``P(s | snapshot) ∝ P(t_s = 0 | snapshot)`` (that run's source marginals,
-  normalised over the infected nodes): ``O(sweeps * sum_i deg_i * (T + 1))``, linear in the
-  snapshot. Exact only as ``gamma -> 0`` on trees (auto never uses it there); on graphs
-  with cycles a coarse approximation of the single-source posterior (its distance to the exact posterior is in ``docs/adversaries.md``);
+* **prior** (any graph, ``p < 1``): ONE damped BP run with independent sources, each
+  feasible node (within ``T`` hops of every infected node: the only possible single sources)
+  a source with prior ``gamma`` (the model of Altarelli et al. 2014 and of bpepi, its sources
+  restricted to where the snapshot allows one), and the posterior
+  ``P(s | snapshot) ∝ P(t_s = 0 | snapshot)`` (that run's source marginals, normalised over
+  the feasible nodes): ``O(sweeps * sum_i deg_i * (T + 1))``, linear in the snapshot.
+  Exact only as ``gamma -> 0`` on trees (auto never uses it there); on graphs with cycles a coarse approximation of the single-source posterior (its distance to the exact posterior is in ``docs/adversaries.md``);
 * **auto** (the default): ``flooding`` when ``p = 1``, ``tree`` when the infected subgraph
   is a tree, ``bethe`` while ``candidates * 2|E| * (T + 1)`` is at most ``bethe_budget``,
   else ``prior``. :attr:`BPResult.method` says which ran.
@@ -38,6 +39,15 @@ a model with several possible sources (see :data:`PRIOR_GAMMA` for the default).
 
 The posterior over sources is ``P(s | snapshot) ∝ P(snapshot | s)`` (uniform prior over the
 infected nodes), or, with ``T`` unknown, ``∝ sum_T prior(T) P(snapshot | s, T)``.
+
+Convergence (``bethe``, ``prior``): each run follows a schedule of attempts (damping, stall
+window), each from fresh messages, until one converges: an attempt is swept until its
+largest message change is below ``tol`` (converged), ``max_iter`` sweeps, or a stall (the
+change has not halved in the window's sweeps: a drifting or oscillating run, see
+``docs/adversaries.md``). Defaults (:data:`SCHEDULES`): ``prior`` undamped with a window of
+10 (fast where it converges), then damping 0.3 and 0.6 with a window of 50; ``bethe``
+damping 0.3 then 0.6, no window. What is left unconverged is counted, flagged and warned
+about.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -58,8 +69,8 @@ from anonspread.spread.limits import check_size
 from anonspread.spread.protocols import Flooding, Protocol, RandomDiffusion
 from anonspread.validation import check_int, check_real
 
-__all__ = ["BETHE_BUDGET", "BP_METHODS", "BP_PROTOCOLS", "PRIOR_GAMMA", "BPConvergenceWarning",
-           "BPDetection", "BPResult", "bp", "bp_detection", "bp_posterior"]
+__all__ = ["BETHE_BUDGET", "BP_METHODS", "BP_PROTOCOLS", "PRIOR_GAMMA", "SCHEDULES",
+           "BPConvergenceWarning", "BPDetection", "BPResult", "bp", "bp_detection", "bp_posterior"]
 
 #: The protocols whose snapshots BP's model describes exactly (discrete-time SI).
 BP_PROTOCOLS = ("flooding", "random-diffusion")
@@ -72,6 +83,16 @@ BP_METHODS = ("auto", "tree", "flooding", "bethe", "prior")
 #: (elements of one sweep over every candidate's messages) for which it runs ``bethe``
 #: (about 0.05 s per sweep on one core, a few seconds per snapshot); above it, ``prior``.
 BETHE_BUDGET = 250_000
+#: Default schedules of :func:`bp_posterior` (``damping=None``), per method: attempts
+#: ``(damping, stall)``, each from fresh messages, until one converges; ``stall`` > 0 stops an
+#: attempt whose largest change has not halved in that many sweeps (0: never). ``prior``:
+#: first undamped (where it converges, in about half the sweeps of damping 0.3 on the
+#: three-block snapshots; abandoned after 10 sweeps without halving), then 0.3 and 0.6
+#: (abandoned after 50: a drifting run, which no damping fixes). ``bethe``: 0.3 then 0.6 and
+#: no stall rule (its clamped runs on dense snapshots can wander longer than 50 sweeps and
+#: then converge). Measured: ``docs/adversaries.md``, "Convergence on dense loopy snapshots".
+SCHEDULES = MappingProxyType({"prior": ((0.0, 10), (0.3, 50), (0.6, 50)),
+                              "bethe": ((0.3, 0), (0.6, 0))})
 #: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
 #: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
 #: is worse, not better: the source-less parts of BP's computation tree can only be
@@ -83,8 +104,9 @@ PRIOR_GAMMA = 0.03
 
 
 class BPConvergenceWarning(UserWarning):
-    """Some candidate's BP did not converge within ``max_iter`` sweeps (its ``log Z`` is
-    that of the last sweep): :attr:`BPResult.converged` is False.
+    """Some BP run did not converge at any attempt of its schedule (within ``max_iter``
+    sweeps, or it stalled; its ``log Z`` is that of the last sweep of its last attempt):
+    :attr:`BPResult.converged` is False.
 
     Examples
     --------
@@ -117,23 +139,30 @@ class BPResult:
     exact : bool
         ``method`` is ``"tree"`` or ``"flooding"`` (the posterior is the exact one).
     converged : bool
-        Every BP run's largest message change fell below ``tol`` (always True when exact;
-        for ``prior``: its one run per ``T``).
+        Every BP run's largest message change fell below ``tol`` at some attempt of its
+        schedule (always True when exact; for ``prior``: its one run per ``T``).
     iterations : int
-        Most sweeps of any run (0 when no sweeps were needed).
+        Most sweeps of any run, summed over its attempts (0 when no sweeps were needed).
     max_change : float
-        Largest last-sweep message change over the runs (0.0 when exact).
+        Largest last-sweep message change over the runs' reported (last) attempts (0.0
+        when exact).
     unconverged : int
-        BP runs that stopped at ``max_iter`` (summed over the ``T`` values; for ``bethe``
-        one run per candidate, for ``prior`` one run per ``T``).
+        BP runs that did not converge at any attempt (summed over the ``T`` values; for
+        ``bethe`` one run per candidate, for ``prior`` one run per ``T``).
     candidates : int
         Candidate sources scored, summed over ``T``: ``bethe``, the candidates run (within
-        ``T`` hops of every infected node); the others, the sources of finite likelihood
-        (``prior``: of nonzero source marginal).
+        ``T`` hops of every infected node); ``prior``, the feasible nodes (the same);
+        ``tree`` and ``flooding``, the sources of finite likelihood.
     T : numpy.ndarray of int
         The times considered.
     T_posterior : numpy.ndarray
         ``P(T | snapshot)`` over :attr:`T`.
+    damping : float
+        Largest damping at which a reported run was computed (0.0 when every run converged
+        undamped, or the posterior is exact).
+    stalled : int
+        Of :attr:`unconverged`, the runs whose last attempt was stopped early by its stall
+        window (its change had stopped halving), not by ``max_iter``.
 
     Examples
     --------
@@ -157,6 +186,8 @@ class BPResult:
     candidates: int
     T: np.ndarray
     T_posterior: np.ndarray
+    damping: float = 0.0
+    stalled: int = 0
 
     @property
     def predicted_detection(self) -> float:
@@ -207,6 +238,33 @@ def _check_T_prior(T_prior: Any, snapshot: Snapshot) -> tuple[np.ndarray, np.nda
         return ts, np.log(w / w.sum())
 
 
+def _check_damping(damping: Any) -> tuple[tuple[float, int | None], ...] | None:
+    """None, or the schedule as ``(damping, stall or None)`` pairs."""
+    if damping is None:
+        return None
+    if isinstance(damping, (Sequence, np.ndarray)) and not isinstance(damping, (str, bytes)):
+        ds = tuple(damping)
+        if not ds:
+            raise InvalidParameterError("damping must be None, a float in [0, 1) or a non-empty "
+                                        "sequence of them or of (damping, stall) pairs; got an "
+                                        "empty sequence")
+    else:
+        ds = (damping,)
+    out = []
+    for d in ds:
+        st = None
+        if isinstance(d, tuple):
+            if len(d) != 2:
+                raise InvalidParameterError(f"damping's pairs must be (damping, stall); got {d!r}")
+            d, st = d
+            st = check_int(st, "stall in damping", low=0)
+        d = check_real(d, "damping", low=0.0, high=1.0)
+        if d >= 1.0:
+            raise InvalidParameterError(f"damping must be in [0, 1); got {d!r}")
+        out.append((d, st))
+    return tuple(out)
+
+
 def _logsumexp(a: np.ndarray, axis: int | None = None) -> np.ndarray:
     m = np.max(a, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -216,9 +274,10 @@ def _logsumexp(a: np.ndarray, axis: int | None = None) -> np.ndarray:
 
 
 def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
-                 method: str = "auto", damping: float = 0.3, tol: float = 1e-9,
+                 method: str = "auto", damping: Any = None, tol: float = 1e-9,
                  max_iter: int = 200, threads: int = 1, max_work: int = MAX_WORK,
-                 bethe_budget: int = BETHE_BUDGET, gamma: float = PRIOR_GAMMA) -> BPResult:
+                 bethe_budget: int = BETHE_BUDGET, gamma: float = PRIOR_GAMMA,
+                 stall: int | None = None) -> BPResult:
     """The posterior over sources of a random-diffusion or flooding snapshot, by BP.
 
     With the uniform prior over the infected nodes, ``P(s | S) = P(S | s) / sum_v P(S | v)``
@@ -226,9 +285,10 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     exactly ``S`` infected at ``T`` (see the module docstring for the model and the
     methods). Exact when the infected subgraph is a tree or ``p = 1``; on graphs with
     cycles the Bethe approximation of each candidate's likelihood (``bethe``, quadratic in
-    the snapshot) or one BP run with a small independent source prior (``prior``, linear),
-    with its convergence reported (a run that did not converge sets ``converged=False`` and
-    warns with :class:`BPConvergenceWarning`).
+    the snapshot) or one BP run with a small independent source prior on the feasible
+    sources (``prior``, linear), with its convergence reported (a run that did not converge
+    at any attempt of its schedule sets ``converged=False`` and warns with
+    :class:`BPConvergenceWarning`).
 
     Parameters
     ----------
@@ -245,8 +305,12 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         tree, else ``bethe`` when ``candidates * 2|E| * (T + 1) <= bethe_budget``, else
         ``prior``. ``tree`` needs a tree-shaped infected subgraph, ``flooding`` needs
         ``p = 1``, ``prior`` needs ``p < 1``; ``bethe`` runs on any snapshot with ``p < 1``.
-    damping : float in [0, 1)
-        Weight of the old message in each BP update (``bethe``, ``prior``).
+    damping : None, float in [0, 1), or a sequence of floats or (damping, stall) pairs
+        Weight of the old message in each BP update (``bethe``, ``prior``). A sequence is a
+        schedule: a run that does not converge (or stalls) is redone from fresh messages
+        with the next item. None: the method's default schedule (:data:`SCHEDULES`:
+        ``prior`` undamped, abandoned after 10 sweeps without halving its change, then 0.3
+        and 0.6 with a window of 50; ``bethe`` 0.3 then 0.6).
     tol : float > 0
         Convergence threshold on the largest change of a message entry (messages scaled
         to maximum 1) in one sweep.
@@ -261,7 +325,12 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         ``method="auto"`` runs ``bethe`` up to this ``candidates * 2|E| * (T + 1)``, above
         it ``prior``.
     gamma : float in (0, 1)
-        Source prior of each node for ``method="prior"``.
+        Source prior of each feasible node for ``method="prior"``.
+    stall : int >= 0 or None
+        Stop an attempt, unconverged, when its largest message change has not halved in
+        this many sweeps (0: never, run to ``tol`` or ``max_iter``), for every attempt of
+        the schedule. None (the default): each attempt's own window (a bare float in
+        ``damping``: 0).
 
     Returns
     -------
@@ -287,15 +356,15 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     ('bethe', True, [0.333, 0.333, 0.0, 0.0, 0.333, 0.0])
     >>> res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5), method="prior")
     >>> res.method, res.converged, res.posterior.round(3).tolist()
-    ('prior', True, [0.252, 0.232, 0.129, 0.129, 0.232, 0.027])
+    ('prior', True, [0.304, 0.348, 0.0, 0.0, 0.348, 0.0])
     """
     if not isinstance(snapshot, Snapshot):
         raise InvalidTypeError(f"snapshot must be an adversaries.Snapshot; got {snapshot!r}")
     p = _check_protocol(protocol)
     ts, logprior = _check_T_prior(T_prior, snapshot)
-    damping = check_real(damping, "damping", low=0.0, high=1.0)
-    if damping >= 1.0:
-        raise InvalidParameterError(f"damping must be in [0, 1); got {damping!r}")
+    sched = _check_damping(damping)
+    if stall is not None:
+        stall = check_int(stall, "stall", low=0)
     tol = check_real(tol, "tol", low=0.0, low_open=True)
     max_iter = check_int(max_iter, "max_iter", low=1)
     threads = check_int(threads, "threads", low=1)
@@ -326,6 +395,11 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     elif method in ("bethe", "prior") and p == 1.0:
         raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
                                     "cycle); use 'flooding' or 'auto'")
+    if method in SCHEDULES:
+        # the attempts: (damping, stall window)
+        sched = SCHEDULES[method] if sched is None else sched
+        sched = tuple((d, stall if stall is not None else (0 if st is None else st))
+                      for d, st in sched)
     if method == "bethe":
         if work > max_work:
             raise InvalidParameterError(
@@ -336,6 +410,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     sweeps = 0
     change = 0.0
     unconverged = 0
+    stalled = 0
+    used = 0.0
     ran = 0
     for r, T in enumerate(ts.tolist()):
         if method == "flooding":
@@ -343,27 +419,59 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         elif method == "tree":
             logl[r] = _bp.tree_log_likelihood(indptr, indices, extra, T, p)
         elif method == "prior":
-            run = _bp.bp_run(indptr, indices, extra, T, p, gamma, damping=damping, tol=tol,
-                             max_iter=max_iter)
+            feasible = _bp.feasible_sources(indptr, indices, T)
+            if not feasible.any():
+                continue  # no single source reaches every infected node by T
+            # sources only where one can be: every other node is within T hops of one, so
+            # the messages never die (module docstring), and impossible sources get no mass
+            g = np.where(feasible, gamma, 0.0)
+            total = 0
+            for d, st in sched:
+                run = _bp.bp_run(indptr, indices, extra, T, p, g, damping=d, tol=tol,
+                                 max_iter=max_iter, stall=st)
+                total += run.sweeps
+                if run.converged:
+                    break
+            used = max(used, d)
             # log P(S | T) + log P(t_s = 0 | S, T): the joint weight of (T, s) in the
             # independent-source model, so a T prior mixes as for the other methods
             logl[r] = run.log_z + run.log_source if np.isfinite(run.log_z) else -np.inf
-            sweeps = max(sweeps, run.sweeps)
+            sweeps = max(sweeps, total)
             change = max(change, run.change)
             unconverged += not run.converged
-            ran += int(np.isfinite(logl[r]).sum())
+            stalled += (not run.converged) and run.sweeps < max_iter
+            ran += int(feasible.sum())
         else:
             cands = np.arange(n, dtype=np.int64)
-            lz, it, ch = _bp.clamped_log_likelihood(indptr, indices, extra, T, p, cands,
-                                                    damping=damping, tol=tol, max_iter=max_iter,
-                                                    threads=threads)
-            live = np.isfinite(lz) | (it > 0)
+            lz = np.full(n, -np.inf)
+            it = np.zeros(n, np.int64)
+            lastit = np.zeros(n, np.int64)
+            ch = np.zeros(n)
+            todo = cands
+            for k, (d, st) in enumerate(sched):
+                lz2, it2, ch2 = _bp.clamped_log_likelihood(indptr, indices, extra, T, p, todo,
+                                                           damping=d, tol=tol,
+                                                           max_iter=max_iter, threads=threads,
+                                                           stall=st)
+                lz[todo] = lz2
+                it[todo] += it2
+                lastit[todo] = it2
+                ch[todo] = ch2
+                if todo.shape[0]:
+                    used = max(used, d)
+                if k == 0:
+                    live = np.isfinite(lz) | (it > 0)
+                todo = todo[(ch2 >= tol) & (np.isfinite(lz2) | (it2 > 0))]
+                if not todo.shape[0]:
+                    break
             ran += int(live.sum())
             logl[r] = lz
             if it.shape[0]:
                 sweeps = max(sweeps, int(it.max()))
                 change = max(change, float(ch[live].max()) if live.any() else 0.0)
-            unconverged += int(((ch >= tol) & live).sum())
+            bad = (ch >= tol) & live
+            unconverged += int(bad.sum())
+            stalled += int((bad & (lastit < max_iter)).sum())
     if method in ("tree", "flooding"):
         ran = int(np.isfinite(logl).sum())
     joint = logl + logprior[:, None]
@@ -380,10 +488,12 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     converged = unconverged == 0
     if not converged:
         runs = ran if method == "bethe" else ts.shape[0]
+        said = " then ".join(f"{d:g}" + (f" (stall {st})" if st else "") for d, st in sched)
         warnings.warn(BPConvergenceWarning(
-            f"bp ({method}): {unconverged} of {runs} BP runs did not converge in max_iter={max_iter} "
-            f"sweeps (largest last change {change:.3g} >= tol={tol:g}); the posterior is that "
-            "of the last sweep"), stacklevel=2)
+            f"bp ({method}): {unconverged} of {runs} BP runs did not converge at damping {said} "
+            f"(max_iter={max_iter} sweeps each; {stalled} stopped early by their stall window; "
+            f"largest last change {change:.3g} >= tol={tol:g}); the posterior is that of the "
+            "last sweep"), stacklevel=2)
     if ts.shape[0] == 1:
         logl_out = logl[0]
     else:
@@ -401,6 +511,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         candidates=ran,
         T=ts,
         T_posterior=tpost,
+        damping=used,
+        stalled=stalled,
     )
 
 
@@ -410,9 +522,9 @@ def _bp_params(protocol: Protocol, graph: Any) -> dict:
 
 @register_estimator("bp", protocols=BP_PROTOCOLS, likelihood=True, params=_bp_params)
 def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: str = "auto",
-       damping: float = 0.3, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
+       damping: Any = None, tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
        max_work: int = MAX_WORK, bethe_budget: int = BETHE_BUDGET,
-       gamma: float = PRIOR_GAMMA) -> Scores:
+       gamma: float = PRIOR_GAMMA, stall: int | None = None) -> Scores:
     """Belief-propagation source posterior for random diffusion and flooding (Altarelli et al. 2014).
 
     The scores of :func:`bp_posterior` (same parameters, ``method="auto"`` by default):
@@ -426,7 +538,7 @@ def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: s
     ----------
     snapshot : Snapshot
     protocol : RandomDiffusion or Flooding
-    T_prior, method, damping, tol, max_iter, threads, max_work, bethe_budget, gamma
+    T_prior, method, damping, tol, max_iter, threads, max_work, bethe_budget, gamma, stall
         As :func:`bp_posterior`.
 
     Returns
@@ -444,7 +556,7 @@ def bp(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None, method: s
     """
     return bp_posterior(snapshot, protocol, T_prior=T_prior, method=method, damping=damping,
                         tol=tol, max_iter=max_iter, threads=threads, max_work=max_work,
-                        bethe_budget=bethe_budget, gamma=gamma).scores
+                        bethe_budget=bethe_budget, gamma=gamma, stall=stall).scores
 
 
 @dataclass(frozen=True)
@@ -513,7 +625,7 @@ def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: An
     rng : None, int or numpy.random.Generator
     **options
         Passed to :func:`bp_posterior` (``method``, ``damping``, ``tol``, ``max_iter``,
-        ``threads``, ``max_work``, ``bethe_budget``, ``gamma``).
+        ``threads``, ``max_work``, ``bethe_budget``, ``gamma``, ``stall``).
 
     Returns
     -------

@@ -309,6 +309,7 @@ CASES = {
     "bp.BPRun": lambda: ([0.0, np.zeros(3), np.zeros(3), 1, 0.0, True], {}),
     "bp.bp_run": _recorded("bp.bp_run", _drive_bp),
     "bp.clamped_log_likelihood": _recorded("bp.clamped_log_likelihood", _drive_bp),
+    "bp.feasible_sources": _recorded("bp.feasible_sources", _drive_bp),
     "bp.flood_log_likelihood": _recorded("bp.flood_log_likelihood", _drive_bp),
     "bp.reverse_edges": lambda: ([GP, GI.copy()], {}),
     "bp.tree_log_likelihood": _recorded("bp.tree_log_likelihood", _drive_bp),

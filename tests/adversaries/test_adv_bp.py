@@ -124,7 +124,11 @@ def test_non_convergence_is_flagged():
         res = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5), max_iter=1)
     assert res.method == "bethe" and not res.exact
     assert not res.converged and res.unconverged > 0 and res.max_change >= 1e-9
-    assert res.iterations == 1
+    # one sweep at each damping of the default schedule (0.3, then 0.6), none stalled
+    assert res.iterations == 2 and res.damping == 0.6 and res.stalled == 0
+    with pytest.warns(adversaries.BPConvergenceWarning, match=r"at damping 0.3 \(max_iter=1 "):
+        one = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5), max_iter=1, damping=0.3)
+    assert one.iterations == 1 and one.damping == 0.3
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ok = adversaries.bp_posterior(snap, spread.RandomDiffusion(0.5))

@@ -19,7 +19,7 @@ so no log-domain subtraction is ever needed.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, exp, fabs, log, log1p
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 cdef extern from *:
@@ -296,18 +296,37 @@ cdef void init_msgs(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
         msgs[e * 2 * L + L] = NINF
 
 
+cdef inline bint stalled(double c, double *mark, int64_t *since, int64_t stall) noexcept nogil:
+    """True when ``stall`` (> 0) sweeps have passed since the largest change last fell below
+    half of its value at the previous such fall (``mark``): the residual neither converges
+    nor decays geometrically at a useful rate (a run that halves its residual more slowly
+    than once per ``stall`` sweeps needs more than ``30 * stall`` sweeps to go from 1 to
+    1e-9). ``mark`` starts at +inf, ``since`` at 0."""
+    if stall <= 0:
+        return False
+    if c < 0.5 * mark[0]:
+        mark[0] = c
+        since[0] = 0
+        return False
+    since[0] += 1
+    return since[0] >= stall
+
+
 cdef int64_t run(const int64_t *indptr, const int64_t *rev, const int64_t *extra, int64_t n,
                  int64_t T, double lp, double lq, const double *lcns, const double *lcsrc,
                  double damping, double tol, int64_t max_iter, double *msgs, Work *w,
-                 double *change) noexcept nogil:
-    """Sweeps until the largest change is below ``tol`` or ``max_iter`` sweeps; returns the
-    number of sweeps, the last change in ``change``."""
-    cdef int64_t it = 0
-    cdef double c = 0.0
+                 double *change, int64_t stall) noexcept nogil:
+    """Sweeps until the largest change is below ``tol``, ``max_iter`` sweeps, or the change
+    stalls (``stalled``, with ``stall`` > 0); returns the number of sweeps, the last change
+    in ``change``."""
+    cdef int64_t it = 0, since = 0
+    cdef double c = 0.0, mark = INFINITY
     while it < max_iter:
         c = sweep(indptr, rev, extra, n, T, lp, lq, lcns, lcsrc, damping, log(tol) - 3.0, msgs, w)
         it += 1
         if c < tol:
+            break
+        if stalled(c, &mark, &since, stall):
             break
     change[0] = c
     return it
@@ -592,15 +611,17 @@ cdef void init_msgs_lin(double *msgs, int64_t nnz, int64_t L) noexcept nogil:
 cdef int64_t run_lin(const int64_t *indptr, const int64_t *rev, int64_t n, int64_t T, double p,
                      double q, const double *phi, const double *cns, const double *csrc,
                      double damping, double tol, int64_t max_iter, double *msgs, LWork *w,
-                     double *change, int *bad) noexcept nogil:
-    cdef int64_t it = 0
-    cdef double c = 0.0
+                     double *change, int *bad, int64_t stall) noexcept nogil:
+    cdef int64_t it = 0, since = 0
+    cdef double c = 0.0, mark = INFINITY
     while it < max_iter:
         c = sweep_lin(indptr, rev, n, T, p, q, phi, cns, csrc, damping, msgs, w, bad)
         it += 1
         if bad[0]:
             break
         if c < tol:
+            break
+        if stalled(c, &mark, &since, stall):
             break
     change[0] = c
     return it
@@ -629,11 +650,13 @@ KERNEL_LOG = 1
 def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] rev,
            const int64_t[::1] extra, int64_t T, double p, const double[::1] lcns,
            const double[::1] lcsrc, double damping, double tol, int64_t max_iter,
-           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg, int kernel):
+           double[::1] msgs, double[::1] lsrc, double[:, ::1] marg, int kernel,
+           int64_t stall=0):
     """One BP run with per-node log weights of being a non-source (``lcns``) and the source
     (``lcsrc``); ``msgs`` (``max(nnz, 1) * 2 * (T + 1)`` doubles) is scratch for the
     messages. Returns ``(bethe_log_z, sweeps, last_change, used_log)``; fills ``lsrc`` and
-    ``marg``. ``kernel``: ``KERNEL_AUTO`` or ``KERNEL_LOG``."""
+    ``marg``. ``kernel``: ``KERNEL_AUTO`` or ``KERNEL_LOG``; ``stall``: stop a run whose
+    change has not halved in that many sweeps (0: never)."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t L = T + 1
     cdef int64_t nnz = indptr[n]
@@ -662,7 +685,7 @@ def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[
             if nnz > 0:
                 it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, tab + n * L + n,
                              tab + n * L + 2 * n, damping, tol, max_iter, &msgs[0], &lw,
-                             &change, &bad)
+                             &change, &bad, stall)
             if not bad:
                 logz = beliefs_lin(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, n, T,
                                    p, 1.0 - p, tab, tab + n * L + n, tab + n * L + 2 * n,
@@ -684,7 +707,7 @@ def bp_run(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[
                 marg[i, t] = 0.0
         if nnz > 0:
             it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, &lcns[0], &lcsrc[0], damping,
-                     tol, max_iter, &msgs[0], &w, &change)
+                     tol, max_iter, &msgs[0], &w, &change, stall)
         logz = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL, &extra[0], n,
                        T, lp, lq, &lcns[0], &lcsrc[0], &msgs[0] if nnz > 0 else NULL, &w,
                        &lsrc[0], &marg[0, 0])
@@ -719,7 +742,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                const int64_t[::1] extra, int64_t T, double p, const int64_t[::1] cands,
                double damping, double tol, int64_t max_iter, int threads,
                double[::1] logz, int64_t[::1] iters, double[::1] changes, int kernel,
-               int64_t[::1] used_log):
+               int64_t[::1] used_log, int64_t stall=0):
     """Per candidate source ``s`` in ``cands``: BP with ``s`` the source at time 0 and every
     other node a non-source; ``logz[c]`` the Bethe log-likelihood (``-inf`` when ``s`` is
     more than T hops from some node), ``iters[c]`` sweeps, ``changes[c]`` the last change,
@@ -808,7 +831,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                     init_msgs_lin(msgs, nnz, L)
                     if nnz > 0:
                         it = run_lin(&indptr[0], &rev[0], n, T, p, 1.0 - p, tab, cns, csrc,
-                                     damping, tol, max_iter, msgs, &lws[tid], &ch, &bad)
+                                     damping, tol, max_iter, msgs, &lws[tid], &ch, &bad, stall)
                     if not bad:
                         logz[c] = beliefs_lin(&indptr[0], &indices[0],
                                               &rev[0] if nnz > 0 else NULL, n, T, p, 1.0 - p,
@@ -821,7 +844,7 @@ def bp_clamped(const int64_t[::1] indptr, const int32_t[::1] indices, const int6
                     init_msgs(msgs, nnz, L)
                     if nnz > 0:
                         it = run(&indptr[0], &rev[0], &extra[0], n, T, lp, lq, lcns, lcsrc,
-                                 damping, tol, max_iter, msgs, &ws[tid], &ch)
+                                 damping, tol, max_iter, msgs, &ws[tid], &ch, stall)
                     logz[c] = beliefs(&indptr[0], &indices[0], &rev[0] if nnz > 0 else NULL,
                                       &extra[0], n, T, lp, lq, lcns, lcsrc, msgs, &ws[tid],
                                       lsrc, NULL)
@@ -983,3 +1006,132 @@ def flood_loglik(const int64_t[::1] indptr, const int32_t[::1] indices, const in
                         ok = False
                         break
             out[s] = 0.0 if ok else NINF
+
+
+cdef int64_t bfs_far(const int64_t *indptr, const int32_t *indices, int64_t n, int64_t s,
+                     int64_t *dist, int64_t *queue) noexcept nogil:
+    """Hop distances from s in ``dist`` (-1: unreached); returns the last node reached (a
+    farthest one)."""
+    cdef int64_t i, head = 0, tail = 1, x = s, e, y
+    for i in range(n):
+        dist[i] = -1
+    dist[s] = 0
+    queue[0] = s
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for e in range(indptr[x], indptr[x + 1]):
+            y = indices[e]
+            if dist[y] < 0:
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+    return x
+
+
+cdef enum:
+    FEAS_WORDS = 16  # words of sources checked together by ``feasible`` (64 per word)
+
+
+def feasible(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
+             int64_t[::1] out):
+    """``out[s] = 1`` where every node is within T hops of s (a single source can have
+    reached them all by T), else 0. Bounds first, from three BFS: from two far-apart nodes
+    a and b, ``ecc(s) >= max(dist(s, a), dist(s, b))`` (above T: infeasible); from a
+    central node c (smallest such bound), ``ecc(s) <= dist(s, c) + ecc(c)`` (at most T:
+    feasible). The nodes the bounds leave open are checked by a bit-parallel search, 1,024
+    at a time: each node holds the set of open sources within t hops of it, T rounds of
+    OR over its neighbours' (fewer once a round changes nothing), and a source is feasible
+    when every node holds it. ``O(m)`` plus ``O(min(T, diameter + 1) m)`` word operations
+    per 64 open nodes."""
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef int64_t s, a, b, c = 0, eccc = 0, lo, best, nopen = 0, c0, k, W, i, e, w, t, j
+    cdef uint64_t bit
+    cdef int changed
+    import numpy as np
+    if n == 0:
+        return
+    cdef int64_t[::1] da = np.empty(n, np.int64)
+    cdef int64_t[::1] db = np.empty(n, np.int64)
+    cdef int64_t[::1] dc = np.empty(n, np.int64)
+    cdef int64_t[::1] queue = np.empty(n, np.int64)
+    cdef int64_t[::1] opened = np.empty(n, np.int64)
+    cdef uint64_t[::1] cur
+    cdef uint64_t[::1] nxt
+    cdef uint64_t[::1] every = np.empty(FEAS_WORDS, np.uint64)
+    cdef uint64_t *pc
+    cdef uint64_t *pn
+    cdef uint64_t *tmp
+    with nogil:
+        a = bfs_far(&indptr[0], &indices[0], n, 0, &da[0], &queue[0])
+        b = bfs_far(&indptr[0], &indices[0], n, a, &da[0], &queue[0])
+        bfs_far(&indptr[0], &indices[0], n, b, &db[0], &queue[0])
+        best = n + 1
+        for s in range(n):
+            lo = da[s] if da[s] > db[s] else db[s]
+            if da[s] >= 0 and db[s] >= 0 and lo < best:
+                best = lo
+                c = s
+        bfs_far(&indptr[0], &indices[0], n, c, &dc[0], &queue[0])
+        for s in range(n):
+            if dc[s] < 0:  # disconnected: no upper bound from c
+                eccc = 4611686018427387904
+                break
+            if dc[s] > eccc:
+                eccc = dc[s]
+        for s in range(n):
+            out[s] = 0
+            if da[s] < 0 or da[s] > T or db[s] < 0 or db[s] > T:
+                continue
+            if eccc <= T and dc[s] <= T - eccc:
+                out[s] = 1
+                continue
+            opened[nopen] = s
+            nopen += 1
+    if nopen == 0:
+        return
+    # the bit sets: n words per 64 open sources, at most FEAS_WORDS words per node
+    W = (nopen + 63) // 64
+    if W > FEAS_WORDS:
+        W = FEAS_WORDS
+    cur = np.empty(n * W, np.uint64)
+    nxt = np.empty(n * W, np.uint64)
+    with nogil:
+        c0 = 0
+        while c0 < nopen:
+            k = nopen - c0
+            if k > 64 * FEAS_WORDS:
+                k = 64 * FEAS_WORDS
+            W = (k + 63) // 64
+            pc = &cur[0]
+            pn = &nxt[0]
+            for i in range(n * W):
+                pc[i] = 0
+            for j in range(k):
+                s = opened[c0 + j]
+                pc[s * W + j // 64] |= (<uint64_t> 1) << (j % 64)
+            for t in range(T):
+                changed = 0
+                for i in range(n):
+                    for w in range(W):
+                        pn[i * W + w] = pc[i * W + w]
+                    for e in range(indptr[i], indptr[i + 1]):
+                        for w in range(W):
+                            pn[i * W + w] |= pc[indices[e] * W + w]
+                    for w in range(W):
+                        if pn[i * W + w] != pc[i * W + w]:
+                            changed = 1
+                tmp = pc
+                pc = pn
+                pn = tmp
+                if not changed:  # every set is final (after at most the diameter's rounds)
+                    break
+            for w in range(W):
+                every[w] = ~(<uint64_t> 0)
+            for i in range(n):
+                for w in range(W):
+                    every[w] &= pc[i * W + w]
+            for j in range(k):
+                bit = (every[j // 64] >> (j % 64)) & 1
+                out[opened[c0 + j]] = 1 if bit else 0
+            c0 += k

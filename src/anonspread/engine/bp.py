@@ -34,8 +34,8 @@ import numpy as np
 from anonspread.engine import _bp, rumor_threads  # noqa: F401
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 
-__all__ = ["KERNELS", "MAX_T", "MAX_THREADS", "OPENMP", "BPRun", "bp_run", "clamped_log_likelihood", "flood_log_likelihood",
-           "reverse_edges", "tree_log_likelihood"]
+__all__ = ["KERNELS", "MAX_T", "MAX_THREADS", "OPENMP", "BPRun", "bp_run", "clamped_log_likelihood",
+           "feasible_sources", "flood_log_likelihood", "reverse_edges", "tree_log_likelihood"]
 
 #: Whether this build shares candidates among OpenMP threads.
 OPENMP: bool = _bp.OPENMP
@@ -85,6 +85,22 @@ def _graph(indptr: Any, indices: Any, extra: Any) -> tuple[np.ndarray, np.ndarra
     for name, a in (("indptr", indptr), ("indices", indices), ("extra", extra)):
         if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
             raise InvalidTypeError(f"{name} must be a 1-d integer numpy array; got {a!r}"[:200])
+    ip, ix = _csr(indptr, indices)
+    n = ip.shape[0] - 1
+    if extra.shape[0] != n:
+        raise InvalidParameterError(f"extra must have one entry per node ({n}); got {extra.shape[0]}")
+    ex = np.ascontiguousarray(extra, np.int64)
+    if n and ex.min() < 0:
+        raise InvalidParameterError(f"extra must be >= 0 (uninfected contacts); got {ex.min()}")
+    rev = reverse_edges(ip, ix)
+    return ip, ix, ex, rev
+
+
+def _csr(indptr: Any, indices: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Checked contiguous CSR arrays (int64 indptr, int32 indices in range)."""
+    for name, a in (("indptr", indptr), ("indices", indices)):
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
+            raise InvalidTypeError(f"{name} must be a 1-d integer numpy array; got {a!r}"[:200])
     if indptr.shape[0] < 2:
         raise InvalidParameterError(f"indptr must have length n + 1 >= 2 (at least one node); "
                                     f"got length {indptr.shape[0]}")
@@ -100,13 +116,7 @@ def _graph(indptr: Any, indices: Any, extra: Any) -> tuple[np.ndarray, np.ndarra
     if n > np.iinfo(np.int32).max:
         raise InvalidParameterError(f"the graph must have fewer than 2**31 nodes; got {n}")
     ix = np.ascontiguousarray(indices, np.int32)
-    if extra.shape[0] != n:
-        raise InvalidParameterError(f"extra must have one entry per node ({n}); got {extra.shape[0]}")
-    ex = np.ascontiguousarray(extra, np.int64)
-    if n and ex.min() < 0:
-        raise InvalidParameterError(f"extra must be >= 0 (uninfected contacts); got {ex.min()}")
-    rev = reverse_edges(ip, ix)
-    return ip, ix, ex, rev
+    return ip, ix
 
 
 def reverse_edges(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -252,16 +262,54 @@ def _components(ip: np.ndarray, ix: np.ndarray) -> int:
     return int(k)
 
 
-def _loop_options(damping: Any, tol: Any, max_iter: Any) -> tuple[float, float, int]:
+def _loop_options(damping: Any, tol: Any, max_iter: Any,
+                  stall: Any = 0) -> tuple[float, float, int, int]:
     return (_real(damping, "damping", 0.0, 1.0, high_open=True),
             _real(tol, "tol", 0.0, np.inf, low_open=True),
-            _int(max_iter, "max_iter", 1))
+            _int(max_iter, "max_iter", 1), _int(stall, "stall", 0))
+
+
+def feasible_sources(indptr: np.ndarray, indices: np.ndarray, T: int) -> np.ndarray:
+    """Which nodes can be the single source of a snapshot at ``T``: those within ``T`` hops of
+    every node of the infected subgraph (a spread reaches at most one hop per step).
+
+    Every other node has likelihood 0 under random diffusion and flooding, whatever ``p``.
+    Three breadth-first searches give bounds on each node's eccentricity (from two
+    far-apart nodes a, b: ``ecc(s) >= max(d(s, a), d(s, b))``; from a central node c:
+    ``ecc(s) <= d(s, c) + ecc(c)``) that settle most nodes; the rest are checked together by
+    a bit-parallel search (each node's set of open sources within t hops, 1,024 sources per
+    pass): ``O(m)`` plus ``O(min(T, diameter + 1) * m)`` word operations per 64 open nodes;
+    memory ``O(n)`` words, at most 32 per node.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The infected subgraph, CSR over local ids.
+    T : int >= 0
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ip, ix = np.array([0, 1, 3, 5, 6]), np.array([1, 0, 2, 1, 3, 2], np.int32)  # path of 4
+    >>> feasible_sources(ip, ix, 2).tolist()
+    [False, True, True, False]
+    """
+    ip, ix = _csr(indptr, indices)
+    T = _int(T, "T", 0)
+    out = np.zeros(ip.shape[0] - 1, np.int64)
+    _bp.feasible(ip, ix, T, out)
+    return out.astype(bool)
 
 
 def clamped_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int,
                            p: float, candidates: np.ndarray, *, damping: float = 0.3,
                            tol: float = 1e-9, max_iter: int = 200, threads: int = 1,
-                           kernel: str = "auto") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                           kernel: str = "auto",
+                           stall: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bethe estimate of ``log P(snapshot | s)`` for each candidate source ``s``.
 
     For each candidate, BP with ``s`` clamped as the source (``t_s = 0``) and every other
@@ -289,6 +337,10 @@ def clamped_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.nd
     kernel : {"auto", "log"}
         See :data:`KERNELS`; per candidate, ``"auto"`` falls back to the log domain where
         the linear one underflows (the answers agree to about 1e-12 relative).
+    stall : int >= 0
+        Stop a run early, unconverged, when its largest change has not halved in ``stall``
+        sweeps (an oscillating run; one halving more slowly would need more than
+        ``30 * stall`` sweeps to reach 1e-9); 0: never (run to ``tol`` or ``max_iter``).
 
     Returns
     -------
@@ -306,7 +358,7 @@ def clamped_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.nd
     """
     ip, ix, ex, rev = _graph(indptr, indices, extra)
     T, p = _tp(T, p)
-    damping, tol, max_iter = _loop_options(damping, tol, max_iter)
+    damping, tol, max_iter, stall = _loop_options(damping, tol, max_iter, stall)
     threads = _int(threads, "threads", 1)
     kern = _kernel(kernel)
     if threads > MAX_THREADS:
@@ -324,7 +376,7 @@ def clamped_log_likelihood(indptr: np.ndarray, indices: np.ndarray, extra: np.nd
     change = np.zeros(c.shape[0])
     if c.shape[0]:
         _bp.bp_clamped(ip, ix, rev, ex, T, p, c, damping, tol, max_iter, threads, logz, sweeps,
-                       change, kern, np.zeros(c.shape[0], np.int64))
+                       change, kern, np.zeros(c.shape[0], np.int64), stall)
     return logz, sweeps, change
 
 
@@ -368,10 +420,10 @@ class BPRun:
 
 def bp_run(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int, p: float,
            source_prior: Any, *, damping: float = 0.3, tol: float = 1e-9,
-           max_iter: int = 200, kernel: str = "auto") -> BPRun:
+           max_iter: int = 200, kernel: str = "auto", stall: int = 0) -> BPRun:
     """One BP run with independent sources: each node is a source with probability
     ``source_prior`` (a float, or one per node), independently (the prior of Altarelli et al.
-    2014 and of bpepi).
+    2014 and of bpepi). A per-node prior may be 0 (that node is never a source).
 
     Parameters
     ----------
@@ -379,8 +431,8 @@ def bp_run(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int, p
         The infected subgraph and the uninfected contacts of each node.
     T : int >= 0
     p : float in [0, 1]
-    source_prior : float or numpy.ndarray in (0, 1)
-    damping, tol, max_iter
+    source_prior : float in (0, 1), or numpy.ndarray in [0, 1) with a positive entry
+    damping, tol, max_iter, stall
         As :func:`clamped_log_likelihood`.
     kernel : {"auto", "log"}
         See :data:`KERNELS`; :attr:`BPRun.kernel` says which ran.
@@ -399,22 +451,25 @@ def bp_run(indptr: np.ndarray, indices: np.ndarray, extra: np.ndarray, T: int, p
     """
     ip, ix, ex, rev = _graph(indptr, indices, extra)
     T, p = _tp(T, p)
-    damping, tol, max_iter = _loop_options(damping, tol, max_iter)
+    damping, tol, max_iter, stall = _loop_options(damping, tol, max_iter, stall)
     kern = _kernel(kernel)
     n = ip.shape[0] - 1
     g = np.broadcast_to(np.asarray(source_prior, dtype=np.float64), (n,)) \
         if isinstance(source_prior, (int, float, np.integer, np.floating, np.ndarray)) \
         and not isinstance(source_prior, (bool, np.bool_)) else None
-    if g is None or g.shape != (n,) or np.any(~(g > 0)) or np.any(~(g < 1)):
-        raise InvalidParameterError(f"source_prior must be in (0, 1) (a float or one per node); "
-                                    f"got {source_prior!r}"[:200])
+    scalar = not isinstance(source_prior, np.ndarray) or source_prior.ndim == 0
+    if g is None or g.shape != (n,) or np.any(~(g >= 0)) or np.any(~(g < 1)) \
+            or not np.any(g > 0) or (scalar and np.any(g == 0)):
+        raise InvalidParameterError(f"source_prior must be in (0, 1) (a float), or in [0, 1) with "
+                                    f"a positive entry (one per node); got {source_prior!r}"[:200])
     lcns = np.ascontiguousarray(np.log1p(-g))
-    lcsrc = np.ascontiguousarray(np.log(g))
+    with np.errstate(divide="ignore"):
+        lcsrc = np.ascontiguousarray(np.log(g))
     L = T + 1
     msgs = np.empty(max(ix.shape[0], 1) * 2 * L)
     lsrc = np.full(n, -np.inf)
     marg = np.zeros((n, L))
     logz, sweeps, change, used_log = _bp.bp_run(ip, ix, rev, ex, T, p, lcns, lcsrc, damping, tol,
-                                                max_iter, msgs, lsrc, marg, kern)
+                                                max_iter, msgs, lsrc, marg, kern, stall)
     return BPRun(float(logz), lsrc, marg, int(sweeps), float(change), bool(change < tol),
                  "log" if used_log else "linear")
