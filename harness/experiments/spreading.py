@@ -364,16 +364,18 @@ def detection_trials(params: Mapping[str, Any], n: int, rng: np.random.Generator
         unique = list(dict.fromkeys(keys))
         funcs = [_as_function(ests[keys.index(k)], proto, g, rng) for k in unique]
         runs = dict(zip(unique, _warnings_summarised(
-            lambda: _python_trials(g, proto, T, n, funcs, rng, stop=stop), n)))
+            lambda: _python_trials(g, proto, T, n, funcs, rng, stop=stop), n,
+            where=f"{proto!r}, T = {T}")))
         out = [runs[k] for k in keys]
     return dict(zip(names_t, out)) if paired else out[0]
 
 
-def _warnings_summarised(call: Any, n: int) -> Any:
+def _warnings_summarised(call: Any, n: int, where: str = "") -> Any:
     """``call()``, its warnings of each category given once with a count: an estimator that
     warns per snapshot (``BPConvergenceWarning``) would otherwise print one line for each of
     a batch's ``n`` trials. The first warning's text and location are kept; the category is
-    the same, so filters apply as before."""
+    the same, so filters apply as before. ``where`` (the point: protocol and T) heads the
+    line, so that a warning re-issued from a worker says which point it came from."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -387,6 +389,8 @@ def _warnings_summarised(call: Any, n: int) -> Any:
         text = str(first.message)
         if len(ws) > 1:
             text = (f"{len(ws)} warnings of this kind in a batch of {n} trials; the first: {text}")
+        if where:
+            text = f"{where}: {text}"
         warnings.warn_explicit(text, category, first.filename, first.lineno)
     return out
 

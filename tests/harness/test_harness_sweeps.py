@@ -393,8 +393,8 @@ def test_an_estimator_warning_per_snapshot_is_given_once_per_batch_with_its_coun
     noisy = [w for w in caught if issubclass(w.category, _NoisyWarning)]
     assert len(noisy) == 2, [str(w.message) for w in noisy]  # two batches of 15 trials
     for w in noisy:
-        assert str(w.message).startswith("15 warnings of this kind in a batch of 15 trials; the first: "
-                                         "estimate of a snapshot of ")
+        assert str(w.message).startswith("Flooding(), T = 2: 15 warnings of this kind in a batch of "
+                                         "15 trials; the first: estimate of a snapshot of ")
 
 
 def _noisy_component():
@@ -417,5 +417,6 @@ def test_a_pool_workers_warnings_are_issued_in_the_run_process(tmp_path):
     assert res.table.rows
     noisy = [w for w in caught if issubclass(w.category, _NoisyWarning)]
     assert len(noisy) == 2, [str(w.message) for w in noisy]  # two batches, in the parent
-    assert all(str(w.message).startswith("15 warnings of this kind in a batch of 15 trials")
-               for w in noisy)
+    # each says which point it comes from
+    assert all(str(w.message).startswith("Flooding(), T = 2: 15 warnings of this kind in a batch "
+                                         "of 15 trials") for w in noisy)
