@@ -55,7 +55,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -83,7 +82,8 @@ BP_METHODS = ("auto", "tree", "flooding", "bethe", "prior")
 #: (elements of one sweep over every candidate's messages) for which it runs ``bethe``
 #: (about 0.05 s per sweep on one core, a few seconds per snapshot); above it, ``prior``.
 BETHE_BUDGET = 250_000
-#: Default schedules of :func:`bp_posterior` (``damping=None``), per method: attempts
+#: Default schedules of :func:`bp_posterior` (``damping=None``), ``(method, attempts)`` pairs
+#: (a tuple, so that no module state can change them): attempts
 #: ``(damping, stall)``, each from fresh messages, until one converges; ``stall`` > 0 stops an
 #: attempt whose largest change has not halved in that many sweeps (0: never). ``prior``:
 #: first undamped (where it converges, in about half the sweeps of damping 0.3 on the
@@ -91,8 +91,8 @@ BETHE_BUDGET = 250_000
 #: (abandoned after 50: a drifting run, which no damping fixes). ``bethe``: 0.3 then 0.6 and
 #: no stall rule (its clamped runs on dense snapshots can wander longer than 50 sweeps and
 #: then converge). Measured: ``docs/adversaries.md``, "Convergence on dense loopy snapshots".
-SCHEDULES = MappingProxyType({"prior": ((0.0, 10), (0.3, 50), (0.6, 50)),
-                              "bethe": ((0.3, 0), (0.6, 0))})
+SCHEDULES = (("prior", ((0.0, 10), (0.3, 50), (0.6, 50))),
+             ("bethe", ((0.3, 0), (0.6, 0))))
 #: Default source prior ``gamma`` of the ``prior`` method. On trees the posterior tends to
 #: the exact single-source one as ``gamma -> 0``; on graphs with cycles a small ``gamma``
 #: is worse, not better: the source-less parts of BP's computation tree can only be
@@ -395,9 +395,9 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     elif method in ("bethe", "prior") and p == 1.0:
         raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
                                     "cycle); use 'flooding' or 'auto'")
-    if method in SCHEDULES:
+    if method in dict(SCHEDULES):
         # the attempts: (damping, stall window)
-        sched = SCHEDULES[method] if sched is None else sched
+        sched = dict(SCHEDULES)[method] if sched is None else sched
         sched = tuple((d, stall if stall is not None else (0 if st is None else st))
                       for d, st in sched)
     if method == "bethe":

@@ -786,7 +786,6 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
         return draw_grid(table, spec, metrics, title=title, labels=labels, info=info)
     # (y label, metrics overlaid on that axis); one metric per panel unless spec.panels
     panels = list(spec.panels) or [(labels.get(m, m), (m,)) for m in metrics]
-    n_series = [sum(len(_series(table, spec, m)) for m in ms) for _, ms in panels]
     width = max(4.8 * len(panels), 6.4)
     fig = Figure(figsize=(width, 4.6), layout="constrained")
     cmap = colormaps["viridis"]
@@ -805,9 +804,17 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     xs_all = [r[spec.x] for r in table.rows]
     x_scale = choose_scale(xs_all, True) if spec.logx else ("linear", None)
     n_shared = 0  # reference curves shared by several series, each in its own grey
-    for ax, (ylabel, panel), n_panel in zip(axes, panels, n_series):
+    # one colour and line style per series for the whole figure, whichever panels it is
+    # drawn in (a series missing from a panel, e.g. strongest without hops, must not shift
+    # the others' colours there: the legend is shared)
+    ident: dict[tuple, int] = {}
+    for _, ms in panels:
+        for m in ms:
+            for key in _series(table, spec, m):
+                ident.setdefault((m, key) if len(ms) > 1 else (None, key), len(ident))
+    n_ident = len(ident)
+    for ax, (ylabel, panel) in zip(axes, panels):
         overlay = len(panel) > 1
-        i_line = 0
         # reference curve -> the series it belongs to: drawn once, after the series
         pending: dict[tuple, list[tuple[tuple, str, Any]]] = {}
         yvals: list[float] = []
@@ -828,11 +835,12 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                     extra.setdefault(t.label, h)
                     yvals += _finite(ys)
                     shared.append(t)
-            for i_group, (key, rows) in enumerate(groups.items()):
+            for key, rows in groups.items():
                 # overlaid metrics, or else the series, get distinct markers and lines, so
                 # coinciding curves stay visible
+                i_line = ident[(metric, key) if overlay else (None, key)]
                 style = (_line_style(i_metric, len(panel)) if overlay
-                         else _line_style(i_group, len(groups)))
+                         else _line_style(i_line, n_ident))
                 rows = sorted(rows, key=lambda r: r[spec.x])
                 xs = [r[spec.x] for r in rows]
                 if uniform:
@@ -842,8 +850,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if overlay and key:
                     label = f"{labels.get(metric, metric)}, {label}"
                 # beyond the 10 cycle colours, a sequential colour map keeps series apart
-                color = cmap(i_line / max(1, n_panel - 1)) if n_panel > 10 else f"C{i_line % 10}"
-                i_line += 1
+                color = cmap(i_line / max(1, n_ident - 1)) if n_ident > 10 else f"C{i_line % 10}"
                 ys = [r["mean"] for r in rows]
                 points = [{p: r[p] for p in table.params} for r in rows]
                 base_label = label

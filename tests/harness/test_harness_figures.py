@@ -283,3 +283,29 @@ def test_a_log_axis_draws_intervals_reaching_decades_below_the_estimate_as_bars(
     # on a linear axis both are bands, as before
     lin = _drawn(draw(table, PlotSpec(x="T", series="who", y=("y",), logy=False))).axes[0]
     assert len(_bands(lin)) == 2 and not [c for c in lin.collections if type(c).__name__ == "LineCollection"]
+
+
+def test_a_series_has_one_colour_and_style_in_every_panel():
+    # 12 series drawn in the first panel, 10 of them in the second (like `strongest`, which
+    # has no hops): the legend is shared, so each series must look the same in both panels
+    # (the second panel used to restart the colours: the default cycle there, a colour map
+    # in the first)
+    from anonspread.harness.results import Table
+
+    rows = []
+    for k in range(12):
+        for T in (1, 2):
+            for m, v in (("detection", 0.05 * k + 0.01 * T), ("hops", 0.1 * k + T)):
+                if m == "hops" and k in (3, 7):
+                    continue
+                rows.append({"protocol": f"p{k}", "T": T, "metric": m, "n": 100, "mean": v,
+                             "stderr": 0.0, "ci_low": v, "ci_high": v})
+    table = Table(("protocol", "T"), {"protocol": "str", "T": "int"}, rows)
+    fig = _drawn(draw(table, PlotSpec(x="T", series="protocol", y=("detection", "hops"))))
+    look = [{ln.get_label(): (tuple(ln.get_color()) if not isinstance(ln.get_color(), str)
+                              else ln.get_color(), ln.get_marker(), ln.get_linestyle())
+             for ln in ax.get_lines() if ln.get_label().startswith("p")} for ax in fig.axes[:2]]
+    assert len(look[0]) == 12 and len(look[1]) == 10
+    for label, style in look[1].items():
+        assert look[0][label] == style, label
+    assert len({v[0] for v in look[0].values()}) == 12  # and they stay distinct
