@@ -673,7 +673,9 @@ def _chosen_words(chosen: Sequence[tuple[Mapping[str, Any], str]], x: str, n_poi
     for pp, name in chosen:
         by_name.setdefault(name, []).append(pp)
     if len(by_name) == 1 and len(chosen) == n_points and facet is None:
-        return f"chosen: {next(iter(by_name))} at every {x}"
+        # a plural axis name reads "at all rounds", a singular one "at every T"
+        every = f"at all {x}" if len(x) > 2 and x.endswith("s") else f"at every {x}"
+        return f"chosen: {next(iter(by_name))} {every}"
 
     def where(pps: list[Mapping[str, Any]]) -> str:
         per: dict[Any, list[str]] = {}

@@ -93,6 +93,8 @@ def test_chosen_words():
     pts = [{"T": t} for t in (2, 4, 6)]
     assert _chosen_words(list(zip(pts, ["ml", "ml", "jordan"])), "T", 3) == "chosen: ml (T = 2, 4), jordan (T = 6)"
     assert _chosen_words(list(zip(pts, ["ml"] * 3)), "T", 3) == "chosen: ml at every T"
+    rounds = [{"rounds": r} for r in (1, 2, 3)]
+    assert _chosen_words(list(zip(rounds, ["ml"] * 3)), "rounds", 3) == "chosen: ml at all rounds"
     assert _chosen_words(list(zip(pts[:2], ["ml"] * 2)), "T", 3) == "chosen: ml (T = 2, 4)"
     fpts = [{"p": 0.02, "g": "er"}, {"p": 0.1, "g": "er"}, {"p": 0.02, "g": "ws"}]
     assert (_chosen_words(list(zip(fpts, ["first-spy"] * 3)), "p", 3, "g")
