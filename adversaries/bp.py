@@ -395,9 +395,10 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
     elif method in ("bethe", "prior") and p == 1.0:
         raise InvalidParameterError(f"method={method!r} needs p < 1 (at p = 1 the sweeps can "
                                     "cycle); use 'flooding' or 'auto'")
-    if method in dict(SCHEDULES):
+    default = dict(SCHEDULES).get(method)
+    if default is not None:
         # the attempts: (damping, stall window)
-        sched = dict(SCHEDULES)[method] if sched is None else sched
+        sched = default if sched is None else sched
         sched = tuple((d, stall if stall is not None else (0 if st is None else st))
                       for d, st in sched)
     if method == "bethe":

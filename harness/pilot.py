@@ -147,8 +147,8 @@ class CostEstimate:
                 else f"{min(sizes, default=0)}-{max(sizes, default=0)}")
         parts = []
         for label, (lo, hi, _) in self.per_label().items():
-            parts.append(f"{label} {_seconds(lo)}" + (f"-{_seconds(hi)}" if _seconds(hi) != _seconds(lo) else ""))
-        once = "; ".join(f"{label} {len(v)} x ~{_seconds(min(v))}" + (f"-{_seconds(max(v))}" if len(v) > 1 else "")
+            parts.append(f"{label} {format_seconds(lo)}" + (f"-{format_seconds(hi)}" if format_seconds(hi) != format_seconds(lo) else ""))
+        once = "; ".join(f"{label} {len(v)} x ~{format_seconds(min(v))}" + (f"-{format_seconds(max(v))}" if len(v) > 1 else "")
                          + f" ({format_seconds(sum(v))}, once, before the trials)"
                          for label, v in self.one_off.items() if v)
         return (f"{self.experiment}: pilot estimate ({len(self.rows)} (point, estimator) pairs x {size} "
@@ -166,7 +166,7 @@ class CostEstimate:
         for r in self.rows:
             point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
             how = f"priced: {r['priced']}" if "priced" in r else f"pilot: {r['pilot_trials']} trials"
-            lines.append(f"  {point}: {_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
+            lines.append(f"  {point}: {format_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
                          f"= {format_seconds(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
         for label, v in self.one_off.items():
             lines.append(f"  {label}: {len(v)} x, estimated {format_seconds(sum(v))} in all")
@@ -178,11 +178,6 @@ class CostEstimate:
         return (f"CostEstimate(experiment={self.experiment!r}, rows={len(self.rows)}, "
                 f"cpu_seconds={self.cpu_seconds:.3g}, wall_seconds={self.wall_seconds:.3g}, "
                 f"executor={self.executor!r}, notes={len(self.notes)})")
-
-
-def _seconds(s: float) -> str:
-    """2 ms, 35 ms, 1.2 s, 31 s, 04:10."""
-    return format_seconds(s)
 
 
 def _time_pair(call: Callable[[int, np.random.Generator], Any], most: int,
@@ -326,7 +321,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                      "rounds at the soonest) x the CPU time of a run, "
                      "timed on a few candidates (harness.budget)")
     if warm_wall >= 0.1:
-        notes.append(f"building the points' graphs took {_seconds(warm_wall)} ({_seconds(warm_cpu)} CPU) "
+        notes.append(f"building the points' graphs took {format_seconds(warm_wall)} ({format_seconds(warm_cpu)} CPU) "
                      "before the timed trials; counted once per worker, not per trial")
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "
