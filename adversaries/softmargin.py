@@ -258,6 +258,42 @@ def _stores(g, threads: int) -> tuple[list, Any]:
     return [first] + [new_finite_store(g.indptr, g.indices) for _ in range(threads - 1)], first
 
 
+@dataclass
+class _Simulation:
+    """How a batch's runs are drawn: 64 at a time (random diffusion and flooding on a
+    finite graph, :func:`engine.softmargin.accumulate_shared_lanes`) or one at a time."""
+
+    accumulate: Any   # engine.softmargin.accumulate_shared or accumulate_shared_lanes
+    chunk: Any        # its task form for an executor
+    lanes: bool
+
+
+_ONE_AT_A_TIME = _Simulation(_sm.accumulate_shared, _sm.accumulate_shared_chunk, False)
+_LANES = _Simulation(_sm.accumulate_shared_lanes, _sm.accumulate_shared_lanes_chunk, True)
+
+
+def _simulation(g, protocol: Protocol, lay: _Layout) -> _Simulation:
+    """Lanes where the engine has them for the protocol (:data:`engine.softmargin.LANE_KERNELS`)
+    on a finite graph whose snapshots' bitsets fit :data:`engine.softmargin.BITSET_BYTES`;
+    else one run at a time."""
+    if isinstance(g, LazyTree) or protocol.kernel_code not in _sm.LANE_KERNELS:
+        return _ONE_AT_A_TIME
+    n_bits = int(np.count_nonzero(np.diff(lay.snap_ptr)))
+    bitset_bytes = lay.n_obs.shape[0] * ((n_bits + 63) // 64) * 8
+    return _LANES if bitset_bytes <= _sm.BITSET_BYTES else _ONE_AT_A_TIME
+
+
+def _streams(sim: _Simulation, entropy: int, sources: np.ndarray) -> Any:
+    """Each distinct candidate's stream, keyed by its node index ``i_v``: the generator
+    ``SeedSequence(entropy, spawn_key=(i_v,))`` (one run at a time) or, for lanes, a key
+    drawn from that seed sequence (:class:`engine.softmargin.LaneStreams`)."""
+    seqs = [np.random.SeedSequence(entropy, spawn_key=(int(v),)) for v in sources]
+    if sim.lanes:
+        keys = np.array([q.generate_state(1, np.uint64)[0] for q in seqs], np.uint64)
+        return _sm.LaneStreams(keys)
+    return [np.random.Generator(np.random.PCG64(q)) for q in seqs]
+
+
 def _is_dask_client(executor: Any) -> bool:
     # without dask.distributed imported, nothing is one of its clients (no import here)
     dist = sys.modules.get("distributed")
@@ -323,8 +359,8 @@ class _ChunkedRunner:
     computes)."""
 
     def __init__(self, executor: Any, n_chunks: int, code: int, graph: Any, params: np.ndarray,
-                 lay: _Layout, threads: int, gens: list, n_widths: int) -> None:
-        self.executor, self.code, self.threads = executor, code, threads
+                 lay: _Layout, threads: int, gens: Any, n_widths: int, sim: _Simulation) -> None:
+        self.executor, self.code, self.threads, self.sim = executor, code, threads, sim
         self.dask = _is_dask_client(executor)
         data = graph.store if isinstance(graph, LazyTree) else (graph.indptr, graph.indices)
         shared = (data, np.asarray(params, np.float64), lay.snap_ptr, lay.snap_ids, lay.n_obs)
@@ -337,7 +373,7 @@ class _ChunkedRunner:
         self.sources = [lay.sources[lo:hi] for lo, hi in self.rows]
         self.ptrs = [lay.pair_ptr[lo:hi + 1] - lay.pair_ptr[lo] for lo, hi in self.rows]
         self.snaps = [lay.pair_snap[p] for p in self.pairs]
-        self.gens = [gens[lo:hi] for lo, hi in self.rows]
+        self.gens = [gens.take(slice(lo, hi)) if sim.lanes else gens[lo:hi] for lo, hi in self.rows]
         self.sums = [_sm.PairSums(p.stop - p.start, n_widths) for p in self.pairs]
 
     def _scatter(self) -> Any:
@@ -354,9 +390,9 @@ class _ChunkedRunner:
                      T, self.ptrs[k], self.snaps[k], active[self.pairs[k]], widths, self.sums[k])
                     for k in range(len(self.rows))]
 
-        results = _tasks.run_tasks(self.executor, _sm.accumulate_shared_chunk, make_args)
+        results = _tasks.run_tasks(self.executor, self.sim.chunk, make_args)
         self.sums = [r[0] for r in results]
-        self.gens = [list(r[1]) for r in results]
+        self.gens = [r[1] if self.sim.lanes else list(r[1]) for r in results]
         return _sm.PairSums.concatenate(self.sums)
 
 
@@ -544,8 +580,8 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                work=nc * float(max_simulations) * run_work(g, protocol, T),
                what=f"the soft-margin simulations ({nc} distinct candidates x max_simulations runs)")
     entropy = int(gen.integers(0, 2**63))
-    gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(int(v),))))
-            for v in lay.sources]
+    sim = _simulation(g, protocol, lay)
+    gens = _streams(sim, entropy, lay.sources)
     params = protocol.kernel_params(g, T)
     npairs = lay.pair_snap.shape[0]
     states = [_SnapshotState(widths.shape[0], pairs) for pairs in lay.snap_pairs]
@@ -559,7 +595,7 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     runner = None
     if executor is not None:
         runner = _ChunkedRunner(executor, _n_chunks(executor, chunks, nc), protocol.kernel_code,
-                                g, params, lay, threads, gens, widths.shape[0])
+                                g, params, lay, threads, gens, widths.shape[0], sim)
         stores, give_back = [], None
     else:
         stores, give_back = _stores(g, threads)
@@ -567,9 +603,9 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     try:
         while True:
             if runner is None:
-                _sm.accumulate_shared(protocol.kernel_code, stores, lay.sources, gens, n_round, T,
-                                      params, lay.pair_ptr, lay.pair_snap, active, lay.snap_ptr,
-                                      lay.snap_ids, lay.n_obs, widths, sums)
+                sim.accumulate(protocol.kernel_code, stores, lay.sources, gens, n_round, T,
+                               params, lay.pair_ptr, lay.pair_snap, active, lay.snap_ptr,
+                               lay.snap_ids, lay.n_obs, widths, sums)
             else:
                 sums = runner.accumulate(n_round, T, active, widths)
             total += n_round
@@ -850,8 +886,10 @@ class SoftMarginCost:
     timed_seconds : float
         What the timing itself took (CPU).
     scoring : str
-        How runs are scored: ``"counts"`` or ``"bitsets"``
-        (:func:`engine.softmargin.accumulate_shared`).
+        How runs are drawn and scored: ``"counts"`` or ``"bitsets"``
+        (:func:`engine.softmargin.accumulate_shared`), or ``"bitsets, 64 runs at a time"``
+        (random diffusion and flooding on a finite graph:
+        :func:`engine.softmargin.accumulate_shared_lanes`).
     min_runs : int
         Runs per candidate when every snapshot stops as soon as it can (converged or
         settled after the two rounds stability needs; ``runs`` when the schedule has one
@@ -991,8 +1029,9 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     min_runs = min(runs, 2 * simulations)  # converged or settled: two rounds at the soonest
     all_active = np.ones(lay.pair_snap.shape[0], np.uint8)
     counts, bits, nbytes = _sm.scoring_costs(lay.pair_ptr, all_active, lay.snap_ptr, m)
-    use_bits = bits < counts and nbytes <= _sm.BITSET_BYTES
-    scoring = "bitsets" if use_bits else "counts"
+    sim = _simulation(g, protocol, lay)
+    use_bits = sim.lanes or (bits < counts and nbytes <= _sm.BITSET_BYTES)
+    scoring = "bitsets, 64 runs at a time" if sim.lanes else "bitsets" if use_bits else "counts"
     # words a run's scoring takes: its bits set and cleared and a bitset row per pair, or
     # one count per snapshot holding each of its nodes (which grows with the batch)
     if use_bits:
@@ -1010,17 +1049,18 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     params = protocol.kernel_params(g, T)
     stores, give_back = _stores(g, 1)
     try:
-        n_runs = 4
+        n_runs = 64 if sim.lanes else 4  # lanes: whole blocks of 64 runs
+        kw = {} if sim.lanes else {"scoring": scoring}
         while True:
             took = {}
             for one in (False, True):
                 src, ptr, snap_of, act = _timed_layout(lay, pick_c, one)
                 sums = _sm.PairSums(snap_of.shape[0], widths.shape[0])
-                gens = [np.random.default_rng(int(v)) for v in src]
+                gens = _streams(sim, 0, src)
                 c0 = time.process_time()
-                _sm.accumulate_shared(protocol.kernel_code, stores, src, gens, n_runs, T, params,
-                                      ptr, snap_of, act, lay.snap_ptr, lay.snap_ids, lay.n_obs,
-                                      widths, sums, scoring=scoring)
+                sim.accumulate(protocol.kernel_code, stores, src, gens, n_runs, T, params, ptr,
+                               snap_of, act, lay.snap_ptr, lay.snap_ids, lay.n_obs, widths, sums,
+                               **kw)
                 took[one] = time.process_time() - c0
             if took[False] >= min_seconds or n_runs >= runs:
                 break

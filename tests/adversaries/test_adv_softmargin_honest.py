@@ -47,7 +47,10 @@ def test_never_converged_on_a_snapshot_its_runs_never_reproduce():
     assert res.settled and res.simulations == 2000 and res.a == res.widths[0]
     full = A.soft_margin_estimate(snap, spread.RandomDiffusion(0.5), rng=1, settle=False)
     assert full.simulations == 16000 and not full.settled and not full.converged
-    assert full.a == res.a and A.pick(full.scores) == A.pick(res.scores)
+    # the same width and, within their reported errors, the same posterior (nodes 1, 2, 3
+    # tie exactly: each reaches 3 of the 5 nodes at best, so the argmax is a coin flip)
+    tv = 0.5 * np.abs(_posterior(full.scores.array) - _posterior(res.scores.array)).sum()
+    assert full.a == res.a and tv <= 3 * (res.tv_error + full.tv_error)
     # flooding is deterministic: a set that is not a ball is reproduced by no run
     snap = A.Snapshot(nx.cycle_graph(10), [0, 1, 2, 3], T=1)
     res = A.soft_margin_estimate(snap, spread.Flooding(), rng=2, max_simulations=2000)

@@ -23,6 +23,8 @@ simulation.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from anonspread.engine import _inputs as _check
@@ -30,12 +32,14 @@ from anonspread.engine import _inputs as _check
 # GNU libgomp's thread pool does not survive fork; rumor_threads registers the at-fork hook
 # that stops it (for every OpenMP region of the process, these included)
 from anonspread.engine import _softmargin, rumor_threads  # noqa: F401
+from anonspread.engine.spreading import FLOODING, RANDOM_DIFFUSION
 from anonspread.engine.store import GraphStore, new_finite_store
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["BITSET_BYTES", "OPENMP", "PairSums", "SoftMarginSums", "accumulate",
-           "accumulate_chunk", "accumulate_shared", "accumulate_shared_chunk", "copy_store",
-           "scoring_costs"]
+__all__ = ["BITSET_BYTES", "LANE_KERNELS", "OPENMP", "LaneStreams", "PairSums",
+           "SoftMarginSums", "accumulate", "accumulate_chunk", "accumulate_shared",
+           "accumulate_shared_chunk", "accumulate_shared_lanes", "accumulate_shared_lanes_chunk",
+           "copy_store", "lanes_bytes", "probability_bits", "scoring_costs"]
 
 #: Whether this build runs candidates on OpenMP threads (``setup.py`` compiles
 #: ``_softmargin`` with ``-fopenmp`` when the compiler accepts it).
@@ -438,3 +442,175 @@ def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.
     accumulate_shared(code, stores, sources, gens, n_sims, T, params, pair_ptr, pair_snap,
                       active, snap_ptr, snap_ids, n_obs, widths, sums)
     return sums, gens
+
+
+#: Kernel codes that :func:`accumulate_shared_lanes` runs 64 at a time, and how each reads
+#: its success probability from the protocol's kernel parameters.
+LANE_KERNELS: dict = {
+    RANDOM_DIFFUSION: lambda params: float(params[0]),
+    FLOODING: lambda params: 1.0,
+}
+
+
+def probability_bits(p: float) -> tuple[bool, np.ndarray]:
+    """``p``'s exact binary expansion for the lanes' Bernoulli draws: ``(certain, bits)``,
+    ``certain`` True when ``p == 1`` (every attempt succeeds), else ``bits[i]`` the
+    ``(i + 1)``-th binary digit of ``p`` after the point (a double has finitely many;
+    ``p == 0``: none, nothing ever succeeds).
+
+    Examples
+    --------
+    >>> probability_bits(0.5)
+    (False, array([1], dtype=uint8))
+    >>> probability_bits(0.375)[1]
+    array([0, 1, 1], dtype=uint8)
+    """
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise InvalidParameterError(f"p must be a probability in [0, 1]; got {p!r}")
+    if p == 1.0:
+        return True, np.zeros(0, np.uint8)
+    f = Fraction(p)  # num / 2**E exactly
+    E = f.denominator.bit_length() - 1
+    num = f.numerator
+    return False, np.array([(num >> (E - i)) & 1 for i in range(1, E + 1)], np.uint8)
+
+
+def lanes_bytes(n_nodes: int, n_snapshots: int, n_bits: int, threads: int = 1) -> int:
+    """Bytes :func:`accumulate_shared_lanes` allocates: the snapshots' bitsets over the
+    ``n_bits`` nodes of any snapshot and, per thread, 25 bytes per graph node and the
+    64 runs' bitsets."""
+    return _softmargin.lanes_bytes(int(n_nodes), int(n_snapshots), int(n_bits), int(threads))
+
+
+class LaneStreams:
+    """The random streams of :func:`accumulate_shared_lanes`: one 64-bit key per candidate
+    and the runs it has drawn so far.
+
+    Run ``r`` of a candidate is lane ``r % 64`` of its block ``r // 64``, and block ``b``
+    draws from xoshiro256** seeded by SplitMix64 from ``key`` and ``b``: a run's outcome
+    depends only on ``(key, r)``, so the sums do not depend on how the runs are split into
+    calls, on the threads, nor on the other candidates.
+
+    Parameters
+    ----------
+    keys : array_like of uint64
+    drawn : array_like of int64 or None
+        Runs drawn so far per candidate (None: zero).
+    """
+
+    def __init__(self, keys, drawn=None) -> None:
+        self.keys = np.ascontiguousarray(keys, np.uint64)
+        if self.keys.ndim != 1:
+            raise InvalidParameterError(f"keys must be one-dimensional; got shape {self.keys.shape}")
+        self.drawn = (np.zeros(self.keys.shape[0], np.int64) if drawn is None
+                      else np.array(drawn, np.int64))
+        if self.drawn.shape != self.keys.shape or np.any(self.drawn < 0):
+            raise InvalidParameterError("drawn must hold a count >= 0 per key")
+
+    def take(self, rows: slice) -> LaneStreams:
+        """The streams of the candidates ``rows`` (copies)."""
+        return LaneStreams(self.keys[rows].copy(), self.drawn[rows].copy())
+
+    def __len__(self) -> int:
+        return self.keys.shape[0]
+
+    def __repr__(self) -> str:
+        return f"LaneStreams({len(self)} candidates, runs drawn {self.drawn.min(initial=0)}..{self.drawn.max(initial=0)})"
+
+
+def accumulate_shared_lanes(code: int, stores: list, sources: np.ndarray, streams: LaneStreams,
+                            n_sims: int, T: int, params, pair_ptr: np.ndarray,
+                            pair_snap: np.ndarray, active: np.ndarray, snap_ptr: np.ndarray,
+                            snap_ids: np.ndarray, n_obs: np.ndarray, widths,
+                            sums: PairSums) -> str:
+    """:func:`accumulate_shared` for random diffusion and flooding on a finite graph, 64
+    runs at a time.
+
+    The runs of each candidate are simulated as 64-bit words, one per node, bit ``l``
+    the node's state in run ``l``: a step ORs into each uninfected node, in every run at
+    once, its infected neighbours' attempts, each attempt a Bernoulli(``p``) bit drawn
+    only for the runs where it matters, exactly (``p``'s binary expansion against uniform
+    bits, :func:`probability_bits`). In every run this is the serial kernel's rule (each
+    boundary node tries each uninfected neighbour once a step; nodes infected at step
+    ``t`` act from ``t + 1``), so the runs have the serial kernel's law; they are not the
+    serial kernel's draws (the streams are :class:`LaneStreams`). Each run is scored
+    against the snapshots of its candidate's active pairs by bitsets, in run order,
+    with the arithmetic of :func:`accumulate_shared`.
+
+    Parameters
+    ----------
+    code : int
+        A key of :data:`LANE_KERNELS` (``FLOODING``, ``RANDOM_DIFFUSION``).
+    stores : list of GraphStore
+        Finite-graph stores (their CSR is read; their run state is not used); one per
+        thread.
+    streams : LaneStreams
+        One per candidate; the running candidates' ``drawn`` advance by ``n_sims``.
+    sources, n_sims, T, params, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs, widths, sums
+        As :func:`accumulate_shared`.
+
+    Returns
+    -------
+    str
+        ``"lanes"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread.engine import softmargin, store, spreading
+    >>> indptr, indices = np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1], np.int32)  # a path
+    >>> s = PairSums(1, 1)
+    >>> _ = accumulate_shared_lanes(spreading.FLOODING, [store.new_finite_store(indptr, indices)],
+    ...     np.array([1], np.int32), LaneStreams([7]), 100, 1, [], np.array([0, 1]),
+    ...     np.array([0], np.int32), np.array([1], np.uint8), np.array([0, 1, 2, 3]),
+    ...     np.array([0, 0, 0], np.int32), np.array([3]), [0.25], s)
+    >>> int(s.hits[0]), int(s.runs[0])  # flooding one step from the middle covers the path
+    (100, 100)
+    """
+    if code not in LANE_KERNELS:
+        raise InvalidParameterError(
+            f"code must be one of the lane kernels {sorted(LANE_KERNELS)}; got {code!r}")
+    if not isinstance(streams, LaneStreams):
+        raise InvalidTypeError(f"streams must be LaneStreams; got {type(streams).__name__}")
+    if not 1 <= len(stores) <= 1024:
+        raise ValueError(f"stores must hold 1..1024 stores; got {len(stores)}")
+    (sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs,
+     inv_a2) = _check_layout(sources, pair_ptr, pair_snap, active, snap_ptr, snap_ids, n_obs,
+                             widths)
+    if len(streams) != sources.shape[0]:
+        raise InvalidParameterError(
+            f"streams must hold one key per source ({sources.shape[0]}); got {len(streams)}")
+    n_sims = _check.integer(n_sims, "n_sims", low=0)
+    T = _check.integer(T, "T", low=0)
+    certain, bits = probability_bits(LANE_KERNELS[code](np.asarray(params, np.float64)))
+    if len(stores) > 1 and not OPENMP:
+        stores = stores[:1]
+    _softmargin.accumulate_shared_lanes(list(stores), sources, streams.keys, streams.drawn,
+                                        int(n_sims), int(T), bool(certain), bits, pair_ptr,
+                                        pair_snap, active, snap_ptr, snap_ids, n_obs, inv_a2,
+                                        sums.m1, sums.s1, sums.m2, sums.s2, sums.jac, sums.hits,
+                                        sums.runs, sums.near)
+    return "lanes"
+
+
+def accumulate_shared_lanes_chunk(code: int, shared: tuple, threads: int, sources: np.ndarray,
+                                  streams: LaneStreams, n_sims: int, T: int,
+                                  pair_ptr: np.ndarray, pair_snap: np.ndarray,
+                                  active: np.ndarray, widths,
+                                  sums: PairSums) -> tuple[PairSums, LaneStreams]:
+    """:func:`accumulate_shared_lanes` for a chunk of the candidates, as a task for another
+    process or worker (as :func:`accumulate_shared_chunk`; ``shared``'s graph is a finite
+    graph's ``(indptr, indices)``).
+
+    Returns
+    -------
+    (PairSums, LaneStreams)
+        The chunk's sums and streams, advanced past this call's runs.
+    """
+    graph, params, snap_ptr, snap_ids, n_obs = shared
+    indptr, indices = graph
+    stores = [new_finite_store(indptr, indices) for _ in range(threads)]
+    accumulate_shared_lanes(code, stores, sources, streams, n_sims, T, params, pair_ptr,
+                            pair_snap, active, snap_ptr, snap_ids, n_obs, widths, sums)
+    return sums, streams
