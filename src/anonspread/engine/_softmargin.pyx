@@ -55,17 +55,27 @@ BITSET_BYTES = 1 << 26
 OPENMP = bool(ANONSPREAD_SM_OPENMP)
 
 
-cdef inline void _lse_add(double* m, double* s, double e) noexcept nogil:
-    """Add ``exp(e)`` to the sum ``exp(m) * s`` kept as (running max ``m``, scaled sum ``s``).
+cdef inline void _lse_add2(double* m1, double* s1, double* m2, double* s2, double e) noexcept nogil:
+    """Add ``exp(e)`` to the sum ``(m1, s1)`` and ``exp(2 e)`` to ``(m2, s2)``.
 
-    ``s >= 1`` (the maximum term counts 1), so a term ``exp(e - m) < e^-37 < 2^-53`` is
-    below half an ulp of ``s`` and rounds away: skipping its ``exp`` leaves ``s`` bitwise
-    unchanged (most runs of a narrow kernel)."""
-    if e > m[0]:
-        s[0] = s[0] * exp(m[0] - e) + 1.0
-        m[0] = e
-    elif e - m[0] >= -37.0:
-        s[0] += exp(e - m[0])
+    ``m2 = 2 m1`` always (both start at -inf and take their maximum at the same terms, and
+    doubling is exact), so the second term relative to its maximum is the square of the
+    first: one ``exp`` for both sums (the square agrees with ``exp(2 (e - m1))`` to a few
+    ulps). The sums are kept as (running max ``m``, scaled sum ``s``); ``s >= 1`` (the
+    maximum term counts 1), so a term ``exp(e - m1) < e^-37 < 2^-53`` is below half an ulp
+    of ``s1`` (its square, of ``s2``) and rounds away: skipping its ``exp`` leaves both
+    sums bitwise unchanged (most runs of a narrow kernel)."""
+    cdef double x
+    if e > m1[0]:
+        x = exp(m1[0] - e)
+        s1[0] = s1[0] * x + 1.0
+        s2[0] = s2[0] * (x * x) + 1.0
+        m1[0] = e
+        m2[0] = 2.0 * e
+    elif e - m1[0] >= -37.0:
+        x = exp(e - m1[0])
+        s1[0] += x
+        s2[0] += x * x
 
 
 cdef int _candidate(int code, store_t* s, work_t* w, int64_t src, int64_t n_sims, int64_t T,
@@ -93,8 +103,7 @@ cdef int _candidate(int code, store_t* s, work_t* w, int64_t src, int64_t n_sims
             hits[0] += 1
         d2 = (phi - 1.0) * (phi - 1.0)
         for j in range(nw):
-            _lse_add(&m1[j], &s1[j], -d2 * inv_a2[j])
-            _lse_add(&m2[j], &s2[j], -2.0 * d2 * inv_a2[j])
+            _lse_add2(&m1[j], &s1[j], &m2[j], &s2[j], -d2 * inv_a2[j])
     return 0
 
 
@@ -224,8 +233,8 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
             runs[p] += 1
             d2 = (phi - 1.0) * (phi - 1.0)
             for j in range(nw):
-                _lse_add(&m1[p * nw + j], &s1[p * nw + j], -d2 * inv_a2[j])
-                _lse_add(&m2[p * nw + j], &s2[p * nw + j], -2.0 * d2 * inv_a2[j])
+                _lse_add2(&m1[p * nw + j], &s1[p * nw + j], &m2[p * nw + j], &s2[p * nw + j],
+                          -d2 * inv_a2[j])
                 if d2 * inv_a2[j] <= 1.0:  # within one width: 1 - phi <= a
                     near[p * nw + j] += 1
         if sbits == NULL:
@@ -654,8 +663,8 @@ cdef int _candidate_lanes(const int64_t* start, const int32_t* deg, const int32_
                 runs[p] += 1
                 d2 = (phi - 1.0) * (phi - 1.0)
                 for j in range(nw):
-                    _lse_add(&m1[p * nw + j], &s1[p * nw + j], -d2 * inv_a2[j])
-                    _lse_add(&m2[p * nw + j], &s2[p * nw + j], -2.0 * d2 * inv_a2[j])
+                    _lse_add2(&m1[p * nw + j], &s1[p * nw + j], &m2[p * nw + j],
+                              &s2[p * nw + j], -d2 * inv_a2[j])
                     if d2 * inv_a2[j] <= 1.0:
                         near[p * nw + j] += 1
         memset(L.rb, 0, 64 * W * sizeof(uint64_t))
