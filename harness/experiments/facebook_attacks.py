@@ -43,10 +43,11 @@ _DESCRIPTION = """
     'strongest' is the best of them chosen on the even-numbered trials of each batch and
     reported on the others; 'bp-predicted' is BP's own predicted detection (the mean of its
     largest posterior): an estimate of the Bayes ceiling, which is out of exact reach at
-    these sizes, never the ceiling itself. Soft-margin is priced before it runs: with the
-    default --estimator-budget (10 minutes of CPU per point) it runs at T = 2 and is skipped,
-    with its price, at T = 3 and 4 (about 20 and 40 minutes of CPU for 200 trials: raise the
-    budget to run them). Measured numbers: docs/FIGURES.md."""
+    these sizes, never the ceiling itself. Soft-margin is priced before it runs (at the cap
+    of its runs): with the default --estimator-budget (10 minutes of CPU per point) it runs
+    at T = 2 and 3 and is skipped, with its price, at T = 4 (about 11 minutes of CPU for
+    200 trials at the cap; --estimator-budget 25m runs it). Measured numbers:
+    docs/FIGURES.md."""
 
 register_experiment(dataclasses.replace(compose(
     "detection",
