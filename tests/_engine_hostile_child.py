@@ -175,17 +175,20 @@ def _drive_softmargin():
         if hasattr(adversaries, "soft_margin") else None
 
 
-def _drive_sm(executor):
+def _drive_sm(executor, lanes=False):
+    """Soft-margin on a small cycle: random diffusion runs 64 at a time (the lanes), the
+    line protocol one at a time."""
     import concurrent.futures as cf
 
     import networkx as nx
 
     from anonspread import adversaries, spread
-    from anonspread.spread.protocols import RandomDiffusion
-    snap = adversaries.observe(spread.simulate(nx.cycle_graph(8), RandomDiffusion(0.5), 2, rng=0))
+    from anonspread.spread.protocols import LineProtocol, RandomDiffusion
+    proto = RandomDiffusion(0.5) if lanes else LineProtocol()
+    snap = adversaries.observe(spread.simulate(nx.cycle_graph(8), proto, 2, rng=0))
     ex = cf.ThreadPoolExecutor(1) if executor else None
-    adversaries.soft_margin_estimate(snap, RandomDiffusion(0.5), simulations=10,
-                                     max_simulations=10, rng=0, executor=ex)
+    adversaries.soft_margin_estimate(snap, proto, simulations=10, max_simulations=10, rng=0,
+                                     executor=ex)
 
 
 # ----------------------------------------------------------------- valid calls
@@ -376,6 +379,13 @@ CASES = {
     "softmargin.accumulate_shared": _recorded("softmargin.accumulate_shared", lambda: _drive_sm(None)),
     "softmargin.accumulate_shared_chunk": _recorded("softmargin.accumulate_shared_chunk",
                                                     lambda: _drive_sm("pool")),
+    "softmargin.accumulate_shared_lanes": _recorded("softmargin.accumulate_shared_lanes",
+                                                    lambda: _drive_sm(None, lanes=True)),
+    "softmargin.accumulate_shared_lanes_chunk": _recorded("softmargin.accumulate_shared_lanes_chunk",
+                                                          lambda: _drive_sm("pool", lanes=True)),
+    "softmargin.LaneStreams": lambda: ([np.array([1, 2], np.uint64), np.array([0, 64])], {}),
+    "softmargin.lanes_bytes": lambda: ([N, 2, 4, 1], {}),
+    "softmargin.probability_bits": lambda: ([0.3], {}),
     "softmargin.scoring_costs": lambda: ([np.array([0, 1, 2], np.int64), np.ones(2, np.uint8),
                                           np.array([0, 0, 1, 2, 2, 2], np.int64), 1], {}),
     "softmargin.copy_store": lambda: ([__import__("anonspread.engine.store", fromlist=["x"])

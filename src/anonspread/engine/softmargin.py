@@ -434,6 +434,7 @@ def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.
         The chunk's sums and its generators, advanced past this call's runs.
     """
     graph, params, snap_ptr, snap_ids, n_obs = shared
+    threads = _check.integer(threads, "threads", low=1, high=1024)
     if isinstance(graph, GraphStore):
         stores = [copy_store(graph) for _ in range(threads)]
     else:
@@ -583,7 +584,11 @@ def accumulate_shared_lanes(code: int, stores: list, sources: np.ndarray, stream
             f"streams must hold one key per source ({sources.shape[0]}); got {len(streams)}")
     n_sims = _check.integer(n_sims, "n_sims", low=0)
     T = _check.integer(T, "T", low=0)
-    certain, bits = probability_bits(LANE_KERNELS[code](np.asarray(params, np.float64)))
+    params = np.asarray(params, np.float64)
+    if code == RANDOM_DIFFUSION and (params.ndim != 1 or params.shape[0] < 1):
+        raise InvalidParameterError(
+            f"params must hold random diffusion's p (RandomDiffusion.kernel_params); got {params!r}")
+    certain, bits = probability_bits(LANE_KERNELS[code](params))
     if len(stores) > 1 and not OPENMP:
         stores = stores[:1]
     _softmargin.accumulate_shared_lanes(list(stores), sources, streams.keys, streams.drawn,
@@ -609,6 +614,7 @@ def accumulate_shared_lanes_chunk(code: int, shared: tuple, threads: int, source
         The chunk's sums and streams, advanced past this call's runs.
     """
     graph, params, snap_ptr, snap_ids, n_obs = shared
+    threads = _check.integer(threads, "threads", low=1, high=1024)
     indptr, indices = graph
     stores = [new_finite_store(indptr, indices) for _ in range(threads)]
     accumulate_shared_lanes(code, stores, sources, streams, n_sims, T, params, pair_ptr,
