@@ -103,6 +103,9 @@ class SweepTemplate:
     price : callable or None
         ``price(point, trials, batch_size, timed, components=...)``: the cost of a point
         priced rather than timed (:attr:`Experiment.price`).
+    derived_cost : callable or None
+        ``derived_cost(point)``: the stand-in point whose trials cost what a derived
+        point costs (:attr:`Experiment.derived_cost`).
 
     Examples
     --------
@@ -141,6 +144,7 @@ class SweepTemplate:
     pilot: bool = False
     warm: Callable[..., Any] | None = None
     price: Callable[..., Any] | None = None
+    derived_cost: Callable[..., Any] | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -447,6 +451,7 @@ def compose(
         pilot=tpl.pilot,
         warm=functools.partial(_bound, tpl.warm, resolved) if tpl.warm is not None else None,
         price=functools.partial(_bound, tpl.price, resolved) if tpl.price is not None else None,
+        derived_cost=tpl.derived_cost,
         template=tpl.name,
         **{mode: fn},
     )

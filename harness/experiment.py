@@ -362,6 +362,13 @@ class Experiment:
         trials). :func:`harness.run` skips a point whose ``work``, counted at
         :data:`harness.pilot.VISITS_PER_SECOND`, is above its ``estimator_budget``, and the
         pilot reports the timed price instead of running the point's trials.
+    derived_cost : callable or None
+        ``derived_cost(point) -> dict | None``: for a derived point computed after the
+        trials in the run's process (the detection sweep's ``bp-predicted``), the point
+        whose trials cost what it costs (its stand-in: ``bp``'s trials at the same graph,
+        protocol and ``T``), or None when it costs nothing to speak of (``strongest``). The
+        pilot times the stand-in and adds the derived point to the run's price, after the
+        trials and on one process.
     template : str or None
         The sweep template the experiment was composed from (:func:`harness.compose` sets
         it); recorded in the JSON, so that the line that reproduces a run made from Python
@@ -412,6 +419,7 @@ class Experiment:
     pilot: bool = False
     warm: Callable[[Params], Any] | None = None
     price: Callable[..., Mapping[str, Any] | None] | None = None
+    derived_cost: Callable[[Params], Mapping[str, Any] | None] | None = None
     template: str | None = None
 
     def __repr__(self) -> str:
@@ -591,7 +599,8 @@ def check_experiment(exp: Any) -> Experiment:
         raise InvalidParameterError(f"{where}: derived and derive go together; got only one of them")
     if not isinstance(exp.pilot, bool):
         raise InvalidTypeError(f"{where}: pilot must be True or False; got {exp.pilot!r}")
-    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare", "warm", "price"):
+    for hook in ("metadata", "point_trials", "skip", "derived", "derive", "prepare", "warm", "price",
+                 "derived_cost"):
         if getattr(exp, hook) is not None and not callable(getattr(exp, hook)):
             raise InvalidTypeError(f"{where}: {hook} must be callable or None")
     check_int(exp.default_trials, f"{where}: default_trials", low=1)

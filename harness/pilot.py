@@ -165,7 +165,10 @@ class CostEstimate:
         varying = [k for k in keys if len({repr(r["params"].get(k)) for r in self.rows}) > 1] or keys
         for r in self.rows:
             point = ", ".join(f"{k}={r['params'].get(k)}" for k in varying)
-            how = f"priced: {r['priced']}" if "priced" in r else f"pilot: {r['pilot_trials']} trials"
+            how = (f"priced: {r['priced']}" if "priced" in r
+                   else f"after the trials, in this process, as {r['stand_in']}'s trials; "
+                   f"pilot: {r['pilot_trials']} trials" if r.get("after")
+                   else f"pilot: {r['pilot_trials']} trials")
             lines.append(f"  {point}: {format_seconds(r['seconds_per_trial'])} per trial x {r['trials']} trials "
                          f"= {format_seconds(r['cpu_per_trial'] * r['trials'])} CPU ({how})")
         for label, v in self.one_off.items():
@@ -212,7 +215,9 @@ def _warm(exp: Any, points: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
 
 def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequence[int], *,
                    groups: Mapping[int, Sequence[tuple[int, Any]]] | None, batch_size: int,
-                   workers: int, executor: str, one_off_parallel: bool = False) -> CostEstimate:
+                   workers: int, executor: str, one_off_parallel: bool = False,
+                   after: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]] = ()
+                   ) -> CostEstimate:
     """Time a few trials of every (point, estimator) pair and price the whole run.
 
     Parameters
@@ -236,6 +241,11 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
         The one-off work's pieces run as tasks on the ``workers`` (its elapsed time is
         then at least the longest piece and the total over the workers), not one after
         the other in the run's process.
+    after : sequence of (dict, dict, int)
+        The derived points computed after the trials in the run's process
+        (:attr:`~harness.Experiment.derived_cost`): ``(point, stand_in, trials)``, priced as
+        ``trials`` trials of ``stand_in`` (timed here unless a row has timed it), added to
+        the CPU and, one process doing them after the trials, to the wall time in full.
 
     Returns
     -------
@@ -303,17 +313,27 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                              "pilot_trials": n, "seconds_per_trial": took / n,
                              "cpu_per_trial": cpu / n})
                 unit_costs.append(took / n * min(batch_size, trials[i]))
+        after_rows = _time_after(exp, rows, after, call_for, groups is not None)
     finally:
         if payload is not None:
             payload.uninstall()
     trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
     trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
+    after_wall = sum(r["seconds_per_trial"] * r["trials"] for r in after_rows)
+    after_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in after_rows)
+    rows += after_rows
     once = sum(sum(v) for v in one_off.values())
     if one_off_parallel and workers > 1:  # the pieces run as tasks on the workers
         once = sum(max(sum(v) / workers, max(v, default=0.0)) for v in one_off.values())
     # each worker builds the points' graphs once (in parallel), as the pilot's process did
-    wall = once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
+    wall = (once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
+            + after_wall)
     notes = []
+    if after_rows:
+        labels = ", ".join(dict.fromkeys(r["label"] for r in after_rows))
+        notes.append(f"{labels} computed after the trials, in the run's process: priced as the "
+                     "trials of " + ", ".join(dict.fromkeys(r["stand_in"] for r in after_rows))
+                     + " at the same points")
     if any("priced" in r for r in rows):
         labels = ", ".join(dict.fromkeys(r["label"] for r in rows if "priced" in r))
         notes.append(f"{labels} priced, not run: its distinct candidates x its runs at the cap "
@@ -326,9 +346,38 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "
                      "the spreads of a point, so where simulation dominates this over-estimates")
-    return CostEstimate(exp.name, rows, one_off, trial_cpu + once_cpu + warm_cpu * max(workers, 1),
+    return CostEstimate(exp.name, rows, one_off,
+                        trial_cpu + after_cpu + once_cpu + warm_cpu * max(workers, 1),
                         wall, workers, executor,
                         time.perf_counter() - started, batch_size, tuple(notes))
+
+
+def _time_after(exp: Any, rows: list, after: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]],
+                call_for: Callable[[Mapping[str, Any]], Callable[[int, np.random.Generator], Any]],
+                paired: bool) -> list[dict[str, Any]]:
+    """The rows of the derived points computed after the trials: each priced as its trials
+    of its stand-in, from a row that timed the stand-in's point, else timed here."""
+    out: list[dict[str, Any]] = []
+    timed: dict[str, tuple[int, float, float]] = {}
+    for r in rows:
+        if "priced" not in r:
+            timed[repr(sorted(r["params"].items()))] = (r["pilot_trials"], r["seconds_per_trial"],
+                                                        r["cpu_per_trial"])
+    for k, (point, stand_in, n_trials) in enumerate(after):
+        key = repr(sorted(stand_in.items()))
+        if key not in timed:
+            params = dict(stand_in)
+            if paired:  # a paired group's trials take the values as a tuple
+                params[exp.paired] = (params[exp.paired],)
+            rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(1 << 20, k)))
+            n, took, cpu = _time_pair(call_for(params), min(PILOT_TRIALS, n_trials), rng)
+            timed[key] = (n, took / n, cpu / n)
+        n, per, cpu = timed[key]
+        label = str(point.get(exp.paired)) if paired else ", ".join(f"{a}={b}" for a, b in point.items())
+        out.append({"params": dict(point), "label": label, "trials": n_trials, "pilot_trials": n,
+                    "seconds_per_trial": per, "cpu_per_trial": cpu, "after": True,
+                    "stand_in": str(stand_in.get(exp.paired)) if paired else key})
+    return out
 
 
 def check_estimate(est: CostEstimate, trials: int) -> None:

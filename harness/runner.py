@@ -480,7 +480,7 @@ def run(
         _check_work(exp, points, n_trials, skipped_known=True)
     estimate: CostEstimate | None = None
     if piloted:
-        estimate = _pilot(exp, points, per_point, bsize, executor)
+        estimate = _pilot(exp, points, per_point, bsize, executor, derived, n_trials)
         check_estimate(estimate, n_trials)
     proportions = [m.name for m in exp.metrics if m.kind == "proportion"]
     bar = Progress(exp.name, sum(u.n for u in units), len(points), enabled=progress,
@@ -593,13 +593,21 @@ def _wants_pilot(exp: Experiment, pilot: bool | None, progress: bool | None) -> 
 
 
 def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: int | Sequence[int],
-           bsize: int, executor: Executor) -> CostEstimate:
+           bsize: int, executor: Executor, derived: Sequence[Mapping[str, Scalar]] = (),
+           n_trials: int = 0) -> CostEstimate:
     counts = [per_point] * len(points) if isinstance(per_point, int) else list(per_point)
     groups = _groups(exp, points) if exp.paired is not None else None
+    after = []  # the derived points computed after the trials, by their stand-ins
+    if exp.derived_cost is not None:
+        for p in derived:
+            stand_in = exp.derived_cost(dict(p))
+            if stand_in is not None:
+                n = exp.point_trials(p, n_trials) if exp.point_trials is not None else n_trials
+                after.append((dict(p), dict(stand_in), int(n)))
     return pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,
                           workers=executor.workers, executor=executor.describe(),
                           one_off_parallel=bool(getattr(executor, "shares_files", False))
-                          and prepare_takes_executor(exp.prepare))
+                          and prepare_takes_executor(exp.prepare), after=after)
 
 
 def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
@@ -721,7 +729,9 @@ def estimate_cost(
     points, _ = _applicable(exp, grid_points)
     budget = check_budget(ESTIMATOR_BUDGET if estimator_budget is None else estimator_budget)
     points, over = _within_budget(exp, points, n_trials, bsize, budget)
+    derived: list = []
     if exp.derived is not None:
+        derived = [p for p in points if exp.derived(p)]
         points = [p for p in points if not exp.derived(p)]
     per_point: int | list[int] = n_trials
     if exp.point_trials is not None:
@@ -729,7 +739,7 @@ def estimate_cost(
     plan_units(len(points), per_point, bsize, exact=False)
     if exp.cost is None:
         _check_work(exp, points, n_trials, skipped_known=True)
-    estimate = _pilot(exp, points, per_point, bsize, executor)
+    estimate = _pilot(exp, points, per_point, bsize, executor, derived, n_trials)
     check_estimate(estimate, n_trials)
     if over:
         notes = [f"skipped ({', '.join(f'{k}={v}' for k, v in o['params'].items() if k in ('protocol', 'T', 'estimator'))}): "

@@ -205,6 +205,31 @@ def derived_detection(table: Any, points: Any, level: float, components: Any = N
                              axis="estimator", level=level)
 
 
+#: Derived estimators computed after the trials, and the estimator whose trials at the same
+#: point cost what they cost (``bp-predicted``: BP on as many spreads of its own).
+DERIVED_STAND_INS = {BP_PREDICTED: "bp"}
+
+
+def derived_stand_in(point: Mapping[str, Any]) -> dict | None:
+    """The point whose trials cost what the derived ``point`` costs
+    (:attr:`harness.Experiment.derived_cost`): ``bp-predicted`` runs BP on as many spreads
+    of its own as the point's trials, so ``bp``'s trials at the same point; None for the
+    derived points that cost nothing to speak of (``strongest``) or are not priced
+    (``ceiling``).
+
+    Examples
+    --------
+    >>> derived_stand_in({"T": 3, "estimator": "bp-predicted"})
+    {'T': 3, 'estimator': 'bp'}
+    >>> derived_stand_in({"T": 3, "estimator": "strongest"}) is None
+    True
+    """
+    name = point.get("estimator")
+    name = name[0] if isinstance(name, tuple) and len(name) == 1 else name
+    stand_in = DERIVED_STAND_INS.get(name) if isinstance(name, str) else None
+    return None if stand_in is None else {**point, "estimator": stand_in}
+
+
 def bp_predicted_setting(point: Mapping[str, Any], components: Any = None) -> Any:
     """``(graph, protocol, T)`` of a ``bp-predicted`` point, or why it has none (a protocol
     BP does not model, a fresh graph per batch)."""
@@ -781,6 +806,7 @@ register_template(SweepTemplate(
     cost=detection_cost,
     derived=is_derived,
     derive=derived_detection,
+    derived_cost=derived_stand_in,
     prepare=detection_prepare,
     pilot=True,
     warm=warm_graph,

@@ -51,3 +51,28 @@ def test_bp_predicted_has_no_trials_of_its_own():
     with pytest.raises(InvalidParameterError, match="bp-predicted"):
         detection_trials({"graph": "line", "protocol": "flooding", "estimator": "bp-predicted",
                           "T": 2}, 2, None)
+
+
+@pytest.mark.parametrize("with_bp", [True, False])
+def test_the_pilot_prices_bp_predicted_as_bps_trials(with_bp):
+    # bp-predicted runs BP on as many spreads of its own after the trials, in the run's
+    # process: the pilot prices it as bp's trials at its point (timed for it when bp is not
+    # in the list) and adds it to the CPU and, in full, to the wall time
+    ests = ["jordan", "bp-predicted"] + (["bp"] if with_bp else [])
+    exp = harness.compose("detection", product={
+        "graph": "random-regular", "graph.n": 30, "graph.d": 3, "protocol": "random-diffusion",
+        "estimator": ests, "T": [2, 3]})
+    est = harness.estimate_cost(exp, trials=150, workers=1)
+    after = [r for r in est.rows if r.get("after")]
+    assert [r["params"]["T"] for r in after] == [2, 3]
+    assert all(r["label"] == "bp-predicted" and r["trials"] == 150 and r["stand_in"] == "bp"
+               and r["cpu_per_trial"] > 0 for r in after)
+    if with_bp:  # the same per-trial cost as bp's own row at the point
+        for r in after:
+            (bp,) = [q for q in est.rows if q["label"] == "bp" and q["params"]["T"] == r["params"]["T"]]
+            assert r["cpu_per_trial"] == bp["cpu_per_trial"]
+    trials_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in est.rows)
+    assert est.cpu_seconds >= trials_cpu
+    assert est.wall_seconds >= sum(r["seconds_per_trial"] * r["trials"] for r in after)
+    assert "bp-predicted computed after the trials" in est.format_text()
+    assert "bp-predicted" in est.summary()
