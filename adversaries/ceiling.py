@@ -167,8 +167,8 @@ def ceiling_refusal(graph: Any, protocol: Any) -> str | None:
     --------
     >>> import networkx as nx
     >>> from anonspread import spread
-    >>> print(ceiling_refusal(nx.cycle_graph(5), spread.Flooding()))
-    bayes_ceiling: the enumeration of protocol 'flooding' handles graphs without cycles only; got ContactGraph(n=5, m=5), which has cycles (on any graph: random-diffusion)
+    >>> print(ceiling_refusal(nx.cycle_graph(5), spread.LineProtocol()))
+    bayes_ceiling: the enumeration of protocol 'line' handles graphs without cycles only; got ContactGraph(n=5, m=5), which has cycles (on any graph: flooding, random-diffusion)
     """
     g = as_contact_graph(graph)
     if not isinstance(protocol, Protocol):

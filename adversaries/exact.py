@@ -546,8 +546,10 @@ def _adaptive_diffusion(protocol: AdaptiveDiffusion, loc: LocalView, v: int, max
     return _adaptive(loc, v, loc.T, protocol.design_degree(loc.snapshot.graph), max_states)
 
 
-@register_trajectories(Flooding, final=True)
+@register_trajectories(Flooding, cycles=True, final=True)
 def _flood(protocol: Flooding, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
+    """Flooding is deterministic: the infected set from ``v`` is its ball of radius ``T``,
+    on any graph (cycles included): one state per source."""
     return _flooding(loc, v, loc.T, max_states)
 
 
@@ -598,9 +600,10 @@ def exact_likelihood(snapshot: Snapshot, protocol: Protocol, *, max_states: int 
     (without ``max_infections_per_step``), :class:`~spread.protocols.TreeProtocol`
     (Protocol 2: adaptive diffusion whose virtual source always passes the token),
     :class:`~spread.protocols.TreeProtocolPseudocode`,
-    :class:`~spread.protocols.LineProtocol` and :class:`~spread.protocols.Flooding`
-    when the infected subgraph is a tree (any contact graph around it), and
-    :class:`~spread.protocols.RandomDiffusion` on any infected subgraph. Any other
+    :class:`~spread.protocols.LineProtocol` when the infected subgraph is a tree (any
+    contact graph around it), and :class:`~spread.protocols.Flooding` (deterministic: the
+    ball of radius T) and :class:`~spread.protocols.RandomDiffusion` on any infected
+    subgraph. Any other
     protocol is refused, naming it.
 
     Parameters

@@ -60,6 +60,21 @@ def test_flooding_on_a_path(n, T):
     assert got.sources == n
 
 
+@pytest.mark.parametrize("seed, n, T", [(1, 12, 1), (2, 12, 2), (3, 16, 1), (4, 16, 2), (5, 9, 3)])
+def test_flooding_on_graphs_with_cycles(seed, n, T):
+    # deterministic: the snapshot from v is its ball of radius T, so the MAP class of v is
+    # the nodes with the same ball and the ceiling is (distinct balls) / n
+    G = nx.random_regular_graph(3, n, seed=seed) if n % 2 == 0 else nx.cycle_graph(n)
+    balls = [frozenset(nx.ego_graph(G, v, radius=T)) for v in G]
+    got = _exact(G, Flooding(), T)
+    assert got.value == pytest.approx(len(set(balls)) / n, abs=1e-15)
+    # and the exact likelihood of a ball: 1 at the nodes whose ball it is, 0 elsewhere
+    snap = A.Snapshot(G, sorted(balls[0]), T)
+    lik = A.exact_likelihood(snap, Flooding())
+    for v in snap.nodes.tolist():
+        assert lik[v] == (0.0 if balls[v] == balls[0] else -np.inf)
+
+
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_flooding_on_a_star(k):
     assert _exact(nx.star_graph(k), Flooding(), 1).value == 1.0
@@ -251,7 +266,7 @@ def test_refuses_oversized_requests_with_the_size():
 
 
 @pytest.mark.parametrize("graph, protocol, err, match", [
-    (nx.cycle_graph(5), Flooding(), GraphError, "without cycles only"),
+    (nx.cycle_graph(5), LineProtocol(), GraphError, "without cycles only"),
     (spread.graphs.random_tree({3: 0.5, 4: 0.5}, rng=0), AdaptiveDiffusion(3), GraphError, "regular infinite tree"),
     (nx.path_graph(4), AdaptiveDiffusion(2, max_infections_per_step=3), InvalidParameterError,
      "max_infections_per_step"),
