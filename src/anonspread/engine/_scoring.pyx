@@ -11,7 +11,7 @@ queues), so a path of 10^6 nodes needs no recursion.
 import numpy as np
 
 from libc.math cimport INFINITY, fabs, log
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from anonspread.engine._bfs cimport bfs
@@ -488,14 +488,240 @@ cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indice
     return 0
 
 
+ctypedef struct Hyb:
+    # the direction-optimising BFS of :func:`_bfs_exact`: ``state`` 0 = not built yet,
+    # 1 = ready, -1 = not usable (not symmetric, 2^31 nodes or 2^32 arcs, or no memory)
+    int64_t state
+    uint32_t *tw
+    int32_t *pos
+    int32_t *rest
+    int32_t *nx
+    int32_t *tmp
+    uint32_t *kp
+    uint32_t *ko
+    int64_t *cnt
+
+
+cdef void _hyb_free(Hyb *h) noexcept nogil:
+    free(h.tw); free(h.pos); free(h.rest); free(h.nx); free(h.tmp); free(h.kp); free(h.ko)
+    free(h.cnt)
+    h.tw = NULL; h.pos = NULL; h.rest = NULL; h.nx = NULL; h.tmp = NULL; h.kp = NULL
+    h.ko = NULL; h.cnt = NULL
+
+
+cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     Hyb *h) noexcept nogil:
+    """The twin offsets and work rows of :func:`_bfs_exact`: ``tw[j]``, for the arc j = (v, w)
+    of v's row, is the offset in w's row of the arc (w, v) that matches it (the k-th
+    occurrence of w in v's row matches the k-th occurrence of v in w's row). Found by two
+    counting sorts (every row's arcs by their other end); sets ``h.state`` to 1, or to -1
+    if the adjacency is not symmetric, too large for 32-bit offsets, or memory is short.
+    12 bytes per arc for the time of the build, 4 kept."""
+    cdef int64_t n = indptr.shape[0] - 1, m = indptr[n], x, y, j, k, p, q, maxdeg = 0
+    cdef uint32_t *inc
+    cdef uint32_t *own
+    cdef int32_t *rowof
+    cdef int64_t *cur
+    cdef bint ok = True
+    h.state = -1
+    if n <= 0 or n >= 0x7FFFFFFF or m >= <int64_t> 0xFFFFFFFF:
+        return
+    for x in range(n):
+        if indptr[x + 1] - indptr[x] > maxdeg:
+            maxdeg = indptr[x + 1] - indptr[x]
+    inc = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
+    own = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
+    rowof = <int32_t *> malloc(max(m, 1) * sizeof(int32_t))
+    cur = <int64_t *> malloc(n * sizeof(int64_t))
+    h.tw = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
+    h.pos = <int32_t *> malloc(n * sizeof(int32_t))
+    h.rest = <int32_t *> malloc(n * sizeof(int32_t))
+    h.nx = <int32_t *> malloc(n * sizeof(int32_t))
+    h.tmp = <int32_t *> malloc(n * sizeof(int32_t))
+    h.kp = <uint32_t *> malloc(n * sizeof(uint32_t))
+    h.ko = <uint32_t *> malloc(n * sizeof(uint32_t))
+    h.cnt = <int64_t *> malloc((max(n, maxdeg) + 2) * sizeof(int64_t))
+    if (inc == NULL or own == NULL or rowof == NULL or cur == NULL or h.tw == NULL
+            or h.pos == NULL or h.rest == NULL or h.nx == NULL or h.tmp == NULL or h.kp == NULL
+            or h.ko == NULL or h.cnt == NULL):
+        ok = False
+    if ok:
+        for x in range(n):
+            cur[x] = indptr[x]
+        # inc[y's segment]: the arcs into y, by (their row, position); rowof: their rows
+        for x in range(n):
+            for j in range(indptr[x], indptr[x + 1]):
+                y = indices[j]
+                if cur[y] == indptr[y + 1]:  # more arcs into y than out of it
+                    ok = False
+                    break
+                inc[cur[y]] = <uint32_t> j
+                rowof[cur[y]] = <int32_t> x
+                cur[y] += 1
+            if not ok:
+                break
+    if ok:
+        # own[x's segment]: the arcs out of x, by (their other end, position)
+        for x in range(n):
+            cur[x] = indptr[x]
+        for y in range(n):
+            for k in range(indptr[y], indptr[y + 1]):
+                x = rowof[k]
+                own[cur[x]] = inc[k]
+                cur[x] += 1
+        # the k-th arc out of x (by other end) matches the k-th arc into x (by row)
+        for x in range(n):
+            for k in range(indptr[x], indptr[x + 1]):
+                q = own[k]
+                p = inc[k]
+                y = indices[q]
+                if rowof[k] != y:  # not symmetric
+                    ok = False
+                    break
+                h.tw[q] = <uint32_t> (p - indptr[y])
+            if not ok:
+                break
+    free(inc); free(own); free(rowof); free(cur)
+    if not ok:
+        _hyb_free(h)
+        return
+    for x in range(n):
+        h.pos[x] = 0x7FFFFFFF
+    h.state = 1
+
+
+cdef int64_t _bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
+                        int32_t[::1] order, int32_t[::1] dist, Hyb *h) noexcept nogil:
+    """:func:`bfs` from ``root`` (``order`` and ``dist`` the same, node for node), each level
+    found top-down (the frontier's rows) or bottom-up (the unreached nodes' rows: chosen
+    when they hold fewer entries than the frontier's), as in Beamer, Asanovic and
+    Patterson's direction-optimising BFS (issue 32). ``parent`` is not set.
+
+    Why the same order: the top-down scan puts the nodes of depth k + 1 in the queue by
+    (the queue slot of their parent, the neighbour of depth k that left the queue first;
+    their first offset in the parent's row). Every reached neighbour of a node x not
+    reached after depth k has depth k, so a bottom-up level reads x's whole row and takes
+    the smallest ``slot << 32 | twin offset`` (``h.tw``, :func:`_hyb_build`) over it: the
+    parent, and x's first offset in the parent's row; the level's new nodes are then
+    ordered by those two keys (two stable counting sorts). No early exit: the parent must
+    be the first in the queue, not the first found. ``h.state`` must be 1; ``dist`` -1
+    on entry for every node, as for :func:`bfs`.
+    """
+    cdef int64_t n = indptr.shape[0] - 1, a = 0, b = 1, tail = 1, level = 0, nrest = -1
+    cdef int64_t mf, mu, ne, i, j, keep, nch, maxo, x, t, c, tot
+    cdef int32_t w
+    cdef uint64_t best, key, low = 0xFFFFFFFF
+    cdef uint32_t *tw = h.tw
+    cdef int32_t *pos = h.pos
+    cdef int32_t *rest = h.rest
+    cdef int64_t *cnt = h.cnt
+    order[0] = <int32_t> root
+    dist[root] = 0
+    pos[root] = 0
+    mf = indptr[root + 1] - indptr[root]
+    mu = indptr[n] - mf
+    while a < b:
+        ne = 0
+        if mu < mf:
+            keep = 0
+            if nrest < 0:
+                for x in range(n):
+                    if dist[x] < 0:
+                        rest[keep] = <int32_t> x
+                        keep += 1
+                nrest = keep
+            else:
+                for i in range(nrest):
+                    if dist[rest[i]] < 0:
+                        rest[keep] = rest[i]
+                        keep += 1
+                nrest = keep
+            nch = 0
+            maxo = 0
+            keep = 0
+            for i in range(nrest):
+                x = rest[i]
+                best = ~(<uint64_t> 0)
+                for j in range(indptr[x], indptr[x + 1]):
+                    key = ((<uint64_t> <uint32_t> pos[indices[j]]) << 32) | tw[j]
+                    best = key if key < best else best
+                if (best >> 32) < <uint64_t> b:
+                    h.nx[nch] = <int32_t> x
+                    h.kp[nch] = <uint32_t> ((best >> 32) - <uint64_t> a)
+                    h.ko[nch] = <uint32_t> (best & low)
+                    if h.ko[nch] > maxo:
+                        maxo = h.ko[nch]
+                    nch += 1
+                else:
+                    rest[keep] = <int32_t> x
+                    keep += 1
+            nrest = keep
+            # by offset, then (stable) by the parent's slot
+            for i in range(maxo + 1):
+                cnt[i] = 0
+            for i in range(nch):
+                cnt[h.ko[i]] += 1
+            tot = 0
+            for i in range(maxo + 1):
+                c = cnt[i]
+                cnt[i] = tot
+                tot += c
+            for i in range(nch):
+                h.tmp[cnt[h.ko[i]]] = <int32_t> i
+                cnt[h.ko[i]] += 1
+            for i in range(b - a + 1):
+                cnt[i] = 0
+            for i in range(nch):
+                cnt[h.kp[i]] += 1
+            tot = 0
+            for i in range(b - a + 1):
+                c = cnt[i]
+                cnt[i] = tot
+                tot += c
+            for i in range(nch):
+                t = h.tmp[i]
+                order[tail + cnt[h.kp[t]]] = h.nx[t]
+                cnt[h.kp[t]] += 1
+            for i in range(nch):
+                w = order[tail + i]
+                dist[w] = <int32_t> (level + 1)
+                pos[w] = <int32_t> (tail + i)
+                ne += indptr[w + 1] - indptr[w]
+            tail += nch
+        else:
+            for i in range(a, b):
+                x = order[i]
+                for j in range(indptr[x], indptr[x + 1]):
+                    w = indices[j]
+                    if dist[w] < 0:
+                        dist[w] = <int32_t> (level + 1)
+                        pos[w] = <int32_t> tail
+                        order[tail] = w
+                        tail += 1
+                        ne += indptr[w + 1] - indptr[w]
+        a = b
+        b = tail
+        level += 1
+        mu -= ne
+        mf = ne
+    for i in range(tail):
+        pos[order[i]] = 0x7FFFFFFF
+    return tail
+
+
 cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t u,
                               int32_t[::1] order, int32_t[::1] parent, int32_t[::1] dist,
-                              int64_t[::1] lo, int64_t[::1] hi, int64_t *far) noexcept nogil:
+                              int64_t[::1] lo, int64_t[::1] hi, int64_t *far,
+                              Hyb *h=NULL) noexcept nogil:
     """One BFS from u and Takes & Kosters' bounds for every node; returns ``ecc(u)`` and
-    sets ``far`` to a node at distance ``ecc(u)`` from u. ``dist`` holds -1 on entry
-    (restored)."""
-    cdef int64_t n = indptr.shape[0] - 1, i, e
-    cdef int64_t k = bfs(indptr, indices, u, order, parent, dist)
+    sets ``far`` to a node at distance ``ecc(u)`` from u (the last the BFS reached).
+    ``dist`` holds -1 on entry (restored). With ``h`` ready (``h.state`` 1), the BFS is
+    :func:`_bfs_exact` (the same order, so the same ``far``)."""
+    cdef int64_t n = indptr.shape[0] - 1, i, e, k
+    if h != NULL and h.state == 1:
+        k = _bfs_exact(indptr, indices, u, order, dist, h)
+    else:
+        k = bfs(indptr, indices, u, order, parent, dist)
     far[0] = order[k - 1]
     e = dist[far[0]]
     anonspread_tk_bounds(&dist[0], n, e, &lo[0], &hi[0])
@@ -507,7 +733,7 @@ cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indi
 cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
                    int64_t cnt, uint64_t *seen, uint64_t *cur, uint64_t *nxt, int64_t *active,
                    int64_t *touched, int64_t *lo, int64_t *ecc,
-                   uint8_t *dmat=NULL) noexcept nogil:
+                   uint8_t *dmat=NULL, int64_t *rest=NULL) noexcept nogil:
     """Bit-parallel BFS from ``srcs[:cnt]`` (cnt <= 64): ``ecc[b]`` = eccentricity of source b.
 
     Bit b of ``seen[v]`` says source b has reached v; one sweep per level pushes only the
@@ -517,37 +743,81 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
     ``lo[w]`` is raised to the last level at which w received a new bit, ``max_b d(b, w)``,
     a lower bound on ``ecc(w)``. ``seen``, ``cur``, ``nxt`` must be zero on entry (restored).
     With ``dmat`` (n x 64 bytes), ``dmat[w * 64 + b]`` receives ``min(d(b, w), 255)``.
+
+    With ``rest`` (n int64 of scratch) a level is found bottom-up when the rows of the
+    nodes some source has not reached hold fewer entries than the frontier's rows (issue
+    32; Then et al.'s multi-source BFS, direction-optimising as in Beamer, Asanovic and
+    Patterson): each such node ORs its neighbours' frontier bits, stopping once every
+    source has reached it. A node's new bits at a level are the same either way (the
+    sources' bits on its neighbours one level up), so every output is the same.
     """
-    cdef int64_t n = indptr.shape[0] - 1, na = 0, nt, level = 0, b, i, j, v
+    cdef int64_t n = indptr.shape[0] - 1, na = 0, nt, level = 0, b, i, j, v, nrest = -1, keep
+    cdef int64_t fa = 0, ua = indptr[n]
     cdef int32_t w
-    cdef uint64_t bit, f, add, newbits
+    cdef uint64_t bit, f, add, newbits, acc, sw
+    cdef uint64_t full = ~(<uint64_t> 0) if cnt >= 64 else ((<uint64_t> 1) << cnt) - 1
     for b in range(cnt):
         v = srcs[b]
         if seen[v] == 0:
             active[na] = v
             na += 1
+            fa += indptr[v + 1] - indptr[v]
         bit = (<uint64_t> 1) << b
         seen[v] |= bit
         cur[v] |= bit
         ecc[b] = 0
         if dmat != NULL:
             dmat[v * 64 + b] = 0
+    for i in range(na):
+        if seen[active[i]] == full:
+            ua -= indptr[active[i] + 1] - indptr[active[i]]
     while na > 0:
         level += 1
         nt = 0
-        for i in range(na):
-            v = active[i]
-            f = cur[v]
-            for j in range(indptr[v], indptr[v + 1]):
-                w = indices[j]
-                add = f & ~seen[w]
+        if rest != NULL and ua < fa:
+            # bottom-up: the rows of the nodes not reached by every source
+            keep = 0
+            if nrest < 0:
+                for v in range(n):
+                    if seen[v] != full:
+                        rest[keep] = v
+                        keep += 1
+            else:
+                for i in range(nrest):
+                    if seen[rest[i]] != full:
+                        rest[keep] = rest[i]
+                        keep += 1
+            nrest = keep
+            for i in range(nrest):
+                v = rest[i]
+                sw = seen[v]
+                acc = 0
+                for j in range(indptr[v], indptr[v + 1]):
+                    acc |= cur[indices[j]]
+                    if (acc | sw) == full:
+                        break
+                add = acc & ~sw
                 if add != 0:
-                    if nxt[w] == 0:
-                        touched[nt] = w
-                        nt += 1
-                    nxt[w] |= add
-            cur[v] = 0
+                    touched[nt] = v
+                    nt += 1
+                    nxt[v] = add
+            for i in range(na):
+                cur[active[i]] = 0
+        else:
+            for i in range(na):
+                v = active[i]
+                f = cur[v]
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    add = f & ~seen[w]
+                    if add != 0:
+                        if nxt[w] == 0:
+                            touched[nt] = w
+                            nt += 1
+                        nxt[w] |= add
+                cur[v] = 0
         newbits = 0
+        fa = 0
         for i in range(nt):
             w = <int32_t> touched[i]
             f = nxt[w]
@@ -556,6 +826,9 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
             cur[w] = f
             newbits |= f
             active[i] = w
+            fa += indptr[w + 1] - indptr[w]
+            if seen[w] == full:
+                ua -= indptr[w + 1] - indptr[w]
             if level > lo[w]:
                 lo[w] = level
             if dmat != NULL:
@@ -572,17 +845,24 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
 
 cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
                          const int64_t *srcs, const int64_t *off, int64_t cnt,
-                         int32_t[::1] order, int32_t[::1] dist) noexcept nogil:
+                         int32_t[::1] order, int32_t[::1] dist,
+                         int32_t *rest=NULL) noexcept nogil:
     """``dist[w] = min_b off[b] + d(srcs[b], w)`` for every node (a BFS whose sources start late).
 
     Sources enter the queue when its level reaches their offset (offsets >= 0). ``dist``
     must hold -1 on entry; ``order[:k]`` lists the nodes reached, k returned. (Sources of
     equal offset may enter in another order than numba's argsort put them: the distances
-    and the set of nodes reached do not depend on it.)
+    and the set of nodes reached do not depend on it.) With ``rest`` (n int32 of scratch),
+    a level is found bottom-up (every unreached node looks for a neighbour in the frontier
+    and stops at the first) when the frontier's rows hold more than a quarter of the
+    unreached nodes' entries, as in Beamer, Asanovic and Patterson's direction-optimising
+    BFS (issue 32): the same distances; ``order`` lists the same nodes, in another order
+    within a level.
     """
     cdef int64_t idx[64]
-    cdef int64_t p = 0, head = 0, tail = 0, lev, end, i, j, x, v
-    cdef int32_t w
+    cdef int64_t p = 0, head = 0, tail = 0, lev, end, i, j, x, v, nrest = -1, keep
+    cdef int64_t n = indptr.shape[0] - 1, ua = indptr[n], fa
+    cdef int32_t w, lv
     for i in range(cnt):  # insertion sort of the (at most 64) sources by offset
         x = i
         j = i
@@ -598,8 +878,39 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
                 dist[v] = <int32_t> lev
                 order[tail] = <int32_t> v
                 tail += 1
+                ua -= indptr[v + 1] - indptr[v]
             p += 1
         end = tail
+        fa = 0
+        if rest != NULL:
+            for i in range(head, end):
+                fa += indptr[order[i] + 1] - indptr[order[i]]
+        if rest != NULL and 4 * fa > ua:
+            # bottom-up: every unreached node's row, up to its first neighbour at ``lev``
+            keep = 0
+            if nrest < 0:
+                for v in range(n):
+                    if dist[v] < 0:
+                        rest[keep] = <int32_t> v
+                        keep += 1
+            else:
+                for i in range(nrest):
+                    if dist[rest[i]] < 0:
+                        rest[keep] = rest[i]
+                        keep += 1
+            nrest = keep
+            lv = <int32_t> lev
+            for i in range(nrest):
+                v = rest[i]
+                for j in range(indptr[v], indptr[v + 1]):
+                    if dist[indices[j]] == lv:
+                        dist[v] = lv + 1
+                        order[tail] = <int32_t> v
+                        tail += 1
+                        ua -= indptr[v + 1] - indptr[v]
+                        break
+            head = end
+            continue
         while head < end:  # the queue holds only level ``lev`` here
             v = order[head]
             head += 1
@@ -609,19 +920,21 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
                     dist[w] = <int32_t> (lev + 1)
                     order[tail] = w
                     tail += 1
+                    ua -= indptr[w + 1] - indptr[w]
     return tail
 
 
 cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t *srcs,
                      int64_t cnt, const int64_t *ecc, int64_t *lo, int64_t *hi,
                      int32_t[::1] order, int32_t[::1] dist, int64_t *off,
-                     bint upper=True) noexcept nogil:
+                     bint upper=True, int32_t *rest=NULL) noexcept nogil:
     """Takes & Kosters' bounds of ``cnt`` sources of known eccentricity ``ecc[b]`` at once.
 
     ``hi[w] <= min_b ecc_b + d(b, w)`` and ``lo[w] >= max_b ecc_b - d(b, w)`` by two BFS
     with late-starting sources (:func:`_offset_bfs`): the bounds of cnt single BFS for the
     price of two (``max_b d(b, w)`` comes from :func:`_bp_pass`). Without ``upper`` only
-    the lower bounds (one BFS: the upper bounds of peripheral sources are weak).
+    the lower bounds (one BFS: the upper bounds of peripheral sources are weak). ``rest``:
+    as in :func:`_offset_bfs`.
     """
     cdef int64_t emax = 0, b, k, i
     cdef int32_t v
@@ -630,7 +943,7 @@ cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, cons
         if ecc[b] > emax:
             emax = ecc[b]
     if upper:
-        k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+        k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist, rest)
         for i in range(k):
             v = order[i]
             if dist[v] < hi[v]:
@@ -638,7 +951,7 @@ cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, cons
             dist[v] = -1
     for b in range(cnt):
         off[b] = emax - ecc[b]
-    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist)
+    k = _offset_bfs(indptr, indices, srcs, off, cnt, order, dist, rest)
     for i in range(k):
         v = order[i]
         if emax - dist[v] > lo[v]:
@@ -672,7 +985,7 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
     with gil:
         srcs = np.empty(max(n, 1), np.int64)
         bits = np.zeros(3 * n + 1, np.uint64)
-        w64 = np.empty(2 * n + 1, np.int64)
+        w64 = np.empty(3 * n + 1, np.int64)
     for v in range(n):
         if _open(&lo[0], &hi[0], t, ehi, v):
             srcs[m] = v
@@ -680,7 +993,7 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
     for start in range(0, m, 64):
         cnt = min(64, m - start)
         _bp_pass(indptr, indices, &srcs[start], cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
-                 &w64[n], &lo[0], ecc)
+                 &w64[n], &lo[0], ecc, NULL, &w64[2 * n])
         for b in range(cnt):
             lo[srcs[start + b]] = ecc[b]
             hi[srcs[start + b]] = ecc[b]
@@ -691,7 +1004,7 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
 cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
                            int64_t *phi, int64_t t, bint exact, int64_t emax, int64_t max_passes,
                            int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
-                           bint far_first, int64_t *nbfs) except -1 nogil:
+                           bint far_first, int64_t *nbfs, bint hybrid=True) except -1 nogil:
     """Phase 2 of :func:`_jordan_place` (and of :func:`graph_eccentricity` with ``exact``):
     bit-parallel passes of 64 sources until every node is placed (``exact``: until every
     ``lo == hi``) or ``max_passes`` passes (< 0: no limit); returns the nodes left unplaced.
@@ -707,7 +1020,9 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
     which places most nodes of a small-world snapshot after a few passes (the farthest
     node of almost every node is far from r); the few left, and every pass without
     ``far_first``, take the unplaced nodes of smallest lower bound (64 exact
-    eccentricities a pass). Exact: every bound used is valid.
+    eccentricities a pass). Exact: every bound used is valid. ``hybrid``: the passes and
+    their bounds' BFS direction-optimising (:func:`_bp_pass`, :func:`_offset_bfs`; the
+    same results).
     """
     cdef int64_t n = indptr.shape[0] - 1, left = n, npass = 0, ehi, i, v, cap, below, atcap
     cdef int64_t cnt, lv, r = 0, L = 0, pos = 0, rem, dn, bnd, k
@@ -716,15 +1031,21 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
     cdef int64_t srcs[64]
     cdef int64_t ecc[64]
     cdef int64_t off[64]
-    cdef int32_t[::1] parent
+    cdef int32_t[::1] parent, r32
+    cdef int64_t *rest = NULL
+    cdef int32_t *rest32 = NULL
     with gil:
         bits = np.zeros(3 * n, np.uint64)
-        w64 = np.empty(2 * n, np.int64)
+        w64 = np.empty(3 * n + 1, np.int64)
+        r32 = np.empty(n + 1, np.int32)
         nlo = np.zeros(emax + 2, np.int64)
         dr = np.zeros(n if far_first else 1, np.int64)
         byfar = np.zeros(n if far_first else 1, np.int64)
         parent = np.zeros(n if far_first else 1, np.int32)
         levend = np.zeros(1, np.int64)
+    if hybrid:
+        rest = &w64[2 * n]
+        rest32 = &r32[0]
     if far_first:
         for v in range(n):
             if indptr[v + 1] - indptr[v] > indptr[r + 1] - indptr[r]:
@@ -793,8 +1114,8 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
                         cnt += 1
                         atcap -= 1
         _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
-                 &w64[n], plo, ecc)
-        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off)
+                 &w64[n], plo, ecc, NULL, rest)
+        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off, True, rest32)
         if far_first:
             # every z with d(r, z) > dn has been a source
             dn = dr[byfar[pos]] if pos < n else -BIG
@@ -810,7 +1131,7 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
 cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
                         int64_t *phi, int64_t t, int64_t emax, int64_t max_passes,
                         int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
-                        uint8_t[::1] src, int64_t *nbfs) except -2 nogil:
+                        uint8_t[::1] src, int64_t *nbfs, bint hybrid=True) except -2 nogil:
     """Phase 2 of :func:`_jordan_place` with many reference nodes (issue 32); returns the
     nodes left unplaced, or -1 (nothing changed) when a reference's eccentricity exceeds 254.
 
@@ -831,6 +1152,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
     of smallest lower bound (exact). The kind whose last pass placed more nodes goes next;
     a kind unused for 4 passes is tried again. Exact: every bound used is valid; it ends
     because every pass makes 64 new sources or places an unplaced node exactly.
+    ``hybrid``: as in :func:`_place_passes`.
     """
     cdef int64_t n = indptr.shape[0] - 1, nr = min(n, 64), left, npass = 0, ehi, i, v, b
     cdef int64_t cap, below, atcap, cnt, lv, best, na, a, gper, nper, regen = 2 * n + 2
@@ -848,18 +1170,25 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
     cdef int64_t[::1] w64, nlo
     cdef uint8_t[::1] dmat, op, att
     cdef int64_t[::1] refs
+    cdef int32_t[::1] r32
+    cdef int64_t *rest = NULL
+    cdef int32_t *rest32 = NULL
     with gil:
         refs = np.argsort(-np.diff(np.asarray(indptr)), kind="stable")[:nr].astype(np.int64)
         bits = np.zeros(3 * n, np.uint64)
-        w64 = np.empty(2 * n, np.int64)
+        w64 = np.empty(3 * n + 1, np.int64)
+        r32 = np.empty(n + 1, np.int32)
         nlo = np.zeros(emax + 2, np.int64)
         dmat = np.zeros(64 * n, np.uint8)
         op = np.zeros(n, np.uint8)
         att = np.zeros(n, np.uint8)
+    if hybrid:
+        rest = &w64[2 * n]
+        rest32 = &r32[0]
     for b in range(64):
         srcs[b] = refs[b % nr]
     _bp_pass(indptr, indices, srcs, 64, &bits[0], &bits[n], &bits[2 * n], &w64[0], &w64[n],
-             plo, ecc, &dmat[0])
+             plo, ecc, &dmat[0], rest)
     nbfs[0] += 64
     for b in range(64):
         if ecc[b] > 254:
@@ -949,7 +1278,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
             for b in range(64):
                 srcs[b] = refs[b % nr]
             _bp_pass(indptr, indices, srcs, 64, &bits[0], &bits[n], &bits[2 * n], &w64[0],
-                     &w64[n], plo, ecc, &dmat[0])
+                     &w64[n], plo, ecc, &dmat[0], rest)
             nbfs[0] += 64
             npass += 1
             for b in range(64):
@@ -981,8 +1310,9 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
                         cnt += 1
                         atcap -= 1
         _bp_pass(indptr, indices, srcs, cnt, &bits[0], &bits[n], &bits[2 * n], &w64[0],
-                 &w64[n], plo, ecc)
-        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off, nper < cnt)
+                 &w64[n], plo, ecc, NULL, rest)
+        _bp_bounds(indptr, indices, srcs, cnt, ecc, plo, phi, order, dist, off, nper < cnt,
+                   rest32)
         for i in range(cnt):
             src[srcs[i]] = 1
         nbfs[0] += 64
@@ -993,7 +1323,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
                        int64_t[::1] trace, int64_t *res, int64_t rule=2,
-                       int64_t phase1_max=32) except -1 nogil:
+                       int64_t phase1_max=32, bint hybrid=True) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
@@ -1003,10 +1333,15 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     :func:`_ref_passes` (issue 32); 1, far from one reference node (:func:`_place_passes`
     with ``far_first``, the first rule of issue 32, also used when a reference's
     eccentricity exceeds 254); 0, always the unplaced nodes of smallest lower bound (the
-    rule before issue 32).
+    rule before issue 32). ``hybrid`` (default): every BFS direction-optimising (issue 32:
+    :func:`_bfs_exact` for the single BFS from the 4th on when the subgraph has at least
+    2^16 arcs, :func:`_bp_pass` and :func:`_offset_bfs` bottom-up where cheaper): the same
+    distances and the same first-phase sources, so the same bounds, BFS count and answer;
+    False: every BFS top-down (the kernel of before, kept for the benchmark and tests).
     """
     cdef int64_t n = indptr.shape[0] - 1
     cdef int32_t[::1] order, parent, dist
+    cdef Hyb hb
     cdef int64_t *plo = &lo[0]
     cdef int64_t *phi = &hi[0]
     cdef int64_t t, far, nbfs, emax, window = 8, prev = n, kind = 0, step = 0, left = n
@@ -1026,6 +1361,9 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         parent = np.empty(n, np.int32)
         dist = np.full(n, -1, np.int32)
         src = np.zeros(n, np.uint8)
+    hb.state = 0 if hybrid and indptr[n] >= (1 << 16) else -1
+    hb.tw = NULL; hb.pos = NULL; hb.rest = NULL; hb.nx = NULL; hb.tmp = NULL; hb.kp = NULL
+    hb.ko = NULL; hb.cnt = NULL
     t = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi, &far)
     src[s] = 1
     nbfs = 1
@@ -1072,18 +1410,21 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
                 kind = k
         kused[kind] = step
         u = far if kind == 0 else (uhi if kind == 1 else ulo)
-        e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far)
+        if hb.state == 0 and nbfs >= 3:
+            _hyb_build(indptr, indices, &hb)
+        e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far, &hb)
         src[u] = 1
         if e > emax:
             emax = e
         nbfs += 1
         step += 1
+    _hyb_free(&hb)
     if left > 0 and rule == 2:
         left = _ref_passes(indptr, indices, plo, phi, t, emax, max_passes, trace, order, dist,
-                           src, &nbfs)
+                           src, &nbfs, hybrid)
     if left < 0 or (left > 0 and rule < 2):
         left = _place_passes(indptr, indices, plo, phi, t, False, emax, max_passes, trace, order,
-                             dist, rule >= 1, &nbfs)
+                             dist, rule >= 1, &nbfs, hybrid)
     res[0] = t
     res[1] = nbfs
     res[2] = left
@@ -1581,9 +1922,9 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                     int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace,
-                    int64_t rule=2, int64_t phase1_max=32):
+                    int64_t rule=2, int64_t phase1_max=32, bint hybrid=True):
     cdef int64_t res[3]
-    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule, phase1_max)
+    _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule, phase1_max, hybrid)
     return res[0], res[1], res[2]
 
 
@@ -1598,18 +1939,24 @@ def py_bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[::1] in
 
 def py_bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const int64_t[::1] srcs,
                int64_t cnt, uint64_t[::1] seen, uint64_t[::1] cur, uint64_t[::1] nxt,
-               int64_t[::1] active, int64_t[::1] touched, int64_t[::1] lo, int64_t[::1] ecc):
+               int64_t[::1] active, int64_t[::1] touched, int64_t[::1] lo, int64_t[::1] ecc,
+               uint8_t[::1] dmat=None, int64_t[::1] rest=None):
+    # ``dmat`` (n * 64 bytes) and ``rest`` (n int64: bottom-up levels) optional
+    cdef uint8_t *dm = NULL if dmat is None else &dmat[0]
+    cdef int64_t *rs = NULL if rest is None else &rest[0]
     with nogil:
         _bp_pass(indptr, indices, &srcs[0], cnt, &seen[0], &cur[0], &nxt[0], &active[0],
-                 &touched[0], &lo[0], &ecc[0])
+                 &touched[0], &lo[0], &ecc[0], dm, rs)
 
 
 def py_offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
                   const int64_t[::1] srcs, const int64_t[::1] off, int64_t cnt,
-                  int32_t[::1] order, int32_t[::1] dist):
+                  int32_t[::1] order, int32_t[::1] dist, int32_t[::1] rest=None):
+    # ``rest`` (n int32): bottom-up levels
     cdef int64_t k
+    cdef int32_t *rs = NULL if rest is None else &rest[0]
     with nogil:
-        k = _offset_bfs(indptr, indices, &srcs[0], &off[0], cnt, order, dist)
+        k = _offset_bfs(indptr, indices, &srcs[0], &off[0], cnt, order, dist, rs)
     return k
 
 
@@ -1663,3 +2010,22 @@ def py_bfs(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
     with nogil:
         k = bfs(indptr, indices, root, order, parent, dist)
     return k
+
+
+def py_bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices,
+                 const int64_t[::1] roots, int32_t[:, ::1] orders, int32_t[:, ::1] dists,
+                 int64_t[::1] ks):
+    """:func:`_bfs_exact` from every ``roots[i]`` into ``orders[i]``, ``dists[i]`` (rows of
+    -1 on entry), ``ks[i]`` the nodes reached, the twins built once; returns the build's
+    state (1, or -1 when the adjacency is not usable: no BFS run)."""
+    cdef Hyb hb
+    cdef int64_t i
+    hb.tw = NULL; hb.pos = NULL; hb.rest = NULL; hb.nx = NULL; hb.tmp = NULL; hb.kp = NULL
+    hb.ko = NULL; hb.cnt = NULL
+    with nogil:
+        _hyb_build(indptr, indices, &hb)
+        if hb.state == 1:
+            for i in range(roots.shape[0]):
+                ks[i] = _bfs_exact(indptr, indices, roots[i], orders[i], dists[i], &hb)
+        _hyb_free(&hb)
+    return hb.state
