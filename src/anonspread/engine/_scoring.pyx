@@ -518,9 +518,8 @@ cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
     if the adjacency is not symmetric, too large for 32-bit offsets, or memory is short.
     12 bytes per arc for the time of the build, 4 kept."""
     cdef int64_t n = indptr.shape[0] - 1, m = indptr[n], x, y, j, k, p, q, maxdeg = 0
-    cdef uint32_t *inc
+    cdef uint64_t *inc
     cdef uint32_t *own
-    cdef int32_t *rowof
     cdef int64_t *cur
     cdef bint ok = True
     h.state = -1
@@ -529,9 +528,8 @@ cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
     for x in range(n):
         if indptr[x + 1] - indptr[x] > maxdeg:
             maxdeg = indptr[x + 1] - indptr[x]
-    inc = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
+    inc = <uint64_t *> malloc(max(m, 1) * sizeof(uint64_t))
     own = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
-    rowof = <int32_t *> malloc(max(m, 1) * sizeof(int32_t))
     cur = <int64_t *> malloc(n * sizeof(int64_t))
     h.tw = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
     h.pos = <int32_t *> malloc(n * sizeof(int32_t))
@@ -541,22 +539,21 @@ cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
     h.kp = <uint32_t *> malloc(n * sizeof(uint32_t))
     h.ko = <uint32_t *> malloc(n * sizeof(uint32_t))
     h.cnt = <int64_t *> malloc((max(n, maxdeg) + 2) * sizeof(int64_t))
-    if (inc == NULL or own == NULL or rowof == NULL or cur == NULL or h.tw == NULL
+    if (inc == NULL or own == NULL or cur == NULL or h.tw == NULL
             or h.pos == NULL or h.rest == NULL or h.nx == NULL or h.tmp == NULL or h.kp == NULL
             or h.ko == NULL or h.cnt == NULL):
         ok = False
     if ok:
         for x in range(n):
             cur[x] = indptr[x]
-        # inc[y's segment]: the arcs into y, by (their row, position); rowof: their rows
+        # inc[y's segment]: the arcs into y, ``row << 32 | position``, by (row, position)
         for x in range(n):
             for j in range(indptr[x], indptr[x + 1]):
                 y = indices[j]
                 if cur[y] == indptr[y + 1]:  # more arcs into y than out of it
                     ok = False
                     break
-                inc[cur[y]] = <uint32_t> j
-                rowof[cur[y]] = <int32_t> x
+                inc[cur[y]] = ((<uint64_t> x) << 32) | <uint64_t> j
                 cur[y] += 1
             if not ok:
                 break
@@ -566,22 +563,22 @@ cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
             cur[x] = indptr[x]
         for y in range(n):
             for k in range(indptr[y], indptr[y + 1]):
-                x = rowof[k]
-                own[cur[x]] = inc[k]
+                x = <int64_t> (inc[k] >> 32)
+                own[cur[x]] = <uint32_t> inc[k]
                 cur[x] += 1
         # the k-th arc out of x (by other end) matches the k-th arc into x (by row)
         for x in range(n):
             for k in range(indptr[x], indptr[x + 1]):
                 q = own[k]
-                p = inc[k]
+                p = <int64_t> <uint32_t> inc[k]
                 y = indices[q]
-                if rowof[k] != y:  # not symmetric
+                if <int64_t> (inc[k] >> 32) != y:  # not symmetric
                     ok = False
                     break
                 h.tw[q] = <uint32_t> (p - indptr[y])
             if not ok:
                 break
-    free(inc); free(own); free(rowof); free(cur)
+    free(inc); free(own); free(cur)
     if not ok:
         _hyb_free(h)
         return
@@ -745,11 +742,14 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
     With ``dmat`` (n x 64 bytes), ``dmat[w * 64 + b]`` receives ``min(d(b, w), 255)``.
 
     With ``rest`` (n int64 of scratch) a level is found bottom-up when the rows of the
-    nodes some source has not reached hold fewer entries than the frontier's rows (issue
-    32; Then et al.'s multi-source BFS, direction-optimising as in Beamer, Asanovic and
-    Patterson): each such node ORs its neighbours' frontier bits, stopping once every
+    nodes some source has not reached hold fewer than 8 times the frontier's entries
+    (issue 32; Then et al.'s multi-source BFS, direction-optimising as in Beamer, Asanovic
+    and Patterson): each such node ORs its neighbours' frontier bits, stopping once every
     source has reached it. A node's new bits at a level are the same either way (the
-    sources' bits on its neighbours one level up), so every output is the same.
+    sources' bits on its neighbours one level up), so every output is the same. (Factor
+    8: on the 2.35x10^6-node snapshot of benchmarks/README.md, 64 hubs, 64 random and 64
+    lowest-degree sources took 1.2, 1.2, 0.8 s CPU at factor 1, 0.47, 0.65, 0.66 at 4,
+    0.38, 0.59, 0.58 at 8, about the same at 16; top-down 2.5-3.1 s.)
     """
     cdef int64_t n = indptr.shape[0] - 1, na = 0, nt, level = 0, b, i, j, v, nrest = -1, keep
     cdef int64_t fa = 0, ua = indptr[n]
@@ -774,7 +774,7 @@ cdef void _bp_pass(const int64_t[::1] indptr, const int32_t[::1] indices, const 
     while na > 0:
         level += 1
         nt = 0
-        if rest != NULL and ua < fa:
+        if rest != NULL and ua < 8 * fa:
             # bottom-up: the rows of the nodes not reached by every source
             keep = 0
             if nrest < 0:
@@ -854,10 +854,10 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
     equal offset may enter in another order than numba's argsort put them: the distances
     and the set of nodes reached do not depend on it.) With ``rest`` (n int32 of scratch),
     a level is found bottom-up (every unreached node looks for a neighbour in the frontier
-    and stops at the first) when the frontier's rows hold more than a quarter of the
-    unreached nodes' entries, as in Beamer, Asanovic and Patterson's direction-optimising
-    BFS (issue 32): the same distances; ``order`` lists the same nodes, in another order
-    within a level.
+    and stops at the first) when the frontier's rows hold more than 1/14 of the unreached
+    nodes' entries (Beamer, Asanovic and Patterson's direction-optimising BFS and their
+    alpha = 14; issue 32): the same distances; ``order`` lists the same nodes, in another
+    order within a level.
     """
     cdef int64_t idx[64]
     cdef int64_t p = 0, head = 0, tail = 0, lev, end, i, j, x, v, nrest = -1, keep
@@ -885,7 +885,7 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
         if rest != NULL:
             for i in range(head, end):
                 fa += indptr[order[i] + 1] - indptr[order[i]]
-        if rest != NULL and 4 * fa > ua:
+        if rest != NULL and 14 * fa > ua:
             # bottom-up: every unreached node's row, up to its first neighbour at ``lev``
             keep = 0
             if nrest < 0:
