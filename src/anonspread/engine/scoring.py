@@ -257,7 +257,8 @@ _JORDAN_RULES = {"lowest": 0, "far-first": 1, "references": 2}
 
 
 def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
-                  rule: str = "references", phase1_max: int = 32) -> tuple[int, int, int]:
+                  rule: str = "references", phase1_max: int = 32,
+                  hybrid: bool = True) -> tuple[int, int, int]:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on
     entry), stopping after ``max_passes`` bit-parallel passes (< 0: no limit); ``trace[i]``
     receives the number of nodes unplaced after pass i + 1. Returns ``(ecc(s), BFS
@@ -266,40 +267,57 @@ def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
     reference node, the first rule of issue 32) or ``"lowest"`` (the unplaced nodes of
     smallest lower bound only, the rule before issue 32); the tests compare all three.
     ``phase1_max``: the first phase's cap on single BFS with the reference rule (32 in
-    :func:`graph_jordan_top`; a benchmark hook, any value gives the same answer)."""
+    :func:`graph_jordan_top`; a benchmark hook, any value gives the same answer).
+    ``hybrid``: every BFS direction-optimising (the default, as in :func:`graph_jordan_top`);
+    False: every BFS top-down, the kernel of before (the same bounds, BFS count and answer;
+    kept for the tests and benchmarks/bench_estimator_growth.py)."""
     if rule not in _JORDAN_RULES:
         raise ValueError(f"rule must be one of {sorted(_JORDAN_RULES)}; got {rule!r}")
     outs = [_Out(a, np.int64) for a in (lo, hi, trace)]
     r = _scoring.py_jordan_place(*_csr(indptr, indices), int(s), *(o.buf for o in outs[:2]),
                                  int(max_passes), outs[2].buf, _JORDAN_RULES[rule],
-                                 max(1, int(phase1_max)))
+                                 max(1, int(phase1_max)), bool(hybrid))
     for o in outs:
         o.back()
     return r
 
 
-def _offset_bfs(indptr, indices, srcs, off, cnt: int, order, dist) -> int:
+def _offset_bfs(indptr, indices, srcs, off, cnt: int, order, dist, *, hybrid: bool = True) -> int:
     """``dist[w] = min_b off[b] + d(srcs[b], w)`` (a BFS whose sources start late; cnt <= 64);
-    ``order[:k]`` lists the nodes reached, k returned."""
+    ``order[:k]`` lists the nodes reached, k returned. ``hybrid``: levels bottom-up where
+    cheaper (the same distances and nodes; within a level ``order`` may differ)."""
     if not 0 <= cnt <= 64:
         raise ValueError(f"cnt must be in 0..64; got {cnt}")
-    outs = [_Out(a, np.int32) for a in (order, dist)]
-    k = _scoring.py_offset_bfs(*_csr(indptr, indices), _in(srcs, np.int64), _in(off, np.int64),
-                               int(cnt), *(o.buf for o in outs))
+    indptr, indices = _csr(indptr, indices)
+    n = _n(indptr)
+    outs = [_Out(a, np.int32, n, nm) for a, nm in ((order, "order"), (dist, "dist"))]
+    rest = np.empty(n + 1, np.int32) if hybrid else None
+    k = _scoring.py_offset_bfs(indptr, indices, _in(srcs, np.int64), _in(off, np.int64),
+                               int(cnt), *(o.buf for o in outs), rest)
     for o in outs:
         o.back()
     return k
 
 
-def _bp_pass(indptr, indices, srcs, cnt: int, seen, cur, nxt, active, touched, lo, ecc) -> None:
+def _bp_pass(indptr, indices, srcs, cnt: int, seen, cur, nxt, active, touched, lo, ecc, *,
+             dmat=None, hybrid: bool = True) -> None:
     """Bit-parallel BFS from ``srcs[:cnt]`` (cnt <= 64): ``ecc[b]`` = eccentricity of source b;
-    ``lo[w]`` rises to ``max_b d(b, w)``. ``seen``, ``cur``, ``nxt`` zero on entry (restored)."""
+    ``lo[w]`` rises to ``max_b d(b, w)``. ``seen``, ``cur``, ``nxt`` zero on entry (restored).
+    ``dmat`` (n * 64 uint8): ``dmat[w * 64 + b] = min(d(b, w), 255)``. ``hybrid``: levels
+    bottom-up where cheaper (the same outputs)."""
     if not 0 <= cnt <= 64:
         raise ValueError(f"cnt must be in 0..64; got {cnt}")
-    outs = [_Out(a, np.uint64) for a in (seen, cur, nxt)]
-    outs += [_Out(a, np.int64) for a in (active, touched, lo, ecc)]
-    _scoring.py_bp_pass(*_csr(indptr, indices), _in(srcs, np.int64), int(cnt),
-                        *(o.buf for o in outs))
+    indptr, indices = _csr(indptr, indices)
+    n = _n(indptr)
+    outs = [_Out(a, np.uint64, n, nm) for a, nm in ((seen, "seen"), (cur, "cur"), (nxt, "nxt"))]
+    outs += [_Out(a, np.int64, m, nm) for a, m, nm in ((active, n, "active"), (touched, n, "touched"),
+                                                       (lo, n, "lo"), (ecc, cnt, "ecc"))]
+    if dmat is not None:
+        outs.append(_Out(dmat, np.uint8, 64 * n, "dmat"))
+    rest = np.empty(n + 1, np.int64) if hybrid else None
+    _scoring.py_bp_pass(indptr, indices, _in(srcs, np.int64), int(cnt),
+                        *(o.buf for o in outs[:7]), outs[7].buf if dmat is not None else None,
+                        rest)
     for o in outs:
         o.back()
 
@@ -314,6 +332,27 @@ def _bp_bounds(indptr, indices, srcs, cnt: int, ecc, lo, hi, order, dist, off) -
                           _in(ecc, np.int64), *(o.buf for o in outs), o_off.buf)
     for o in [*outs, o_off]:
         o.back()
+
+
+def _bfs_exact(indptr, indices, roots, orders, dists) -> np.ndarray | None:
+    """The direction-optimising BFS of the Jordan kernel (issue 32) from every ``roots[i]``
+    into ``orders[i]``, ``dists[i]`` (int32 arrays of shape ``(len(roots), n)``, ``dists``
+    -1 on entry): the same order and distances as :func:`bfs`. Returns the nodes reached
+    per root, or None when the adjacency is not symmetric (nothing run)."""
+    indptr, indices = _csr(indptr, indices)
+    n = _n(indptr)
+    roots = np.array([_check.index(int(r), n, "root") for r in np.atleast_1d(roots)], np.int64)
+    for a, nm in ((orders, "orders"), (dists, "dists")):
+        if (not isinstance(a, np.ndarray) or a.dtype != np.int32 or a.ndim != 2
+                or a.shape[0] < roots.size or a.shape[1] != n or not a.flags.c_contiguous
+                or not a.flags.writeable):
+            raise InvalidParameterError(f"{nm} must be a writeable C-contiguous int32 array of "
+                                        f"shape ({roots.size}, {n})")
+    if (dists[:roots.size] != -1).any():
+        raise InvalidParameterError("dists must hold -1 on entry")
+    ks = np.zeros(roots.size, np.int64)
+    state = _scoring.py_bfs_exact(indptr, indices, roots, orders, dists, ks)
+    return ks if state == 1 else None
 
 
 def graph_radius(indptr, indices) -> int:
