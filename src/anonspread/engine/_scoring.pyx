@@ -1334,10 +1334,13 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     with ``far_first``, the first rule of issue 32, also used when a reference's
     eccentricity exceeds 254); 0, always the unplaced nodes of smallest lower bound (the
     rule before issue 32). ``hybrid`` (default): every BFS direction-optimising (issue 32:
-    :func:`_bfs_exact` for the single BFS from the 4th on when the subgraph has at least
-    2^16 arcs, :func:`_bp_pass` and :func:`_offset_bfs` bottom-up where cheaper): the same
-    distances and the same first-phase sources, so the same bounds, BFS count and answer;
-    False: every BFS top-down (the kernel of before, kept for the benchmark and tests).
+    :func:`_bp_pass` and :func:`_offset_bfs` bottom-up where cheaper; :func:`_bfs_exact`
+    for the single BFS from the 4th on when the subgraph has at least 2^16 arcs and at
+    least 1,024 nodes are still unplaced after 3 BFS: its twin offsets cost about 5 BFS,
+    repaid by about 7 BFS, and with fewer nodes left the first phase ends within a few BFS,
+    by its stall rule or placing them all): the same distances and the same first-phase
+    sources, so the same bounds, BFS count and answer; False: every BFS top-down (the
+    kernel of before, kept for the benchmark and tests).
     """
     cdef int64_t n = indptr.shape[0] - 1
     cdef int32_t[::1] order, parent, dist
@@ -1410,7 +1413,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
                 kind = k
         kused[kind] = step
         u = far if kind == 0 else (uhi if kind == 1 else ulo)
-        if hb.state == 0 and nbfs >= 3:
+        if hb.state == 0 and nbfs >= 3 and left >= 1024:
             _hyb_build(indptr, indices, &hb)
         e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far, &hb)
         src[u] = 1
