@@ -25,8 +25,13 @@ Sets (random diffusion snapshots, the first k infected):
 * ``cl6`` / ``cl7``: the Chung-Lu graphs of ``bench_estimator_growth`` (10^6 edges, 2x10^5
   nodes / 10^7 edges, 2x10^6 nodes), p = 0.05 from node 0, k = 10^4, 3x10^4, 10^5 (and
   3x10^5, 10^6 on cl7);
+* ``--pickle GRAPH SNAPSHOT``: a snapshot pickled by ``bench_end_to_end.py`` (``{"snap",
+  "source"}``) on the graph file or edge list GRAPH (read with ``spread.graphfile.read_edgelist``),
+  its subgraph built once; ``--dump PREFIX`` also saves it as
 * ``--csr PREFIX``: ``PREFIX_indptr.npy``, ``PREFIX_indices.npy``, ``PREFIX_s.npy`` (a
-  snapshot's subgraph and source position dumped once, e.g. the 10^8-edge graph's).
+  snapshot's subgraph and source position dumped once, e.g. the 10^8-edge graph's:
+  ``--sets none --pickle /work/data/powerlaw-1e8.txt /work/data/e2e3/1e8/random.pkl --dump
+  /tmp/jb/r8 --rounds 0``).
 """
 
 from __future__ import annotations
@@ -99,6 +104,9 @@ def main() -> None:
     ap.add_argument("--sets", default="slashdot,reg4,cl6,cl7",
                     help="comma list of slashdot, reg4, cl6, cl7 (or none)")
     ap.add_argument("--csr", nargs="*", default=[], help="dumped snapshot prefixes")
+    ap.add_argument("--pickle", nargs=2, action="append", default=[], metavar=("GRAPH", "SNAPSHOT"),
+                    help="a pickled snapshot of bench_end_to_end.py and its graph")
+    ap.add_argument("--dump", default=None, help="save the --pickle snapshot's CSR under this prefix")
     ap.add_argument("--rounds", type=int, default=2, help="old/new pairs per snapshot")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--cache", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
@@ -114,6 +122,22 @@ def main() -> None:
 
     def sources():
         yield from snapshots(sets, args.cache)
+        for path, pkl in args.pickle:
+            import pickle
+
+            from anonspread.spread.graphfile import read_edgelist
+
+            g = read_edgelist(path)  # noqa: F841 (the snapshot's graph: mapped, kept alive)
+            with open(pkl, "rb") as f:
+                d = pickle.load(f)
+            snap = d["snap"]
+            ip, ix = snap.subgraph()
+            s = snap.position(d["source"])
+            if args.dump:
+                np.save(args.dump + "_indptr.npy", np.asarray(ip))
+                np.save(args.dump + "_indices.npy", np.asarray(ix))
+                np.save(args.dump + "_s.npy", np.array([s]))
+            yield os.path.basename(pkl), (ip, ix), s
         for p in args.csr:
             yield (os.path.basename(p), (np.load(p + "_indptr.npy"), np.load(p + "_indices.npy")),
                    int(np.load(p + "_s.npy")[0]))
