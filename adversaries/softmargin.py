@@ -510,7 +510,9 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     The snapshots must share one contact graph (the same object, or finite graphs with the
     same CSR) and ``T``; the protocol is the same. A distinct candidate node ``v`` draws
     its runs from the child stream ``SeedSequence(entropy, spawn_key=(i_v,))`` (``i_v``
-    its node index in the graph, ``entropy`` drawn once from ``rng``) and each of its runs
+    its node index in the graph, ``entropy`` drawn once from ``rng``; for random diffusion
+    and flooding on a finite graph, simulated 64 runs at a time, a key drawn from it seeds
+    each block of 64 runs: :class:`engine.softmargin.LaneStreams`) and each of its runs
     is scored against every snapshot that still needs it. Every snapshot refines, stops
     and eliminates on its own, at the same round boundaries (``simulations``, then
     doubling), so its result is exactly (bitwise) the one :func:`soft_margin_estimate`
@@ -779,7 +781,10 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     rng : None, int or numpy.random.Generator
         Candidate node ``v`` draws from the child stream ``SeedSequence(entropy,
         spawn_key=(i_v,))``, ``i_v`` its node index in the graph, ``entropy`` drawn once
-        from ``rng``: the same ``rng`` gives the same result whatever ``threads``,
+        from ``rng`` (random diffusion and flooding on a finite graph: 64 runs at a time,
+        each block seeded from a key of that stream and its index, see
+        :func:`engine.softmargin.accumulate_shared_lanes`): the same ``rng`` gives the same
+        result whatever ``threads``,
         ``candidates``, ``executor``, ``chunks`` or the batch of :func:`soft_margin_many`.
     simulations : int >= 1, default 1000
         Runs per candidate in the first round.
