@@ -78,6 +78,29 @@ cdef inline void _lse_add2(double* m1, double* s1, double* m2, double* s2, doubl
         s2[0] += x * x
 
 
+cdef inline void _score_pair(int64_t p, int64_t inter, int64_t n, int64_t no, const double* inv_a2,
+                             int64_t nw, double* m1, double* s1, double* m2, double* s2,
+                             double* jac, int64_t* hits, int64_t* runs,
+                             int64_t* near) noexcept nogil:
+    """Add a run of ``n`` infected nodes, ``inter`` of them in pair ``p``'s snapshot of
+    ``no`` nodes, to the pair's sums: the Jaccard similarity and its square, an exact
+    match, the run, and per width the kernel log-sums and the near misses (within one
+    width: ``1 - phi <= a``)."""
+    cdef double phi = <double> inter / <double> (n + no - inter), d2
+    cdef int64_t j
+    jac[2 * p] += phi
+    jac[2 * p + 1] += phi * phi
+    if inter == no and n == no:
+        hits[p] += 1
+    runs[p] += 1
+    d2 = (phi - 1.0) * (phi - 1.0)
+    for j in range(nw):
+        _lse_add2(&m1[p * nw + j], &s1[p * nw + j], &m2[p * nw + j], &s2[p * nw + j],
+                  -d2 * inv_a2[j])
+        if d2 * inv_a2[j] <= 1.0:
+            near[p * nw + j] += 1
+
+
 cdef int _candidate(int code, store_t* s, work_t* w, int64_t src, int64_t n_sims, int64_t T,
                     const double* params, bitgen_t* bg, int32_t* vs_out, int64_t* sizes,
                     const uint8_t* mask, int64_t mlen, int64_t n_obs, const double* inv_a2,
@@ -195,9 +218,8 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
     snapshot (``compact[v]``: node ``v``'s bit, -1 if in none) and-ed with each active
     pair's snapshot bitset (``sbits``: ``W`` words per snapshot) and counted by popcount
     (cost: ``W`` words per active pair)."""
-    cdef int64_t i, k, n, inter, v, j, e, p, b, no, ci, word
+    cdef int64_t i, k, n, inter, v, e, p, b, ci, word
     cdef const uint64_t* row
-    cdef double phi, d2
     for i in range(n_sims):
         n = run_protocol(code, s, w, src, T, params, bg, vs_out, sizes)
         if sbits == NULL:
@@ -224,19 +246,7 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
                 row = sbits + b * W
                 for word in range(W):
                     inter += anonspread_sm_popcount64(rbits[word] & row[word])
-            no = n_obs[b]
-            phi = <double> inter / <double> (n + no - inter)
-            jac[2 * p] += phi
-            jac[2 * p + 1] += phi * phi
-            if inter == no and n == no:
-                hits[p] += 1
-            runs[p] += 1
-            d2 = (phi - 1.0) * (phi - 1.0)
-            for j in range(nw):
-                _lse_add2(&m1[p * nw + j], &s1[p * nw + j], &m2[p * nw + j], &s2[p * nw + j],
-                          -d2 * inv_a2[j])
-                if d2 * inv_a2[j] <= 1.0:  # within one width: 1 - phi <= a
-                    near[p * nw + j] += 1
+            _score_pair(p, inter, n, n_obs[b], inv_a2, nw, m1, s1, m2, s2, jac, hits, runs, near)
         if sbits == NULL:
             for k in range(n):
                 v = s.order[k]
@@ -251,6 +261,68 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
                 if v < mlen and compact[v] >= 0:
                     rbits[compact[v] >> 6] = 0
         reset_run_state(s, n)
+    return 0
+
+
+cdef uint64_t* _snapshot_bits(const int64_t[::1] snap_ptr, const int32_t[::1] snap_ids,
+                              int64_t nb, int32_t* compact, int64_t* W) except NULL:
+    """Each node of some snapshot gets a bit (``compact[v]``, -1 for the others) and each
+    snapshot a bitset over them, ``W[0]`` words (returned; the caller frees it)."""
+    cdef int64_t mlen = snap_ptr.shape[0] - 1, U = 0, v, ci, e
+    cdef uint64_t* sbits
+    for v in range(mlen):
+        if snap_ptr[v + 1] > snap_ptr[v]:
+            compact[v] = <int32_t> U
+            U += 1
+        else:
+            compact[v] = -1
+    W[0] = (U + 63) // 64 if U > 0 else 1
+    sbits = <uint64_t*> calloc((nb if nb > 0 else 1) * W[0], sizeof(uint64_t))
+    if sbits == NULL:
+        raise MemoryError()
+    for v in range(mlen):
+        ci = compact[v]
+        for e in range(snap_ptr[v], snap_ptr[v + 1]):
+            sbits[snap_ids[e] * W[0] + (ci >> 6)] |= (<uint64_t> 1) << (ci & 63)
+    return sbits
+
+
+cdef int _check_pairs(Py_ssize_t nc, const int64_t[::1] pair_ptr, const int32_t[::1] pair_snap,
+                      const uint8_t[::1] active, const int64_t[::1] snap_ptr,
+                      const int32_t[::1] snap_ids, int64_t nb, int64_t nw, double[:, ::1] m1,
+                      double[:, ::1] s1, double[:, ::1] m2, double[:, ::1] s2,
+                      double[:, ::1] jac, int64_t[::1] hits, int64_t[::1] runs,
+                      int64_t[:, ::1] near) except -1:
+    """The pair layout and sums of :func:`accumulate_shared` and
+    :func:`accumulate_shared_lanes`, checked once per call."""
+    cdef int64_t npairs = pair_snap.shape[0], mlen = snap_ptr.shape[0] - 1, p, e, c
+    if pair_ptr.shape[0] != nc + 1 or pair_ptr[0] != 0 or pair_ptr[nc] != npairs:
+        raise ValueError("pair_ptr must have one entry per source plus one, from 0 to the pairs")
+    for c in range(nc):
+        if pair_ptr[c + 1] < pair_ptr[c]:
+            raise ValueError("pair_ptr must be non-decreasing")
+    if active.shape[0] != npairs or hits.shape[0] != npairs or runs.shape[0] != npairs:
+        raise ValueError("active, hits and runs must have one entry per pair")
+    if not (m1.shape[0] == s1.shape[0] == m2.shape[0] == s2.shape[0] == npairs
+            and m1.shape[1] == s1.shape[1] == m2.shape[1] == s2.shape[1] == nw):
+        raise ValueError("the log-sum arrays must have shape (pairs, widths)")
+    if jac.shape[0] != npairs or jac.shape[1] != 2:
+        raise ValueError("jac must have shape (pairs, 2)")
+    if near.shape[0] != npairs or near.shape[1] != nw:
+        raise ValueError("near must have shape (pairs, widths)")
+    for p in range(npairs):
+        if not 0 <= pair_snap[p] < nb:
+            raise ValueError(f"pair_snap[{p}] = {pair_snap[p]} is not a snapshot (0..{nb - 1})")
+    if snap_ids.shape[0] == 0 and npairs > 0:
+        raise ValueError("snap_ids must list the snapshots' nodes (empty)")
+    if mlen < 0 or snap_ptr[0] != 0 or snap_ptr[mlen] != snap_ids.shape[0]:
+        raise ValueError("snap_ptr must run from 0 to len(snap_ids)")
+    for c in range(mlen):
+        if snap_ptr[c + 1] < snap_ptr[c]:
+            raise ValueError("snap_ptr must be non-decreasing")
+    for e in range(snap_ids.shape[0]):
+        if not 0 <= snap_ids[e] < nb:
+            raise ValueError(f"snap_ids[{e}] = {snap_ids[e]} is not a snapshot (0..{nb - 1})")
     return 0
 
 
@@ -291,33 +363,8 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
         raise ValueError(f"scoring must be -1 (the cheaper), 0 (counts) or 1 (bitsets); got {scoring}")
     if nthr < 1 or len(gens) != nc:
         raise ValueError("accumulate_shared needs at least one store and one generator per source")
-    if pair_ptr.shape[0] != nc + 1 or pair_ptr[0] != 0 or pair_ptr[nc] != npairs:
-        raise ValueError("pair_ptr must have one entry per source plus one, from 0 to the pairs")
-    for c in range(nc):
-        if pair_ptr[c + 1] < pair_ptr[c]:
-            raise ValueError("pair_ptr must be non-decreasing")
-    if active.shape[0] != npairs or hits.shape[0] != npairs or runs.shape[0] != npairs:
-        raise ValueError("active, hits and runs must have one entry per pair")
-    if not (m1.shape[0] == s1.shape[0] == m2.shape[0] == s2.shape[0] == npairs
-            and m1.shape[1] == s1.shape[1] == m2.shape[1] == s2.shape[1] == nw):
-        raise ValueError("the log-sum arrays must have shape (pairs, widths)")
-    if jac.shape[0] != npairs or jac.shape[1] != 2:
-        raise ValueError("jac must have shape (pairs, 2)")
-    if near.shape[0] != npairs or near.shape[1] != nw:
-        raise ValueError("near must have shape (pairs, widths)")
-    for p in range(npairs):
-        if not 0 <= pair_snap[p] < nb:
-            raise ValueError(f"pair_snap[{p}] = {pair_snap[p]} is not a snapshot (0..{nb - 1})")
-    if snap_ids.shape[0] == 0 and npairs > 0:
-        raise ValueError("snap_ids must list the snapshots' nodes (empty)")
-    if mlen < 0 or snap_ptr[0] != 0 or snap_ptr[mlen] != snap_ids.shape[0]:
-        raise ValueError("snap_ptr must run from 0 to len(snap_ids)")
-    for c in range(mlen):
-        if snap_ptr[c + 1] < snap_ptr[c]:
-            raise ValueError("snap_ptr must be non-decreasing")
-    for e in range(snap_ids.shape[0]):
-        if not 0 <= snap_ids[e] < nb:
-            raise ValueError(f"snap_ids[{e}] = {snap_ids[e]} is not a snapshot (0..{nb - 1})")
+    _check_pairs(nc, pair_ptr, pair_snap, active, snap_ptr, snap_ids, nb, nw, m1, s1, m2, s2,
+                 jac, hits, runs, near)
     for t in range(nthr):
         if not isinstance(stores[t], GraphStore):
             raise TypeError(f"stores[{t}] must be a GraphStore; got {stores[t]!r}")
@@ -342,25 +389,13 @@ def accumulate_shared(int code, list stores, const int32_t[::1] sources, list ge
                 or live == NULL):
             raise MemoryError()
         if scoring == 1:
-            # each node of some snapshot gets a bit; each snapshot a bitset over them
             compact = <int32_t*> malloc((mlen if mlen > 0 else 1) * sizeof(int32_t))
             if compact == NULL:
                 raise MemoryError()
-            for v in range(mlen):
-                if snap_ptr[v + 1] > snap_ptr[v]:
-                    compact[v] = <int32_t> U
-                    U += 1
-                else:
-                    compact[v] = -1
-            W = (U + 63) // 64 if U > 0 else 1
-            sbits = <uint64_t*> calloc(nb * W, sizeof(uint64_t))
+            sbits = _snapshot_bits(snap_ptr, snap_ids, nb, compact, &W)
             rbits = <uint64_t*> calloc(nthr * W, sizeof(uint64_t))
-            if sbits == NULL or rbits == NULL:
+            if rbits == NULL:
                 raise MemoryError()
-            for v in range(mlen):
-                ci = compact[v]
-                for e in range(snap_ptr[v], snap_ptr[v + 1]):
-                    sbits[snap_ids[e] * W + (ci >> 6)] |= (<uint64_t> 1) << (ci & 63)
         for c in range(nc):
             for p in range(pair_ptr[c], pair_ptr[c + 1]):
                 if active[p]:
@@ -621,11 +656,10 @@ cdef int _candidate_lanes(const int64_t* start, const int32_t* deg, const int32_
     """Runs ``first .. first + n_sims - 1`` of the candidate (run r: lane r % 64 of block
     r // 64), each scored, in run order, against the snapshots of its active pairs."""
     cdef int64_t blk, b0 = first // 64, b1 = (first + n_sims + 63) // 64, lo, hi, l, k, v, ci
-    cdef int64_t ninf, p, b, word, inter, no, n, j
+    cdef int64_t ninf, p, b, word, inter, n
     cdef uint64_t xw
     cdef const uint64_t* row
     cdef const uint64_t* rl
-    cdef double phi, d2
     cdef xo_t x
     for blk in range(b0, b1):
         _xo_seed(&x, key, <uint64_t> blk)
@@ -654,19 +688,8 @@ cdef int _candidate_lanes(const int64_t* start, const int32_t* deg, const int32_
                 row = sbits + b * W
                 for word in range(W):
                     inter += anonspread_sm_popcount64(rl[word] & row[word])
-                no = n_obs[b]
-                phi = <double> inter / <double> (n + no - inter)
-                jac[2 * p] += phi
-                jac[2 * p + 1] += phi * phi
-                if inter == no and n == no:
-                    hits[p] += 1
-                runs[p] += 1
-                d2 = (phi - 1.0) * (phi - 1.0)
-                for j in range(nw):
-                    _lse_add2(&m1[p * nw + j], &s1[p * nw + j], &m2[p * nw + j],
-                              &s2[p * nw + j], -d2 * inv_a2[j])
-                    if d2 * inv_a2[j] <= 1.0:
-                        near[p * nw + j] += 1
+                _score_pair(p, inter, n, n_obs[b], inv_a2, nw, m1, s1, m2, s2, jac, hits, runs,
+                            near)
         memset(L.rb, 0, 64 * W * sizeof(uint64_t))
         for k in range(ninf):
             v = L.infl[k]
@@ -715,33 +738,11 @@ def accumulate_shared_lanes(list stores, const int32_t[::1] sources, const uint6
             raise ValueError("accumulate_shared_lanes runs on a finite graph, not a lazily grown tree")
     s0 = &(<GraphStore> stores[0]).s
     n_nodes = s0.n_nodes
-    if pair_ptr.shape[0] != nc + 1 or pair_ptr[0] != 0 or pair_ptr[nc] != npairs:
-        raise ValueError("pair_ptr must have one entry per source plus one, from 0 to the pairs")
     for c in range(nc):
-        if pair_ptr[c + 1] < pair_ptr[c]:
-            raise ValueError("pair_ptr must be non-decreasing")
         if not 0 <= sources[c] < n_nodes:
             raise ValueError(f"sources[{c}] = {sources[c]} is not a node of the graph")
-    if active.shape[0] != npairs or hits.shape[0] != npairs or runs.shape[0] != npairs:
-        raise ValueError("active, hits and runs must have one entry per pair")
-    if not (m1.shape[0] == s1.shape[0] == m2.shape[0] == s2.shape[0] == npairs
-            and m1.shape[1] == s1.shape[1] == m2.shape[1] == s2.shape[1] == nw):
-        raise ValueError("the log-sum arrays must have shape (pairs, widths)")
-    if jac.shape[0] != npairs or jac.shape[1] != 2:
-        raise ValueError("jac must have shape (pairs, 2)")
-    if near.shape[0] != npairs or near.shape[1] != nw:
-        raise ValueError("near must have shape (pairs, widths)")
-    for p in range(npairs):
-        if not 0 <= pair_snap[p] < nb:
-            raise ValueError(f"pair_snap[{p}] = {pair_snap[p]} is not a snapshot (0..{nb - 1})")
-    if mlen < 0 or snap_ptr[0] != 0 or snap_ptr[mlen] != snap_ids.shape[0]:
-        raise ValueError("snap_ptr must run from 0 to len(snap_ids)")
-    for c in range(mlen):
-        if snap_ptr[c + 1] < snap_ptr[c]:
-            raise ValueError("snap_ptr must be non-decreasing")
-    for e in range(snap_ids.shape[0]):
-        if not 0 <= snap_ids[e] < nb:
-            raise ValueError(f"snap_ids[{e}] = {snap_ids[e]} is not a snapshot (0..{nb - 1})")
+    _check_pairs(nc, pair_ptr, pair_snap, active, snap_ptr, snap_ids, nb, nw, m1, s1, m2, s2,
+                 jac, hits, runs, near)
     if nc == 0 or n_sims == 0 or npairs == 0:
         return
     live = <uint8_t*> calloc(nc, sizeof(uint8_t))
@@ -749,21 +750,10 @@ def accumulate_shared_lanes(list stores, const int32_t[::1] sources, const uint6
     try:
         if live == NULL or compact == NULL:
             raise MemoryError()
-        for v in range(mlen):
-            if snap_ptr[v + 1] > snap_ptr[v]:
-                compact[v] = <int32_t> U
-                U += 1
-            else:
-                compact[v] = -1
-        W = (U + 63) // 64 if U > 0 else 1
-        sbits = <uint64_t*> calloc(nb * W, sizeof(uint64_t))
+        sbits = _snapshot_bits(snap_ptr, snap_ids, nb, compact, &W)
         Ls = <lanes_t*> calloc(nthr, sizeof(lanes_t))
-        if sbits == NULL or Ls == NULL:
+        if Ls == NULL:
             raise MemoryError()
-        for v in range(mlen):
-            ci = compact[v]
-            for e in range(snap_ptr[v], snap_ptr[v + 1]):
-                sbits[snap_ids[e] * W + (ci >> 6)] |= (<uint64_t> 1) << (ci & 63)
         for c in range(nc):
             for p in range(pair_ptr[c], pair_ptr[c + 1]):
                 if active[p]:
