@@ -464,3 +464,38 @@ def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1]
                     size[w] = 1
                     dist[w] = -1
                 out[i] = lgamma(n + 1.0) - acc
+
+
+def ensemble_sum(const double[:, ::1] X, const int64_t[::1] feature, const double[::1] threshold,
+                 const unsigned char[::1] flags, const int64_t[::1] left,
+                 const int64_t[::1] right, const double[::1] value, const int64_t[::1] roots,
+                 double baseline, double[::1] out):
+    """``out[r] = baseline + sum over the trees, in order, of the leaf value row r reaches``.
+
+    The nodes of every tree are flat arrays; ``flags`` bit 0 marks a leaf, bit 1 sends a
+    missing (NaN) value to the left child; an internal node goes left when the row's
+    feature value is at most its threshold. The sum starts from ``0.0 + baseline`` and adds
+    the trees one after the other, as scikit-learn's ``_raw_predict`` does (the same bits).
+    The caller guarantees (checked once in :class:`anonspread.engine.features.TreeEnsemble`)
+    that every child index is larger than its node's and in range, and every feature index
+    of an internal node is a column of ``X``.
+    """
+    cdef Py_ssize_t rows = X.shape[0], ntrees = roots.shape[0], r, t
+    cdef int64_t k
+    cdef double acc, v
+    with nogil:
+        for r in range(rows):
+            acc = 0.0
+            acc = acc + baseline
+            for t in range(ntrees):
+                k = roots[t]
+                while not (flags[k] & 1):
+                    v = X[r, feature[k]]
+                    if v != v:
+                        k = left[k] if (flags[k] & 2) else right[k]
+                    elif v <= threshold[k]:
+                        k = left[k]
+                    else:
+                        k = right[k]
+                acc = acc + value[k]
+            out[r] = acc

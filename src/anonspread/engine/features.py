@@ -11,9 +11,9 @@ import numpy as np
 
 from anonspread.engine import _features
 from anonspread.engine import _inputs as _check
-from anonspread.errors import InvalidTypeError
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["bfs_rumor", "distance_sums", "multi_source_distance"]
+__all__ = ["TreeEnsemble", "bfs_rumor", "distance_sums", "multi_source_distance"]
 
 
 def distance_sums(indptr: np.ndarray, indices: np.ndarray, total: np.ndarray,
@@ -98,3 +98,116 @@ def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
     words = -1 if max_words is None else _check.integer(max_words, "max_words", low=0)
     _features.bfs_rumor(indptr, indices, _check.out(out, np.float64, "out", min_len=n),
                         bitparallel, words)
+
+
+class TreeEnsemble:
+    """A fitted ensemble of binary decision trees, summed: ``baseline + sum_t leaf_t(x)``.
+
+    The trees of a gradient-boosting model in flat arrays (one entry per node, the trees
+    one after the other), scored by one compiled call per batch of rows instead of one
+    call per tree (:meth:`predict`). The arrays are checked once, here: every internal
+    node's children come after it in its own tree (so every path ends at a leaf), every
+    feature index is a column the rows must have (``n_features``).
+
+    Parameters
+    ----------
+    feature : array of int
+        Column tested by each node (ignored at leaves).
+    threshold : array of float
+        An internal node sends a row left when its value is at most this.
+    missing_left : array of bool
+        Whether a missing (NaN) value goes left.
+    is_leaf : array of bool
+        Whether the node is a leaf.
+    left, right : array of int
+        Children (flat indices; ignored at leaves).
+    value : array of float
+        Leaf values.
+    roots : array of int
+        The first node of each tree, increasing; tree ``t`` holds the nodes from
+        ``roots[t]`` to ``roots[t + 1] - 1`` (the last to the end).
+    baseline : float
+        Added to every row's sum first.
+    n_features : int
+        Columns the rows must have.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread.engine.features import TreeEnsemble
+    >>> # one stump: x0 <= 0.5 -> -1, else +2 (NaN goes right); baseline 0.25
+    >>> ens = TreeEnsemble(feature=[0, 0, 0], threshold=[0.5, 0, 0],
+    ...                    missing_left=[False, False, False], is_leaf=[False, True, True],
+    ...                    left=[1, 0, 0], right=[2, 0, 0], value=[0.0, -1.0, 2.0], roots=[0],
+    ...                    baseline=0.25, n_features=1)
+    >>> ens.predict(np.array([[0.0], [1.0], [np.nan]])).tolist()
+    [-0.75, 2.25, 2.25]
+    """
+
+    def __init__(self, feature, threshold, missing_left, is_leaf, left, right, value, roots,
+                 baseline: float, n_features: int) -> None:
+        def ints(a, name):
+            return _check.integers(a, name, "an integer array").astype(np.int64).ravel()
+
+        def flags(a, name):
+            a = np.asarray(a)
+            if a.dtype.kind not in "biu" or a.ndim != 1:
+                raise InvalidParameterError(f"{name} must be a 1-d boolean array; got {a!r}"[:200])
+            return a.astype(bool)
+
+        feature, left, right, roots = (ints(feature, "feature"), ints(left, "left"),
+                                       ints(right, "right"), ints(roots, "roots"))
+        threshold = _check.floats(threshold, "threshold")
+        value = _check.floats(value, "value")
+        missing_left, is_leaf = flags(missing_left, "missing_left"), flags(is_leaf, "is_leaf")
+        self.n_features = _check.integer(n_features, "n_features", low=1)
+        m = feature.shape[0]
+        if any(a.shape[0] != m for a in (threshold, missing_left, is_leaf, left, right, value)):
+            raise InvalidParameterError(
+                "feature, threshold, missing_left, is_leaf, left, right and value must have one "
+                f"entry per node; got lengths {[a.shape[0] for a in (feature, threshold, missing_left, is_leaf, left, right, value)]}")
+        if roots.shape[0] == 0 or roots[0] != 0 or np.any(np.diff(roots) <= 0) or roots[-1] >= m:
+            raise InvalidParameterError(f"roots must start at 0 and increase within the {m} nodes; "
+                                        f"got {roots.tolist()[:10]}")
+        end = np.repeat(np.append(roots[1:], m), np.diff(np.append(roots, m)))  # each node's tree end
+        node = np.arange(m)
+        inner = ~is_leaf
+        bad = inner & ((left <= node) | (left >= end) | (right <= node) | (right >= end)
+                       | (feature < 0) | (feature >= self.n_features))
+        if bad.any():
+            k = int(np.nonzero(bad)[0][0])
+            raise InvalidParameterError(
+                f"node {k} must have children after it in its own tree and a feature in "
+                f"[0, {self.n_features}); got left {left[k]}, right {right[k]}, feature {feature[k]}")
+        self.baseline = float(baseline)
+        self._arrays = (np.where(inner, feature, 0), np.where(inner, threshold, 0.0),
+                        (is_leaf.astype(np.uint8) | (missing_left.astype(np.uint8) << 1)),
+                        np.where(inner, left, 0), np.where(inner, right, 0), value, roots)
+        for a in self._arrays:
+            a.setflags(write=False)
+
+    @property
+    def n_trees(self) -> int:
+        """The number of trees."""
+        return int(self._arrays[-1].shape[0])
+
+    def predict(self, X) -> np.ndarray:
+        """``baseline + sum_t leaf_t(row)`` of every row of ``X`` (trees added in order).
+
+        Parameters
+        ----------
+        X : array of float, shape (rows, n_features)
+            NaN is a missing value.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (rows,)
+        """
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.n_features or X.dtype.kind not in "fiub":
+            raise InvalidParameterError(f"X must be a real array of shape (rows, {self.n_features}); "
+                                        f"got {X.dtype} of shape {X.shape}")
+        X = np.ascontiguousarray(X, np.float64)
+        out = np.empty(X.shape[0], np.float64)
+        _features.ensemble_sum(X, *self._arrays, self.baseline, out)
+        return out
