@@ -222,14 +222,17 @@ def _check_version(version: Any) -> int:
 
 
 def _rumor_scores(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray,
-                  version: int) -> np.ndarray:
-    """The log rumour centralities behind the rumour columns (see :data:`FEATURE_VERSION`)."""
+                  version: int, total: np.ndarray, ecc: np.ndarray) -> np.ndarray:
+    """The log rumour centralities behind the rumour columns (see :data:`FEATURE_VERSION`),
+    and the distance sums and eccentricities of the infected subgraph in ``total`` and
+    ``ecc`` (version 2: from the rumour columns' own breadth-first searches)."""
     if version == 1:
+        _features.distance_sums(indptr, indices, total, ecc)
         return rumor_centrality(snapshot).array
     out = np.empty(snapshot.n, np.float64)
     if indices.shape[0] != 2 * (snapshot.n - 1):  # on a tree the BFS trees are the tree
         indices = _rows_by_hash(snapshot, indptr, indices)
-    _features.bfs_rumor(indptr, indices, out)
+    _features.bfs_rumor(indptr, indices, out, total=total, ecc=ecc)
     return out
 
 
@@ -385,14 +388,13 @@ def _base_features(snapshot: Snapshot, feature_version: int) -> np.ndarray:
     indptr, indices = snapshot.subgraph()
     total = np.empty(n, np.int64)
     ecc = np.empty(n, np.int64)
-    _features.distance_sums(indptr, indices, total, ecc)
+    rumor = _merge_ties(_rumor_scores(snapshot, indptr, indices, feature_version, total, ecc))
     mean = total / max(n - 1, 1)
     deg_in = np.diff(indptr).astype(np.float64)
     deg_out = snapshot.contact_degrees() - deg_in
     bdist = np.empty(n, np.int64)
     _features.multi_source_distance(indptr, indices, np.nonzero(deg_out > 0)[0], bdist)
     bmax = max(int(bdist.max()), 0)
-    rumor = _merge_ties(_rumor_scores(snapshot, indptr, indices, feature_version))
     cols = [
         np.full(n, math.log(n)),
         ecc - ecc.min(),

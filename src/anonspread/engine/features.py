@@ -57,7 +57,8 @@ def multi_source_distance(indptr: np.ndarray, indices: np.ndarray, starts: np.nd
 
 
 def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
-              bitparallel: bool = True, max_words: int | None = None) -> None:
+              bitparallel: bool = True, max_words: int | None = None,
+              total: np.ndarray | None = None, ecc: np.ndarray | None = None) -> None:
     """``out[v]`` = log rumour centrality of v on a breadth-first-search tree rooted at v.
 
     ``log R(v) = log n! - sum_u log T_u^v``, ``T_u^v`` the size of u's subtree in the tree
@@ -80,6 +81,11 @@ def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
     order of a floating-point sum. Where every node has a unique shortest-path parent
     towards every root, the scores are ``graph_rumor``'s.
 
+    With ``total`` and ``ecc`` (writeable int64 arrays of at least n entries, both or
+    neither), they receive :func:`distance_sums`' arrays as well: from the same
+    bit-parallel searches where the graph has cycles (a root's bit first reaching v at
+    level L is L hops: no second search), else by :func:`distance_sums` itself.
+
     Examples
     --------
     >>> import numpy as np
@@ -96,8 +102,15 @@ def bfs_rumor(indptr: np.ndarray, indices: np.ndarray, out: np.ndarray, *,
     if not isinstance(bitparallel, bool):
         raise InvalidTypeError(f"bitparallel must be True or False; got {bitparallel!r}")
     words = -1 if max_words is None else _check.integer(max_words, "max_words", low=0)
-    _features.bfs_rumor(indptr, indices, _check.out(out, np.float64, "out", min_len=n),
-                        bitparallel, words)
+    if (total is None) != (ecc is None):
+        raise InvalidParameterError("total and ecc must be given together (or neither)")
+    if total is not None:
+        total = _check.out(total, np.int64, "total", min_len=n)
+        ecc = _check.out(ecc, np.int64, "ecc", min_len=n)
+    filled = _features.bfs_rumor(indptr, indices, _check.out(out, np.float64, "out", min_len=n),
+                                 bitparallel, words, total, ecc)
+    if total is not None and not filled:
+        _features.distance_sums(indptr, indices, total, ecc, True)
 
 
 class TreeEnsemble:
