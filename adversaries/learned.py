@@ -155,7 +155,14 @@ _CLIP = 60.0  # log-scale differences below -_CLIP carry no more information
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
-    """Rank of each value in decreasing order, ties sharing their mean, scaled to [0, 1]."""
+    """Rank of each value in decreasing order, ties sharing their mean, scaled to [0, 1]
+    (:func:`anonspread.engine.features.descending_ranks`; :func:`_ranks_reference` is the
+    numpy definition it is tested against, bit for bit)."""
+    return _features.descending_ranks(values)
+
+
+def _ranks_reference(values: np.ndarray) -> np.ndarray:
+    """:func:`_ranks` in numpy (the definition before issue 31's compiled pass)."""
     n = values.shape[0]
     if n == 1:
         return np.zeros(1)
@@ -179,6 +186,11 @@ def _merge_ties(values: np.ndarray) -> np.ndarray:
     infected node -- the source -- with rounding differences in the last bits; ranked as
     they are, those bits would tell the model which node the traversal started from.
     """
+    return _features.merge_close(values, TIE_RTOL)
+
+
+def _merge_ties_reference(values: np.ndarray) -> np.ndarray:
+    """:func:`_merge_ties` in numpy (the definition before issue 31's compiled pass)."""
     finite = np.isfinite(values)
     if finite.sum() < 2:
         return values

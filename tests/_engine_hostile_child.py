@@ -332,6 +332,8 @@ CASES = {
     "features.bfs_rumor": lambda: ([GP, GI, np.zeros(N)], {}),
     "features.distance_sums": lambda: ([GP, GI, np.zeros(N, np.int64), np.zeros(N, np.int64)], {}),
     "features.multi_source_distance": lambda: ([GP, GI, np.array([0, 4]), np.zeros(N, np.int64)], {}),
+    "features.descending_ranks": lambda: ([np.array([3.0, 1.0, 3.0, -np.inf, 2.0])], {}),
+    "features.merge_close": lambda: ([np.array([1.0, 0.9999999, 0.5, -np.inf, 2.0]), 1e-7], {}),
     # two trees: a stump on column 1 (NaN left) and a two-split tree on column 0
     "features.TreeEnsemble": lambda: ([np.array([1, 0, 0, 0, 0, 0, 0, 0]),
                                        np.array([0.5, 0, 0, 1.5, 0, 2.5, 0, 0]),

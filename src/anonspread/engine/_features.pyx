@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from libc.math cimport lgamma, log
+from libc.math cimport fabs, isfinite, lgamma, log
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 
@@ -532,3 +532,63 @@ def ensemble_sum(const double[:, ::1] X, const int64_t[::1] feature, const doubl
                         k = right[k]
                 acc = acc + value[k]
             out[r] = acc
+
+
+def ranks_from_order(const double[::1] values, const int64_t[::1] order, double[::1] out):
+    """``out[order[k]]`` = the mean position, over (n - 1), of the run of equal values
+    ``order[k]`` belongs to, ``order`` sorting ``values`` in decreasing order (any order
+    among equal values gives the same result). Returns -1 (nothing written past the
+    check) if an entry of ``order`` is outside ``[0, n)``, else 0."""
+    cdef Py_ssize_t n = values.shape[0], i, j, k
+    cdef double r
+    for k in range(n):
+        if order[k] < 0 or order[k] >= n:
+            return -1
+    with nogil:
+        i = 0
+        while i < n:
+            j = i
+            while j + 1 < n and values[order[j + 1]] == values[order[j]]:
+                j += 1
+            r = (<double> (i + j) / 2.0) / <double> (n - 1)
+            for k in range(i, j + 1):
+                out[order[k]] = r
+            i = j + 1
+    return 0
+
+
+def merge_runs(const double[::1] values, const int64_t[::1] order, double rtol,
+               double[::1] out):
+    """``out`` = ``values`` with each run of close finite values replaced by the run's
+    largest: the finite values sorted decreasingly by ``order`` (a stable sort of
+    ``-values``: the finite ones are contiguous in it), a run continuing while the gap to
+    the previous one is at most ``rtol * max(1, largest |finite value|)``; non-finite
+    values copied; fewer than two finite values: a copy. Returns -1 if an entry of
+    ``order`` is outside ``[0, n)``, else 0."""
+    cdef Py_ssize_t n = values.shape[0], k, finite = 0
+    cdef double lead = 0.0, big = 0.0, prev = 0.0, tol, x
+    cdef bint first = True
+    for k in range(n):
+        if order[k] < 0 or order[k] >= n:
+            return -1
+    with nogil:
+        for k in range(n):
+            x = values[k]
+            out[k] = x
+            if isfinite(x):
+                finite += 1
+                if fabs(x) > big:
+                    big = fabs(x)
+        tol = rtol * (big if big > 1.0 else 1.0)
+        for k in range(n):
+            if finite < 2:
+                break
+            x = values[order[k]]
+            if not isfinite(x):
+                continue
+            if first or (prev - x) > tol:
+                lead = x
+            first = False
+            prev = x
+            out[order[k]] = lead
+    return 0

@@ -13,7 +13,8 @@ from anonspread.engine import _features
 from anonspread.engine import _inputs as _check
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 
-__all__ = ["TreeEnsemble", "bfs_rumor", "distance_sums", "multi_source_distance"]
+__all__ = ["TreeEnsemble", "bfs_rumor", "descending_ranks", "distance_sums", "merge_close",
+           "multi_source_distance"]
 
 
 def distance_sums(indptr: np.ndarray, indices: np.ndarray, total: np.ndarray,
@@ -224,3 +225,50 @@ class TreeEnsemble:
         out = np.empty(X.shape[0], np.float64)
         _features.ensemble_sum(X, *self._arrays, self.baseline, out)
         return out
+
+
+def descending_ranks(values) -> np.ndarray:
+    """Rank of each value in decreasing order (0: the largest), ties sharing the mean of
+    their positions, over ``n - 1`` (in [0, 1]; a single value ranks 0).
+
+    One stable sort, then one compiled pass over the runs of equal values (NaN, sorted
+    last, is a run of its own).
+
+    Examples
+    --------
+    >>> from anonspread.engine.features import descending_ranks
+    >>> descending_ranks([3.0, 1.0, 3.0, 2.0]).tolist()
+    [0.16666666666666666, 1.0, 0.16666666666666666, 0.6666666666666666]
+    """
+    values = _check.floats(values, "values")
+    n = values.shape[0]
+    if n <= 1:
+        return np.zeros(n)
+    out = np.empty(n)
+    if _features.ranks_from_order(values, np.argsort(-values, kind="stable"), out) != 0:  # pragma: no cover
+        raise InvalidParameterError("descending_ranks: the sort gave an index out of range")
+    return out
+
+
+def merge_close(values, rtol: float) -> np.ndarray:
+    """``values`` with each run of close finite values replaced by the run's largest.
+
+    The finite values sorted decreasingly (one stable sort), a run continues while the gap
+    to the previous value is at most ``rtol * max(1, largest |finite value|)``; infinite
+    and NaN values are kept as they are; with fewer than two finite values, a copy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonspread.engine.features import merge_close
+    >>> merge_close([1.0, 0.9999999, 0.5, -np.inf, 2.0], 1e-7).tolist()
+    [1.0, 1.0, 0.5, -inf, 2.0]
+    """
+    values = _check.floats(values, "values")
+    rtol = float(rtol)
+    if not rtol >= 0.0:
+        raise InvalidParameterError(f"rtol must be a number >= 0; got {rtol!r}")
+    out = np.empty(values.shape[0])
+    if _features.merge_runs(values, np.argsort(-values, kind="stable"), rtol, out) != 0:  # pragma: no cover
+        raise InvalidParameterError("merge_close: the sort gave an index out of range")
+    return out
