@@ -260,6 +260,14 @@ def _rows_by_hash(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -
     docs/adversaries.md).
     """
     key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
+    # a row's keys are distinct (distinct graph indices below the prime): sorting each row
+    # by key is the stable argsort of (row, key) pairs it replaced (_rows_by_hash_reference)
+    return _features.rows_sorted_by(indptr, indices, key)
+
+
+def _rows_by_hash_reference(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """:func:`_rows_by_hash` by one stable argsort of (row, key) pairs (before issue 31)."""
+    key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
     rows = np.repeat(np.arange(snapshot.n, dtype=np.uint64), np.diff(indptr))
     order = np.argsort((rows << np.uint64(32)) | key[indices], kind="stable")
     return np.ascontiguousarray(indices[order])

@@ -332,6 +332,7 @@ CASES = {
     "features.bfs_rumor": lambda: ([GP, GI, np.zeros(N)], {}),
     "features.distance_sums": lambda: ([GP, GI, np.zeros(N, np.int64), np.zeros(N, np.int64)], {}),
     "features.multi_source_distance": lambda: ([GP, GI, np.array([0, 4]), np.zeros(N, np.int64)], {}),
+    "features.rows_sorted_by": lambda: ([GP, GI, np.array([9, 5, 7, 1, 3, 8], np.uint64)], {}),
     "features.descending_ranks": lambda: ([np.array([3.0, 1.0, 3.0, -np.inf, 2.0])], {}),
     "features.merge_close": lambda: ([np.array([1.0, 0.9999999, 0.5, -np.inf, 2.0]), 1e-7], {}),
     # two trees: a stump on column 1 (NaN left) and a two-split tree on column 0

@@ -69,3 +69,17 @@ def test_compiled_ranks_and_tie_merging_are_the_numpy_definitions_bit_for_bit():
             v = np.cumsum(rng.exponential(size=n)) * learned.TIE_RTOL * rng.choice([0.5, 1.0, 1e3])
         assert np.array_equal(learned._ranks(v), learned._ranks_reference(v), equal_nan=True)
         assert np.array_equal(learned._merge_ties(v), learned._merge_ties_reference(v), equal_nan=True)
+
+
+def test_rows_ordered_by_hash_without_a_global_sort_are_the_same_rows():
+    from anonspread import adversaries as A
+    from anonspread import spread
+    from anonspread.adversaries import learned
+
+    G = nx.connected_watts_strogatz_graph(300, 8, 0.3, seed=4)
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        snap = A.observe(spread.simulate(G, spread.RandomDiffusion(0.5), 4, rng=rng))
+        ip, ix = snap.subgraph()
+        assert np.array_equal(learned._rows_by_hash(snap, ip, ix),
+                              learned._rows_by_hash_reference(snap, ip, ix))

@@ -592,3 +592,28 @@ def merge_runs(const double[::1] values, const int64_t[::1] order, double rtol,
             prev = x
             out[order[k]] = lead
     return 0
+
+
+def sort_rows_by_key(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     const uint64_t[::1] key, int32_t[::1] out):
+    """``out`` = ``indices`` with every CSR row ordered by ``key`` of its entries
+    (increasing; equal keys keep their order: an insertion sort per row, stable). The
+    caller guarantees (checked in :func:`anonspread.engine.features.rows_sorted_by`)
+    that every entry is an index of ``key`` and ``out`` is as long as ``indices``."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, r, a, b, j, i
+    cdef int32_t x
+    cdef uint64_t kx
+    with nogil:
+        for i in range(indices.shape[0]):
+            out[i] = indices[i]
+        for r in range(n):
+            a = indptr[r]
+            b = indptr[r + 1]
+            for i in range(a + 1, b):
+                x = out[i]
+                kx = key[x]
+                j = i - 1
+                while j >= a and key[out[j]] > kx:
+                    out[j + 1] = out[j]
+                    j -= 1
+                out[j + 1] = x
