@@ -53,7 +53,7 @@ from anonspread.adversaries.registry import applicable_estimators, get_estimator
 from anonspread.adversaries.scores import TIE_RTOL, Scores, top_set
 from anonspread.engine import features as _features
 from anonspread.engine.spreading import KERNEL_CODES
-from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.errors import AnonspreadError, InvalidParameterError, InvalidTypeError
 from anonspread.spread import graphs as _graphs
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size, check_size, run_work
@@ -730,22 +730,26 @@ def _ensemble_of(model: Any) -> _features.TreeEnsemble | None:
     predicts then."""
     if getattr(model, "n_trees_per_iteration_", None) != 1:
         return None
-    trees = [ps[0].nodes for ps in model._predictors]
-    if not trees or any(t["is_categorical"].any() for t in trees):
+    try:  # scikit-learn's fitted attributes as of 1.x; another layout: its own predict
+        trees = [ps[0].nodes for ps in model._predictors]
+        if not trees or any(t["is_categorical"].any() for t in trees):
+            return None
+        sizes = np.array([t.shape[0] for t in trees], np.int64)
+        roots = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        nodes = np.concatenate(trees)
+        shift = np.repeat(roots, sizes)
+        base = np.asarray(model._baseline_prediction, np.float64).ravel()
+        if base.shape != (1,):
+            return None
+        return _features.TreeEnsemble(
+            feature=nodes["feature_idx"], threshold=nodes["num_threshold"],
+            missing_left=nodes["missing_go_to_left"], is_leaf=nodes["is_leaf"],
+            left=nodes["left"].astype(np.int64) + shift,
+            right=nodes["right"].astype(np.int64) + shift,
+            value=nodes["value"], roots=roots, baseline=float(base[0]),
+            n_features=int(model.n_features_in_))
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, AnonspreadError):
         return None
-    sizes = np.array([t.shape[0] for t in trees], np.int64)
-    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    nodes = np.concatenate(trees)
-    shift = np.repeat(roots, sizes)
-    base = np.asarray(model._baseline_prediction, np.float64).ravel()
-    if base.shape != (1,):
-        return None
-    return _features.TreeEnsemble(
-        feature=nodes["feature_idx"], threshold=nodes["num_threshold"],
-        missing_left=nodes["missing_go_to_left"], is_leaf=nodes["is_leaf"],
-        left=nodes["left"].astype(np.int64) + shift, right=nodes["right"].astype(np.int64) + shift,
-        value=nodes["value"], roots=roots, baseline=float(base[0]),
-        n_features=int(model.n_features_in_))
 
 
 def _decision(model: Any, X: np.ndarray, holder: Any = None) -> np.ndarray:

@@ -92,3 +92,22 @@ def test_tree_ensemble_refuses_what_could_loop_or_read_out_of_range():
             TreeEnsemble(**{**ok, **bad})
     with pytest.raises(InvalidParameterError, match="shape"):
         ens.predict(np.zeros((2, 2)))
+
+
+def test_a_model_of_another_layout_is_scored_by_scikit_learn(models, loopy):
+    adv = models[1]
+
+    class Opaque:  # the fitted model behind an interface without scikit-learn's attributes
+        n_trees_per_iteration_ = 1
+
+        def decision_function(self, X):
+            return adv.model.decision_function(X)
+
+    holder = type("Holder", (), {})()
+    rng = np.random.default_rng(4)
+    X = learned._binned(learned.snapshot_features(
+        A.observe(spread.simulate(loopy, adv.protocol, adv.T, rng=rng))), adv.bin_edges)
+    got = learned._decision(Opaque(), X, holder)
+    assert holder._ensemble is None  # no compiled form: scikit-learn predicted
+    with learned._one_thread():
+        assert np.array_equal(got, adv.model.decision_function(X))
