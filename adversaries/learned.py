@@ -53,7 +53,7 @@ from anonspread.adversaries.registry import applicable_estimators, get_estimator
 from anonspread.adversaries.scores import TIE_RTOL, Scores, top_set
 from anonspread.engine import features as _features
 from anonspread.engine.spreading import KERNEL_CODES
-from anonspread.errors import InvalidParameterError, InvalidTypeError
+from anonspread.errors import AnonspreadError, InvalidParameterError, InvalidTypeError
 from anonspread.spread import graphs as _graphs
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size, check_size, run_work
@@ -95,6 +95,10 @@ DEFAULT_HELD_OUT = 200
 DEFAULT_NEGATIVES = 24
 #: Trained models kept per process by the registered estimator (least recently used out).
 CACHE_SIZE = 8
+#: Most bytes of base features a model keeps of the infected sets it has scored (the
+#: sets that recur are then not recomputed: :meth:`LearnedAdversary.scores`); a
+#: 500-node set takes 60 kB.
+SCORING_CACHE_BYTES = 16e6
 
 #: Features of every infected node, normalised within its snapshot (differences to the
 #: snapshot's best or ratios to its largest value, ranks in [0, 1] with 0 the best) so
@@ -151,7 +155,14 @@ _CLIP = 60.0  # log-scale differences below -_CLIP carry no more information
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
-    """Rank of each value in decreasing order, ties sharing their mean, scaled to [0, 1]."""
+    """Rank of each value in decreasing order, ties sharing their mean, scaled to [0, 1]
+    (:func:`anonspread.engine.features.descending_ranks`; :func:`_ranks_reference` is the
+    numpy definition it is tested against, bit for bit)."""
+    return _features.descending_ranks(values)
+
+
+def _ranks_reference(values: np.ndarray) -> np.ndarray:
+    """:func:`_ranks` in numpy (the definition before issue 31's compiled pass)."""
     n = values.shape[0]
     if n == 1:
         return np.zeros(1)
@@ -175,6 +186,11 @@ def _merge_ties(values: np.ndarray) -> np.ndarray:
     infected node -- the source -- with rounding differences in the last bits; ranked as
     they are, those bits would tell the model which node the traversal started from.
     """
+    return _features.merge_close(values, TIE_RTOL)
+
+
+def _merge_ties_reference(values: np.ndarray) -> np.ndarray:
+    """:func:`_merge_ties` in numpy (the definition before issue 31's compiled pass)."""
     finite = np.isfinite(values)
     if finite.sum() < 2:
         return values
@@ -218,14 +234,17 @@ def _check_version(version: Any) -> int:
 
 
 def _rumor_scores(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray,
-                  version: int) -> np.ndarray:
-    """The log rumour centralities behind the rumour columns (see :data:`FEATURE_VERSION`)."""
+                  version: int, total: np.ndarray, ecc: np.ndarray) -> np.ndarray:
+    """The log rumour centralities behind the rumour columns (see :data:`FEATURE_VERSION`),
+    and the distance sums and eccentricities of the infected subgraph in ``total`` and
+    ``ecc`` (version 2: from the rumour columns' own breadth-first searches)."""
     if version == 1:
+        _features.distance_sums(indptr, indices, total, ecc)
         return rumor_centrality(snapshot).array
     out = np.empty(snapshot.n, np.float64)
     if indices.shape[0] != 2 * (snapshot.n - 1):  # on a tree the BFS trees are the tree
         indices = _rows_by_hash(snapshot, indptr, indices)
-    _features.bfs_rumor(indptr, indices, out)
+    _features.bfs_rumor(indptr, indices, out, total=total, ecc=ecc)
     return out
 
 
@@ -240,6 +259,14 @@ def _rows_by_hash(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -
     diffusion at T = 6, 8 on the three-block graph, on average over training seeds:
     docs/adversaries.md).
     """
+    key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
+    # a row's keys are distinct (distinct graph indices below the prime): sorting each row
+    # by key is the stable argsort of (row, key) pairs it replaced (_rows_by_hash_reference)
+    return _features.rows_sorted_by(indptr, indices, key)
+
+
+def _rows_by_hash_reference(snapshot: Snapshot, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """:func:`_rows_by_hash` by one stable argsort of (row, key) pairs (before issue 31)."""
     key = (snapshot.index.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(4294967291)
     rows = np.repeat(np.arange(snapshot.n, dtype=np.uint64), np.diff(indptr))
     order = np.argsort((rows << np.uint64(32)) | key[indices], kind="stable")
@@ -300,7 +327,8 @@ class _FeatureCache:
     """
 
     def __init__(self, graph: Any, max_bytes: float = 64e6) -> None:
-        self.graph = graph
+        # held weakly: a model's scoring cache must not keep its graph alive
+        self._graph = None if graph is None else weakref.ref(graph)
         self.max_bytes = max_bytes
         self.nbytes = 0
         self.sets: dict[bytes, np.ndarray] = {}
@@ -308,6 +336,11 @@ class _FeatureCache:
         self.computed = 0  # base features computed (misses), and their seconds
         self.seconds = 0.0
         self.cpu_seconds = 0.0
+
+    @property
+    def graph(self) -> Any:
+        """The graph whose sets are kept (None: none, or it is gone)."""
+        return None if self._graph is None else self._graph()
 
     def get(self, snapshot: Snapshot, key: bytes) -> np.ndarray | None:
         if snapshot.graph is not self.graph:
@@ -375,14 +408,13 @@ def _base_features(snapshot: Snapshot, feature_version: int) -> np.ndarray:
     indptr, indices = snapshot.subgraph()
     total = np.empty(n, np.int64)
     ecc = np.empty(n, np.int64)
-    _features.distance_sums(indptr, indices, total, ecc)
+    rumor = _merge_ties(_rumor_scores(snapshot, indptr, indices, feature_version, total, ecc))
     mean = total / max(n - 1, 1)
     deg_in = np.diff(indptr).astype(np.float64)
     deg_out = snapshot.contact_degrees() - deg_in
     bdist = np.empty(n, np.int64)
     _features.multi_source_distance(indptr, indices, np.nonzero(deg_out > 0)[0], bdist)
     bmax = max(int(bdist.max()), 0)
-    rumor = _merge_ties(_rumor_scores(snapshot, indptr, indices, feature_version))
     cols = [
         np.full(n, math.log(n)),
         ecc - ecc.min(),
@@ -615,13 +647,20 @@ class LearnedAdversary:
         return (f"LearnedAdversary({self.protocol!r}, T={self.T}, budget={self.budget}, "
                 f"train_seed={self.train_seed}{fv}{ho})")
 
+    def __getstate__(self) -> dict:
+        # the compiled form of the trees and the scoring's feature cache are rebuilt
+        # where the model is used, never pickled
+        state = dict(self.__dict__)
+        state.pop("_ensemble", None)
+        state.pop("_scored_sets", None)
+        return state
+
     def _log_odds(self, X: np.ndarray) -> np.ndarray:
         if self.model is None:  # every training snapshot had one node: nothing to rank
             return np.zeros(X.shape[0])
         if self.bin_edges is not None:
             X = _binned(X, self.bin_edges)
-        with _one_thread():
-            return np.asarray(self.model.decision_function(X), np.float64)
+        return _decision(self.model, X, self)
 
     def _check(self, snapshot: Any) -> Snapshot:
         snapshot = _check_snapshot(snapshot)
@@ -664,9 +703,67 @@ class LearnedAdversary:
             A snapshot of another ``T`` or graph.
         """
         snapshot = self._check(snapshot)
-        X = snapshot_features(snapshot, self.likelihood_params,
-                              feature_version=self.feature_version)
+        X = _snapshot_features(snapshot, self.likelihood_params, self.feature_version,
+                               self._scoring_cache(snapshot.graph))
         return Scores(snapshot.nodes, self._log_odds(X), "log-odds")
+
+    def _scoring_cache(self, graph: Any) -> _FeatureCache | None:
+        """The base features of the infected sets this model has scored on ``graph``
+        (:class:`_FeatureCache`, at most :data:`SCORING_CACHE_BYTES`; a new graph object
+        starts a new one). A set that recurs -- random diffusion covering most of a small
+        graph -- gets the bits computed the first time (the base features are a function
+        of the set: :data:`FEATURE_VERSION`)."""
+        if self.feature_version < 2 or isinstance(graph, LazyTree):
+            return None
+        cache = getattr(self, "_scored_sets", None)
+        if cache is None or cache.graph is not graph:
+            cache = _FeatureCache(graph, max_bytes=SCORING_CACHE_BYTES)
+            self._scored_sets = cache
+        return cache
+
+
+def _ensemble_of(model: Any) -> _features.TreeEnsemble | None:
+    """The fitted boosting's trees as one :class:`~anonspread.engine.features.TreeEnsemble`
+    (its log-odds in one compiled call, the same bits as ``model.decision_function``:
+    the baseline plus each tree's leaf value in the trees' order), or None where that
+    does not hold (categorical splits, several trees per iteration): scikit-learn
+    predicts then."""
+    if getattr(model, "n_trees_per_iteration_", None) != 1:
+        return None
+    try:  # scikit-learn's fitted attributes as of 1.x; another layout: its own predict
+        trees = [ps[0].nodes for ps in model._predictors]
+        if not trees or any(t["is_categorical"].any() for t in trees):
+            return None
+        sizes = np.array([t.shape[0] for t in trees], np.int64)
+        roots = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        nodes = np.concatenate(trees)
+        shift = np.repeat(roots, sizes)
+        base = np.asarray(model._baseline_prediction, np.float64).ravel()
+        if base.shape != (1,):
+            return None
+        return _features.TreeEnsemble(
+            feature=nodes["feature_idx"], threshold=nodes["num_threshold"],
+            missing_left=nodes["missing_go_to_left"], is_leaf=nodes["is_leaf"],
+            left=nodes["left"].astype(np.int64) + shift,
+            right=nodes["right"].astype(np.int64) + shift,
+            value=nodes["value"], roots=roots, baseline=float(base[0]),
+            n_features=int(model.n_features_in_))
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, AnonspreadError):
+        return None
+
+
+def _decision(model: Any, X: np.ndarray, holder: Any = None) -> np.ndarray:
+    """``model.decision_function(X)`` (float64), by the compiled trees where they apply
+    (:func:`_ensemble_of`, kept on ``holder`` as ``_ensemble`` when one is given)."""
+    ens = getattr(holder, "_ensemble", False) if holder is not None else False
+    if ens is False:
+        ens = _ensemble_of(model)
+        if holder is not None:
+            holder._ensemble = ens
+    if ens is not None:
+        return ens.predict(X)
+    with _one_thread():
+        return np.asarray(model.decision_function(X), np.float64)
 
 
 _CONTROLLER: list = []
@@ -1358,7 +1455,7 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
         Xh = np.tile(Xh, (max(1, 20000 // max(Xh.shape[0], 1)), 1))
         t0, c0 = time.perf_counter(), time.process_time()
         with _one_thread():
-            model.decision_function(Xh)
+            _decision(model, Xh)
         wall += (time.perf_counter() - t0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
         cpu += (time.process_time() - c0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
     return wall, cpu, adv

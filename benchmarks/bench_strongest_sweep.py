@@ -11,7 +11,10 @@ measured ones: wall-clock of the whole command, CPU of the command and its worke
 (``RUSAGE_CHILDREN``), and the learned adversary's training, predicted and measured.
 
 After a warm-up run (10 trials), the lists run in turn, ``--repeats`` times (interleaved).
-Usage::
+With ``--python LABEL=PATH`` (repeatable) each list runs under each of those interpreters in
+turn (e.g. a virtual environment whose ``anonspread`` is an older commit: before/after in
+one interleaved run, each interpreter warmed up first); the sweeps' CSV files of the same
+list are compared byte for byte across interpreters. Usage::
 
     python benchmarks/bench_strongest_sweep.py --out /tmp/bench31 \\
         --estimators ml,jordan,rumor --estimators ml,jordan,rumor,learned,strongest,ceiling
@@ -33,8 +36,8 @@ from make_three_block import three_block, write_csv
 
 
 def sweep_cmd(graph: Path, out: Path, name: str, estimators: str, args: argparse.Namespace,
-              trials: int) -> list[str]:
-    return [sys.executable, "-m", "anonspread", "sweep", "detection",
+              trials: int, python: str = sys.executable) -> list[str]:
+    return [python, "-m", "anonspread", "sweep", "detection",
             "--set", "graph=edgelist", "--set", f"graph.path={graph}",
             "--set", "protocol=adaptive-diffusion,random-diffusion",
             "--set", f"T={args.T}", "--set", f"estimator={estimators}",
@@ -57,6 +60,7 @@ def run_one(cmd: list[str], out: Path, name: str) -> dict:
     side = json.loads((out / f"{name}.json").read_text())
     timing = side["timing"]
     return {"wall": wall, "cpu": cpu, "elapsed": timing["elapsed_s"], "pilot": timing.get("pilot", {}),
+            "csv": (out / f"{name}.csv").read_bytes(),
             "one_off": timing.get("one_off_s", {}), "first_line": proc.stderr.splitlines()[0],
             "stderr": proc.stderr, "skipped": side.get("skipped", []),
             "pilot_rows": timing.get("pilot", {}).get("summary", "")}
@@ -77,45 +81,60 @@ def main() -> None:
     ap.add_argument("--T", default="2,4,6,8")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--estimator-budget", help="passed to every sweep (default: the sweep's)")
+    ap.add_argument("--python", action="append", default=[], metavar="LABEL=PATH",
+                    help="run every list under this interpreter too (repeatable; default: this one)")
     args = ap.parse_args()
+    pythons = dict(p.split("=", 1) for p in args.python) or {"": sys.executable}
     args.out.mkdir(parents=True, exist_ok=True)
     graph = args.graph or args.out / "three_block.csv"
     if args.graph is None:
         write_csv(three_block(31), graph)
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {os.getloadavg()}, "
           f"{os.cpu_count()} CPUs; graph {graph}")
-    run_one(sweep_cmd(graph, args.out, "warmup", "ml,jordan,rumor", args, 10), args.out, "warmup")
-    results: dict[str, list[dict]] = {e: [] for e in args.estimators}
+    for py in pythons.values():
+        run_one(sweep_cmd(graph, args.out, "warmup", "ml,jordan,rumor", args, 10, py), args.out, "warmup")
+    keys = [(est, label) for est in args.estimators for label in pythons]
+    results: dict[tuple, list[dict]] = {k: [] for k in keys}
     for rep in range(args.repeats):
         for i, est in enumerate(args.estimators):
-            name = f"bench31-{i}"
-            r = run_one(sweep_cmd(graph, args.out, name, est, args, args.trials), args.out, name)
-            results[est].append(r)
-            print(f"\n[{est}] repeat {rep}: wall {fmt(r['wall'])}, CPU {fmt(r['cpu'])}\n{r['stderr'].strip()}",
-                  flush=True)
+            for label, py in pythons.items():
+                name = f"bench31-{i}"
+                r = run_one(sweep_cmd(graph, args.out, name, est, args, args.trials, py), args.out, name)
+                results[(est, label)].append(r)
+                print(f"\n[{est}]{' ' + label if label else ''} repeat {rep}: wall {fmt(r['wall'])}, "
+                      f"CPU {fmt(r['cpu'])}, load average {os.getloadavg()[0]:.2f}\n{r['stderr'].strip()}",
+                      flush=True)
     print(f"\n# load average after: {os.getloadavg()}")
-    print("\n| estimators | measured wall | measured CPU (command + workers) | pilot: predicted wall "
+    print("\n| estimators | interpreter | measured wall | measured CPU (command + workers) | pilot: predicted wall "
           "| pilot: predicted CPU | pilot's own time | learned training: predicted / measured |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    base = None
-    for est, rs in results.items():
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for (est, label), rs in results.items():
         for r in rs:
             p = r["pilot"]
             pred = p.get("one_off_s", {}).get("learned training", [])
             meas = r["one_off"].get("learned training", [])
             train = (f"{fmt(sum(pred))} / {fmt(sum(meas))} ({len(meas)} models)" if meas else "-")
-            print(f"| {est} | {fmt(r['wall'])} | {fmt(r['cpu'])} | {fmt(p.get('wall_s', float('nan')))} "
+            print(f"| {est} | {label or '-'} | {fmt(r['wall'])} | {fmt(r['cpu'])} | {fmt(p.get('wall_s', float('nan')))} "
                   f"| {fmt(p.get('cpu_s', float('nan')))} | {fmt(p.get('pilot_s', float('nan')))} | {train} |")
-        if base is None:
-            base = min(r["wall"] for r in rs)
-    cpu_base = min(r["cpu"] for r in results[args.estimators[0]])
-    for est, rs in results.items():
-        print(f"[{est}] / [{args.estimators[0]}]: wall {min(r['wall'] for r in rs) / base:.1f}x, "
-              f"CPU {min(r['cpu'] for r in rs) / cpu_base:.1f}x")
+    for label in pythons:
+        twin = results[(args.estimators[0], label)]
+        base, cpu_base = min(r["wall"] for r in twin), min(r["cpu"] for r in twin)
+        for est in args.estimators:
+            rs = results[(est, label)]
+            print(f"[{est}]{' ' + label if label else ''} / [{args.estimators[0]}]: wall "
+                  f"{min(r['wall'] for r in rs) / base:.1f}x, CPU {min(r['cpu'] for r in rs) / cpu_base:.1f}x "
+                  f"(best of {len(rs)})")
+    for est in args.estimators:
+        csvs = {label: {r["csv"] for r in results[(est, label)]} for label in pythons}
+        every = set().union(*csvs.values())
+        print(f"[{est}]: the sweeps' CSV files are {'byte-identical' if len(every) == 1 else 'DIFFERENT'} "
+              f"across {len(pythons)} interpreter(s) and {args.repeats} repeat(s)")
+    for (est, label), rs in results.items():
         for s in rs[0]["skipped"]:
             if "not run: priced" in s["reason"]:
                 p = s["params"]
-                print(f"  skipped by the budget: {p.get('protocol')} T={p.get('T')}: {s['reason']}")
+                print(f"  [{est}]{' ' + label if label else ''} skipped by the budget: "
+                      f"{p.get('protocol')} T={p.get('T')}: {s['reason']}")
 
 
 if __name__ == "__main__":

@@ -285,6 +285,8 @@ class ProcessPoolExecutor(Executor):
         self.start_method = start_method
         self._pool: Any = None
         self._payload: Any = None
+        self._started = False  # the pool has been given tasks (its workers exist)
+        self._payload_file: str | None = None
 
     def _new_pool(self) -> Any:
         from concurrent.futures import ProcessPoolExecutor as _Pool
@@ -295,12 +297,15 @@ class ProcessPoolExecutor(Executor):
 
     def __enter__(self) -> ProcessPoolExecutor:
         self._pool = self._new_pool()
+        self._started = False
         return self
 
     def preload(self, payload: Any) -> bool:
-        """Install ``payload`` in every worker as it starts (the pool's initializer): once
-        per worker process. Workers start with the first task; a pool that already ran
-        tasks is replaced by a new one.
+        """Install ``payload`` in every worker once, before its next task: as it starts
+        (the pool's initializer) when no task has run yet; in a pool that already ran
+        tasks (the workers that trained the learned adversary's models), from a file
+        written here once, which each worker reads and installs before its first task
+        after this call (its workers are kept: no second start of the interpreters).
 
         Parameters
         ----------
@@ -315,11 +320,32 @@ class ProcessPoolExecutor(Executor):
         if self._pool is None:
             raise ExecutorError("preload needs a started executor (inside its with block)")
         self._payload = payload
+        if self._started:
+            import pickle
+
+            self._drop_payload_file()
+            fd, path = tempfile.mkstemp(prefix="anonspread-payload-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+            self._payload_file = path
+            return True
         old, self._pool = self._pool, self._new_pool()
         old.shutdown(wait=True)  # no worker started yet: instant
         return True
 
+    def _drop_payload_file(self) -> None:
+        path, self._payload_file = self._payload_file, None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
     def __exit__(self, exc_type: object, *exc: object) -> None:
+        try:
+            self._exit(exc_type)
+        finally:
+            self._drop_payload_file()
+
+    def _exit(self, exc_type: object) -> None:
         pool, self._pool = self._pool, None
         if pool is None:
             return
@@ -343,6 +369,9 @@ class ProcessPoolExecutor(Executor):
         tasks = list(tasks)
         # parsed and checked here once: the workers map the graph files, trusting the check
         fn = _trusting_checks(fn, _graph_files(tasks))
+        if self._payload_file is not None:  # preloaded after the workers started
+            fn = functools.partial(_run_with_payload, fn=fn, path=self._payload_file)
+        self._started = self._started or bool(tasks)
         with _signals_deferred():  # the first submits start the workers
             futures = [self._pool.submit(fn, t) for t in tasks]
         try:
@@ -497,6 +526,23 @@ def _run_trusting(task: Any, *, fn: Callable[[Any], Any], checks: tuple) -> Any:
 
     with trusting(checks):
         return fn(task)
+
+
+#: The payload files (:meth:`ProcessPoolExecutor.preload`) installed in this worker process.
+_INSTALLED_FILES: set = set()
+
+
+def _run_with_payload(task: Any, *, fn: Callable[[Any], Any], path: str) -> Any:
+    """``fn(task)`` after installing the payload pickled at ``path`` in this process,
+    once per process and file."""
+    if path not in _INSTALLED_FILES:
+        import pickle
+
+        with open(path, "rb") as f:
+            payload = pickle.load(f)
+        payload.install()
+        _INSTALLED_FILES.add(path)
+    return fn(task)
 
 
 def _install_on_worker(source: str, ref: Any, data: bytes, dask_worker: Any = None) -> str:

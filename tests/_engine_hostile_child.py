@@ -332,6 +332,18 @@ CASES = {
     "features.bfs_rumor": lambda: ([GP, GI, np.zeros(N)], {}),
     "features.distance_sums": lambda: ([GP, GI, np.zeros(N, np.int64), np.zeros(N, np.int64)], {}),
     "features.multi_source_distance": lambda: ([GP, GI, np.array([0, 4]), np.zeros(N, np.int64)], {}),
+    "features.rows_sorted_by": lambda: ([GP, GI, np.array([9, 5, 7, 1, 3, 8], np.uint64)], {}),
+    "features.descending_ranks": lambda: ([np.array([3.0, 1.0, 3.0, -np.inf, 2.0])], {}),
+    "features.merge_close": lambda: ([np.array([1.0, 0.9999999, 0.5, -np.inf, 2.0]), 1e-7], {}),
+    # two trees: a stump on column 1 (NaN left) and a two-split tree on column 0
+    "features.TreeEnsemble": lambda: ([np.array([1, 0, 0, 0, 0, 0, 0, 0]),
+                                       np.array([0.5, 0, 0, 1.5, 0, 2.5, 0, 0]),
+                                       np.array([True, False, False, False, False, False, False, False]),
+                                       np.array([False, True, True, False, True, False, True, True]),
+                                       np.array([1, 0, 0, 4, 0, 6, 0, 0]),
+                                       np.array([2, 0, 0, 5, 0, 7, 0, 0]),
+                                       np.array([0, -1.0, 1.0, 0, 0.5, 0, -0.5, 2.0]),
+                                       np.array([0, 3]), 0.1, 2], {}),
     "fused.local_tree": lambda: ([np.array([-1, 0, 0, 1], np.int64), 4, np.empty(5, np.int64),
                                   np.empty(4, np.int64), np.empty(8, np.int32)], {}),
     "fused.score_chunk": _score_chunk_case,
@@ -483,6 +495,7 @@ USE = {q: _use_store for q in ("store.GraphStore", "spreading.GraphStore", "soft
                                "store.new_finite_store", "softmargin.new_finite_store",
                                "store.new_lazy_store", "softmargin.copy_store")}
 USE["edgelist.Tokenizer"] = _use_tokenizer
+USE["features.TreeEnsemble"] = lambda ens: ens.predict(np.array([[0.0, 1.0], [np.nan, 0.0], [3.0, np.nan]]))
 
 
 # ----------------------------------------------------------------- bad inputs

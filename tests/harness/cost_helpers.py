@@ -13,7 +13,7 @@ import time
 from anonspread import harness
 from anonspread.harness.executors import ProcessPoolExecutor
 
-__all__ = ["SLEEPY", "SLEEP_SECONDS", "CountingPool", "counted_run"]
+__all__ = ["SLEEPY", "SLEEP_SECONDS", "CountingPool", "MarkPayload", "counted_run", "pid_and_marks"]
 
 
 def counted_run(task, *, fn, log):
@@ -86,3 +86,29 @@ WARMED = harness.Experiment(
     metrics=(harness.Metric("u", "mean"),), trials=warmed_trials, default_trials=100, pilot=True,
     warm=_build,
 )
+
+
+#: Tokens of the :class:`MarkPayload` installed in this process.
+_MARKS: list = []
+
+
+class MarkPayload:
+    """A preload payload that records its installation in the worker (:func:`pid_and_marks`)."""
+
+    def __init__(self, token):
+        self.token = token
+
+    def install(self):
+        _MARKS.append(self.token)
+
+    def uninstall(self):
+        _MARKS.remove(self.token)
+
+
+def pid_and_marks(x):
+    """This worker's pid and the payloads installed in it (after a short spin, so that
+    both workers of a pool take tasks)."""
+    end = time.perf_counter() + 0.05
+    while time.perf_counter() < end:
+        pass
+    return os.getpid(), tuple(_MARKS)

@@ -16,7 +16,7 @@ from anonspread.adversaries import learned
 from anonspread.errors import InvalidParameterError
 from anonspread.harness import pilot
 from anonspread.harness.cli import main
-from anonspread.harness.executors import InProcessExecutor
+from anonspread.harness.executors import InProcessExecutor, ProcessPoolExecutor
 from anonspread.spread.limits import raised_limits
 
 
@@ -141,8 +141,10 @@ def test_learned_trains_once_per_key_for_a_two_worker_pool(tmp_path):
     # each key trained once in all (a worker's counts are cumulative: its last line counts)
     last = {pid: misses for pid, misses, _, _ in training}
     assert sum(last.values()) == 2
-    # the batches ran in workers started with both models installed: none trained
-    assert len(batches) >= 2 and all(misses == 0 for _, misses, _, _ in batches)
+    # the batches ran with both models installed, in the same two workers (the pool is
+    # kept after the training, not started again): none trained during the batches
+    assert len({pid for pid, *_ in lines}) <= 2
+    assert len(batches) >= 2 and all(misses == last.get(pid, 0) for pid, misses, _, _ in batches)
     assert max(hits for _, _, hits, _ in batches) > 0  # they scored with the shipped models
     # the same bytes in this process, which trains the 2 models itself (one worker)
     inproc = _learned_run(tmp_path, "inproc", InProcessExecutor(1))
@@ -155,6 +157,27 @@ def test_learned_trains_once_per_key_for_a_two_worker_pool(tmp_path):
                                   dashboard_address=None) as cluster:
         dask = _learned_run(tmp_path, "dask", DaskExecutor(2, scheduler=cluster.scheduler_address))
     assert dask == pool
+
+
+def test_a_pool_that_ran_tasks_keeps_its_workers_and_installs_a_preload_once_in_each():
+    # the learned training runs on the pool's workers; its models are then installed in
+    # those same workers (from a file read once per worker), not in a second pool whose
+    # interpreters would start, import and read the graph again
+    with ProcessPoolExecutor(2) as ex:
+        first = list(ex.imap_unordered(ch.pid_and_marks, range(8)))
+        assert ex.preload(ch.MarkPayload("models"))
+        path = ex._payload_file
+        assert path is not None and os.path.exists(path)
+        second = list(ex.imap_unordered(ch.pid_and_marks, range(8)))
+        third = list(ex.imap_unordered(ch.pid_and_marks, range(4)))
+    assert all(marks == () for _, marks in first)
+    assert {pid for pid, _ in second + third} <= {pid for pid, _ in first}
+    assert all(marks == ("models",) for _, marks in second + third)  # once per worker
+    assert not os.path.exists(path)
+    # before any task, the payload goes to the workers' initializer as before (no file)
+    with ProcessPoolExecutor(2) as ex:
+        assert ex.preload(ch.MarkPayload("early")) and ex._payload_file is None
+        assert all(marks == ("early",) for _, marks in ex.imap_unordered(ch.pid_and_marks, range(4)))
 
 
 def test_an_executor_that_cannot_preload_gets_the_models_with_each_task(tmp_path):

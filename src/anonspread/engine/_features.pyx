@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from libc.math cimport lgamma, log
+from libc.math cimport fabs, isfinite, lgamma, log
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 
@@ -196,7 +196,7 @@ cdef void _tree_all_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
 cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,
                             double[::1] out, const double[::1] logtab, uint64_t[::1] seen,
                             uint64_t[::1] cur, uint64_t[::1] nxt, int32_t[::1] par,
-                            int32_t[::1] size) except -1 nogil:
+                            int32_t[::1] size, int64_t *total, int64_t *ecc) except -1 nogil:
     """:func:`bfs_rumor` by breadth-first searches from 64 roots at once.
 
     Per batch of roots (bit ``j`` of a word for root ``b0 + j``): a level's new bits of a
@@ -204,10 +204,12 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
     its parent for root ``j`` is the first neighbour in ``v``'s CSR row whose frontier word
     holds bit ``j`` (a neighbour one level closer to that root). The (node, new bits)
     entries are kept in level order; walked backwards they add each node's subtree size to
-    its parent's, one root per bit. ``par`` and ``size`` hold 64 entries per node.
+    its parent's, one root per bit. ``par`` and ``size`` hold 64 entries per node. With
+    ``total`` and ``ecc`` (else NULL), also :func:`_bitparallel_sums`' distance sums and
+    eccentricities, from the same searches (a bit new at ``v`` at level L: L hops).
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1, v, b0, j, k, t
-    cdef int64_t e, ne, cap = 2 * n + 64
+    cdef int64_t e, ne, cap = 2 * n + 64, level
     cdef int32_t x
     cdef uint64_t acc, new, fresh, rem, got, bits
     cdef int32_t sz
@@ -233,8 +235,10 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
             seen[b0 + j] = (<uint64_t> 1) << j
             cur[b0 + j] = seen[b0 + j]
         ne = 0
+        level = 0
         while True:
             fresh = 0
+            level += 1
             for v in range(n):
                 acc = 0
                 for e in range(indptr[v], indptr[v + 1]):
@@ -245,6 +249,10 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
                     continue
                 seen[v] |= new
                 fresh |= new
+                if total != NULL:
+                    total[v] += level * anonspread_popcount64(new)
+                    if level > ecc[v]:  # the farthest root of every batch
+                        ecc[v] = level
                 rem = new
                 for e in range(indptr[v], indptr[v + 1]):
                     x = indices[e]
@@ -303,7 +311,7 @@ cdef int _bitparallel_rumor(const int64_t[::1] indptr, const int32_t[::1] indice
 cdef int _bitparallel_rumor_levels(const int64_t[::1] indptr, const int32_t[::1] indices,
                                    double[::1] out, const double[::1] logtab,
                                    uint64_t[::1] seen, int32_t[::1] size,
-                                   int64_t max_words) except -1 nogil:
+                                   int64_t max_words, int64_t *total, int64_t *ecc) except -1 nogil:
     """:func:`bfs_rumor` by breadth-first searches from 64 roots at once, every level's
     frontier words kept (``front[L][v]``: the roots for which v is at level L).
 
@@ -311,7 +319,9 @@ cdef int _bitparallel_rumor_levels(const int64_t[::1] indptr, const int32_t[::1]
     in one scan of its CSR row (bit ``j`` goes to the first neighbour whose level-(L - 1)
     word holds it), where its subtree size, complete by then, is added to the parent's and
     its log to the root's sum. Returns 1 when the frontiers would need more than
-    ``max_words`` words (the caller then uses :func:`_bitparallel_rumor`), else 0.
+    ``max_words`` words (the caller then uses :func:`_bitparallel_rumor`), else 0. With
+    ``total`` and ``ecc`` (else NULL), also the distance sums and eccentricities of
+    :func:`_bitparallel_sums` from the same searches; filled only when it returns 0.
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1, v, b0, j, k, t
     cdef int64_t e, lev, levels, cap = 16
@@ -363,6 +373,10 @@ cdef int _bitparallel_rumor_levels(const int64_t[::1] indptr, const int32_t[::1]
                 nxt[v] = new
                 seen[v] |= new
                 fresh |= new
+                if total != NULL and new:
+                    total[v] += (levels + 1) * anonspread_popcount64(new)
+                    if levels + 1 > ecc[v]:  # the farthest root of every batch
+                        ecc[v] = levels + 1
             if not fresh:
                 break
             levels += 1
@@ -398,7 +412,8 @@ cdef int _bitparallel_rumor_levels(const int64_t[::1] indptr, const int32_t[::1]
 
 
 def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1] out,
-              bint bitparallel=True, int64_t max_words=-1):
+              bint bitparallel=True, int64_t max_words=-1, int64_t[::1] total=None,
+              int64_t[::1] ecc=None):
     """Log rumour centrality of every node v on a BFS tree of the graph rooted at v.
 
     The tree rooted at v gives each other node w the parent that comes first in w's CSR
@@ -408,6 +423,9 @@ def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1]
     keeping every level's frontier words while they fit in ``max_words`` words (default
     max(64 n, 2^24)), else a parent per node and root (256 n bytes more); or one
     breadth-first search per node (O(n m), the reference). All give the same trees.
+    With ``total`` and ``ecc`` (n entries each), the bit-parallel searches also give
+    :func:`distance_sums`' arrays; returns True when it filled them (the bit-parallel
+    paths), False otherwise (the caller then computes them).
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1, i, j, k
     cdef int64_t e
@@ -425,20 +443,34 @@ def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1]
     cdef uint64_t[::1] cur, nxt
     cdef int32_t[::1] par
     cdef int32_t[::1] size64 = np.empty(64 * n if bp else 1, np.int32)
+    cdef int64_t *tp = NULL
+    cdef int64_t *ep = NULL
     if n == 0:
-        return
+        return False
     if max_words < 0:
         max_words = max(64 * n, 1 << 24)
     if bp:
+        if total is not None and ecc is not None:
+            tp = &total[0]
+            ep = &ecc[0]
+            for i in range(n):
+                tp[i] = 0
+                ep[i] = 0
         with nogil:
-            r = _bitparallel_rumor_levels(indptr, indices, out, logtab, seen, size64, max_words)
+            r = _bitparallel_rumor_levels(indptr, indices, out, logtab, seen, size64, max_words,
+                                          tp, ep)
         if r:
             cur = np.empty(n, np.uint64)
             nxt = np.empty(n, np.uint64)
             par = np.empty(64 * n, np.int32)
+            if tp != NULL:
+                for i in range(n):
+                    tp[i] = 0
+                    ep[i] = 0
             with nogil:
-                _bitparallel_rumor(indptr, indices, out, logtab, seen, cur, nxt, par, size64)
-        return
+                _bitparallel_rumor(indptr, indices, out, logtab, seen, cur, nxt, par, size64,
+                                   tp, ep)
+        return tp != NULL
     with nogil:
         if tree:
             _tree_all_rumor(indptr, indices, out, order, parent, dist, size)
@@ -464,3 +496,124 @@ def bfs_rumor(const int64_t[::1] indptr, const int32_t[::1] indices, double[::1]
                     size[w] = 1
                     dist[w] = -1
                 out[i] = lgamma(n + 1.0) - acc
+    return False
+
+
+def ensemble_sum(const double[:, ::1] X, const int64_t[::1] feature, const double[::1] threshold,
+                 const unsigned char[::1] flags, const int64_t[::1] left,
+                 const int64_t[::1] right, const double[::1] value, const int64_t[::1] roots,
+                 double baseline, double[::1] out):
+    """``out[r] = baseline + sum over the trees, in order, of the leaf value row r reaches``.
+
+    The nodes of every tree are flat arrays; ``flags`` bit 0 marks a leaf, bit 1 sends a
+    missing (NaN) value to the left child; an internal node goes left when the row's
+    feature value is at most its threshold. The sum starts from ``0.0 + baseline`` and adds
+    the trees one after the other, as scikit-learn's ``_raw_predict`` does (the same bits).
+    The caller guarantees (checked once in :class:`anonspread.engine.features.TreeEnsemble`)
+    that every child index is larger than its node's and in range, and every feature index
+    of an internal node is a column of ``X``.
+    """
+    cdef Py_ssize_t rows = X.shape[0], ntrees = roots.shape[0], r, t
+    cdef int64_t k
+    cdef double acc, v
+    with nogil:
+        for r in range(rows):
+            acc = 0.0
+            acc = acc + baseline
+            for t in range(ntrees):
+                k = roots[t]
+                while not (flags[k] & 1):
+                    v = X[r, feature[k]]
+                    if v != v:
+                        k = left[k] if (flags[k] & 2) else right[k]
+                    elif v <= threshold[k]:
+                        k = left[k]
+                    else:
+                        k = right[k]
+                acc = acc + value[k]
+            out[r] = acc
+
+
+def ranks_from_order(const double[::1] values, const int64_t[::1] order, double[::1] out):
+    """``out[order[k]]`` = the mean position, over (n - 1), of the run of equal values
+    ``order[k]`` belongs to, ``order`` sorting ``values`` in decreasing order (any order
+    among equal values gives the same result). Returns -1 (nothing written past the
+    check) if an entry of ``order`` is outside ``[0, n)``, else 0."""
+    cdef Py_ssize_t n = values.shape[0], i, j, k
+    cdef double r
+    for k in range(n):
+        if order[k] < 0 or order[k] >= n:
+            return -1
+    with nogil:
+        i = 0
+        while i < n:
+            j = i
+            while j + 1 < n and values[order[j + 1]] == values[order[j]]:
+                j += 1
+            r = (<double> (i + j) / 2.0) / <double> (n - 1)
+            for k in range(i, j + 1):
+                out[order[k]] = r
+            i = j + 1
+    return 0
+
+
+def merge_runs(const double[::1] values, const int64_t[::1] order, double rtol,
+               double[::1] out):
+    """``out`` = ``values`` with each run of close finite values replaced by the run's
+    largest: the finite values sorted decreasingly by ``order`` (a stable sort of
+    ``-values``: the finite ones are contiguous in it), a run continuing while the gap to
+    the previous one is at most ``rtol * max(1, largest |finite value|)``; non-finite
+    values copied; fewer than two finite values: a copy. Returns -1 if an entry of
+    ``order`` is outside ``[0, n)``, else 0."""
+    cdef Py_ssize_t n = values.shape[0], k, finite = 0
+    cdef double lead = 0.0, big = 0.0, prev = 0.0, tol, x
+    cdef bint first = True
+    for k in range(n):
+        if order[k] < 0 or order[k] >= n:
+            return -1
+    with nogil:
+        for k in range(n):
+            x = values[k]
+            out[k] = x
+            if isfinite(x):
+                finite += 1
+                if fabs(x) > big:
+                    big = fabs(x)
+        tol = rtol * (big if big > 1.0 else 1.0)
+        for k in range(n):
+            if finite < 2:
+                break
+            x = values[order[k]]
+            if not isfinite(x):
+                continue
+            if first or (prev - x) > tol:
+                lead = x
+            first = False
+            prev = x
+            out[order[k]] = lead
+    return 0
+
+
+def sort_rows_by_key(const int64_t[::1] indptr, const int32_t[::1] indices,
+                     const uint64_t[::1] key, int32_t[::1] out):
+    """``out`` = ``indices`` with every CSR row ordered by ``key`` of its entries
+    (increasing; equal keys keep their order: an insertion sort per row, stable). The
+    caller guarantees (checked in :func:`anonspread.engine.features.rows_sorted_by`)
+    that every entry is an index of ``key`` and ``out`` is as long as ``indices``."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, r, a, b, j, i
+    cdef int32_t x
+    cdef uint64_t kx
+    with nogil:
+        for i in range(indices.shape[0]):
+            out[i] = indices[i]
+        for r in range(n):
+            a = indptr[r]
+            b = indptr[r + 1]
+            for i in range(a + 1, b):
+                x = out[i]
+                kx = key[x]
+                j = i - 1
+                while j >= a and key[out[j]] > kx:
+                    out[j + 1] = out[j]
+                    j -= 1
+                out[j + 1] = x
