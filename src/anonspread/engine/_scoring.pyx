@@ -587,6 +587,24 @@ cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
     h.state = 1
 
 
+cdef inline int64_t _unreached(int32_t *rest, int64_t nrest, int32_t[::1] dist,
+                               int64_t n) noexcept nogil:
+    """The nodes not reached yet (``dist < 0``), kept in ``rest[:k]`` (k returned): all
+    ``n`` nodes scanned the first time (``nrest < 0``), then the previous list filtered."""
+    cdef int64_t keep = 0, i, x
+    if nrest < 0:
+        for x in range(n):
+            if dist[x] < 0:
+                rest[keep] = <int32_t> x
+                keep += 1
+    else:
+        for i in range(nrest):
+            if dist[rest[i]] < 0:
+                rest[keep] = rest[i]
+                keep += 1
+    return keep
+
+
 cdef int64_t _bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
                         int32_t[::1] order, int32_t[::1] dist, Hyb *h) noexcept nogil:
     """:func:`bfs` from ``root`` (``order`` and ``dist`` the same, node for node), each level
@@ -620,19 +638,7 @@ cdef int64_t _bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices, i
     while a < b:
         ne = 0
         if mu < mf:
-            keep = 0
-            if nrest < 0:
-                for x in range(n):
-                    if dist[x] < 0:
-                        rest[keep] = <int32_t> x
-                        keep += 1
-                nrest = keep
-            else:
-                for i in range(nrest):
-                    if dist[rest[i]] < 0:
-                        rest[keep] = rest[i]
-                        keep += 1
-                nrest = keep
+            nrest = _unreached(rest, nrest, dist, n)
             nch = 0
             maxo = 0
             keep = 0
@@ -887,18 +893,7 @@ cdef int64_t _offset_bfs(const int64_t[::1] indptr, const int32_t[::1] indices,
                 fa += indptr[order[i] + 1] - indptr[order[i]]
         if rest != NULL and 14 * fa > ua:
             # bottom-up: every unreached node's row, up to its first neighbour at ``lev``
-            keep = 0
-            if nrest < 0:
-                for v in range(n):
-                    if dist[v] < 0:
-                        rest[keep] = <int32_t> v
-                        keep += 1
-            else:
-                for i in range(nrest):
-                    if dist[rest[i]] < 0:
-                        rest[keep] = rest[i]
-                        keep += 1
-            nrest = keep
+            nrest = _unreached(rest, nrest, dist, n)
             lv = <int32_t> lev
             for i in range(nrest):
                 v = rest[i]
