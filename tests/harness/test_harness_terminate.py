@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -130,13 +131,19 @@ def test_signals_arriving_while_workers_start_are_held_back_then_handled():
 
     seen = []
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    # Python's own Ctrl-C handler, whatever an earlier test left; the signals go to this
+    # (the main) thread, so that a thread of an earlier test's thread pool cannot take
+    # one and deliver it after the block
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    me = threading.main_thread().ident
     try:
         with _signals_deferred():
-            os.kill(os.getpid(), signal.SIGTERM)
+            signal.pthread_kill(me, signal.SIGTERM)
             time.sleep(0.05)
             assert seen == []  # not while the workers start
         assert seen == [signal.SIGTERM]  # once, by the handler that was in place
         with pytest.raises(KeyboardInterrupt), _signals_deferred():
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: Python's own handler, afterwards
+            signal.pthread_kill(me, signal.SIGINT)  # Ctrl-C: Python's own handler, afterwards
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
