@@ -14,7 +14,7 @@ import sys
 import textwrap
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -569,21 +569,32 @@ def _add_graph_parser(sub: Any, common: argparse.ArgumentParser, fmt: Any) -> No
     c.set_defaults(func=_cmd_graph_convert)
 
 
-def _sigterm_as_interrupt() -> None:
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
     """From the first moment, ``kill PID`` (SIGTERM) stops the command like Ctrl-C: exit 130
-    with one line (a run turns it into the line saying how to resume)."""
+    with one line (a run turns it into the line saying how to resume). The handler that
+    was in place is put back when the command returns (:func:`main` called from Python)."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
+        yield
         return
 
     def handler(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
+    installed = False
     with contextlib.suppress(ValueError, OSError):
         if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
             signal.signal(signal.SIGTERM, handler)
+            installed = True
+    try:
+        yield
+    finally:
+        if installed:
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -612,16 +623,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["show", "compare-detectoin"])
     2
     """
-    _sigterm_as_interrupt()
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error already printed on one line
-        return exc.code if isinstance(exc.code, int) else 2
-    debug = getattr(args, "debug", False)
-    with warnings.catch_warnings():
-        if not debug:
-            warnings.showwarning = _show_warning
-        return _main(args, debug)
+    with _sigterm_as_interrupt():
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, or a usage error already printed on one line
+            return exc.code if isinstance(exc.code, int) else 2
+        debug = getattr(args, "debug", False)
+        with warnings.catch_warnings():
+            if not debug:
+                warnings.showwarning = _show_warning
+            return _main(args, debug)
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,

@@ -147,3 +147,21 @@ def test_signals_arriving_while_workers_start_are_held_back_then_handled():
     finally:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
+
+
+def test_the_command_called_from_python_puts_sigterm_back():
+    # main() turns SIGTERM into Ctrl-C while it runs (the command's own process exits after
+    # it); called from Python it leaves the handler it found
+    from anonspread.harness.cli import main
+
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    seen = []
+    try:
+        assert main(["show", "compare-detectoin"]) == 2
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        mine = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+        assert main(["show", "compare-detectoin"]) == 2  # a handler of the caller's: kept
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        del mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)
