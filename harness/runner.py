@@ -550,7 +550,7 @@ def run(
             t_derive = time.monotonic()
             if derived:  # the ceiling and bp-predicted compute here, after the trials
                 bar.say(f"{exp.name}: {len(derived)} derived point(s) ({_derived_names(exp, derived)}) "
-                        "computed now, in this process")
+                        f"computed now, in this process{_after_estimate(estimate)}")
             table = exp.derive(table, derived, level)
             if derived and time.monotonic() - t_derive >= 1.0:
                 bar.say(f"{exp.name}: derived points done in "
@@ -895,6 +895,15 @@ def _check_work(exp: Experiment, points: Sequence[Mapping[str, Scalar]], n_trial
     more = f", counted up to point {counted}" if counted < len(points) else ""
     check_size("trials", n_trials, work=total,
                what=f"the sweep {exp.name!r} ({len(points)} points x {n_trials} trials{more})")
+
+
+def _after_estimate(estimate: CostEstimate | None) -> str:
+    """`` (pilot estimate M:SS)`` for the derived points the pilot priced (those computed
+    after the trials: ``bp-predicted``), else nothing."""
+    rows = [r for r in (estimate.rows if estimate is not None else ()) if r.get("after")]
+    if not rows:
+        return ""
+    return f" (pilot estimate {format_duration(sum(r['seconds_per_trial'] * r['trials'] for r in rows))})"
 
 
 def _derived_names(exp: Any, derived: Sequence[Mapping[str, Any]]) -> str:

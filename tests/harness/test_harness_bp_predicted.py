@@ -76,3 +76,14 @@ def test_the_pilot_prices_bp_predicted_as_bps_trials(with_bp):
     assert est.wall_seconds >= sum(r["seconds_per_trial"] * r["trials"] for r in after)
     assert "bp-predicted computed after the trials" in est.format_text()
     assert "bp-predicted" in est.summary()
+
+
+def test_the_derived_phase_announces_its_pilot_estimate(tmp_path, capsys):
+    # the trials' ETA ends at the trials; the phase after them says what the pilot priced
+    exp = harness.compose("detection", product={
+        "graph": "random-regular", "graph.n": 20, "graph.d": 3, "protocol": "random-diffusion",
+        "estimator": ["jordan", "bp-predicted"], "T": 2})
+    harness.run(exp, trials=40, rng=1, out=tmp_path, workers=1, plot=False, progress=True)
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "derived point(s)" in x and "computed now" in x)
+    assert "(bp-predicted) computed now, in this process (pilot estimate " in line
