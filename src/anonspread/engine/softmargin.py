@@ -445,10 +445,18 @@ def accumulate_shared_chunk(code: int, shared: tuple, threads: int, sources: np.
     return sums, gens
 
 
+def _random_diffusion_p(params: np.ndarray) -> float:
+    """Random diffusion's ``p`` from its kernel parameters (``RandomDiffusion.kernel_params``)."""
+    if params.ndim != 1 or params.shape[0] < 1:
+        raise InvalidParameterError(
+            f"params must hold random diffusion's p (RandomDiffusion.kernel_params); got {params!r}")
+    return float(params[0])
+
+
 #: Kernel codes that :func:`accumulate_shared_lanes` runs 64 at a time, and how each reads
-#: its success probability from the protocol's kernel parameters.
+#: its success probability from the protocol's kernel parameters (checking them).
 LANE_KERNELS: dict = {
-    RANDOM_DIFFUSION: lambda params: float(params[0]),
+    RANDOM_DIFFUSION: _random_diffusion_p,
     FLOODING: lambda params: 1.0,
 }
 
@@ -584,11 +592,7 @@ def accumulate_shared_lanes(code: int, stores: list, sources: np.ndarray, stream
             f"streams must hold one key per source ({sources.shape[0]}); got {len(streams)}")
     n_sims = _check.integer(n_sims, "n_sims", low=0)
     T = _check.integer(T, "T", low=0)
-    params = np.asarray(params, np.float64)
-    if code == RANDOM_DIFFUSION and (params.ndim != 1 or params.shape[0] < 1):
-        raise InvalidParameterError(
-            f"params must hold random diffusion's p (RandomDiffusion.kernel_params); got {params!r}")
-    certain, bits = probability_bits(LANE_KERNELS[code](params))
+    certain, bits = probability_bits(LANE_KERNELS[code](np.asarray(params, np.float64)))
     if len(stores) > 1 and not OPENMP:
         stores = stores[:1]
     _softmargin.accumulate_shared_lanes(list(stores), sources, streams.keys, streams.drawn,
