@@ -31,7 +31,8 @@ def cases():
     G = nx.connected_watts_strogatz_graph(150, 6, 0.2, seed=2)
     rd = spread.RandomDiffusion(0.4)
     snap = A.observe(spread.simulate(G, rd, 3, source=0, rng=1))
-    finite = (snap, rd, {"rng": 7, "simulations": 100, "max_simulations": 400, "candidates": 12})
+    finite = (snap, rd, {"rng": 7, "simulations": 100, "max_simulations": 400, "candidates": 12,
+                              "stop_uninformative": False})
     ad = spread.AdaptiveDiffusion()
     tsnap = A.observe(spread.simulate(spread.graphs.regular_tree(3), ad, 6, rng=3))
     lazy = (tsnap, ad, {"rng": 9, "simulations": 200, "max_simulations": 200, "candidates": None})

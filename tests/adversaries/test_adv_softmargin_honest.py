@@ -15,7 +15,7 @@ from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.adversaries.softmargin import MIN_EFFECTIVE_RUNS, _kl_bounds
 from anonspread.engine import softmargin as engine_sm
-from anonspread.errors import InvalidParameterError
+from anonspread.errors import InvalidParameterError, InvalidTypeError
 
 
 def _posterior(values):
@@ -45,8 +45,11 @@ def test_never_converged_on_a_snapshot_its_runs_never_reproduce():
     # no run within even the widest width: no width can become informative by the cap, so
     # refinement settles after the two rounds stability needs, at the widest width
     assert res.settled and res.simulations == 2000 and res.a == res.widths[0]
-    full = A.soft_margin_estimate(snap, spread.RandomDiffusion(0.5), rng=1, settle=False)
+    assert res.stop == "settled"
+    full = A.soft_margin_estimate(snap, spread.RandomDiffusion(0.5), rng=1, settle=False,
+                                  stop_uninformative=False)
     assert full.simulations == 16000 and not full.settled and not full.converged
+    assert full.stop == "cap"
     # the same width and, within their reported errors, the same posterior (nodes 1, 2, 3
     # tie exactly: each reaches 3 of the 5 nodes at best, so the argmax is a coin flip)
     tv = 0.5 * np.abs(_posterior(full.scores.array) - _posterior(res.scores.array)).sum()
@@ -75,6 +78,71 @@ def test_settling_stops_where_the_cap_would_report_the_same_width():
         assert s.tv_error <= 0.02
         # the first runs are the same runs: the settled sums are a prefix of the cap's
         assert np.all(s.runs <= f.runs)
+
+
+def test_uninformative_snapshots_stop_after_two_rounds_and_say_so():
+    # the path snapshot of one step that no run comes near: with settling off, refinement
+    # stops after the second round because no width can become informative by the cap
+    snap = A.Snapshot(nx.path_graph(9), [0, 1, 2, 3, 4], T=1)
+    rd = spread.RandomDiffusion(0.5)
+    res = A.soft_margin_estimate(snap, rd, rng=1, settle=False)
+    assert res.stop == "uninformative" and res.simulations == 2000
+    assert not (res.informative or res.converged or res.settled) and res.support == 0
+    assert res.a == res.widths[0]  # the widest width's similarity ranking
+    full = A.soft_margin_estimate(snap, rd, rng=1, settle=False, stop_uninformative=False)
+    assert full.stop == "cap" and full.simulations == 16000
+    # the same first runs: the stopped estimate is the cap's prefix (the mean Jaccard of
+    # its 2,000 runs differs from the cap's 16,000 by Monte Carlo noise only)
+    assert np.all(res.runs < full.runs)
+    assert np.allclose(res.mean_jaccard, full.mean_jaccard, atol=0.03)
+
+    # adaptive diffusion on a graph with cycles (d0 = inf, 3 new infections per node and
+    # step): at T = 6 the runs of most snapshots' candidates never come within the widest
+    # width
+    g = spread.graphs.as_contact_graph(nx.stochastic_block_model(
+        [60, 60, 60], [[0.1, 0.005, 0.005], [0.005, 0.1, 0.005], [0.005, 0.005, 0.1]], seed=3))
+    ad = spread.AdaptiveDiffusion(d0=float("inf"), max_infections_per_step=3)
+    rng = np.random.default_rng(8)
+    snaps = [A.observe(spread.simulate(g, ad, 6, rng=rng)) for _ in range(4)]
+    kw = {"rng": 2, "candidates": 10, "simulations": 200, "max_simulations": 3200}
+    stopped = A.soft_margin_many(snaps, ad, **kw)
+    going = A.soft_margin_many(snaps, ad, stop_uninformative=False, **kw)
+    for s, f in zip(stopped, going):
+        if s.stop == "uninformative":
+            assert not s.informative and s.simulations == 400 < f.simulations
+            assert not f.converged
+        else:  # the others refine as before
+            assert s.stop == f.stop and np.array_equal(s.log_likelihood, f.log_likelihood)
+    assert sum(s.stop == "uninformative" for s in stopped) >= 2
+
+
+def test_stopping_uninformative_snapshots_leaves_the_others_alone():
+    # snapshots whose runs come near are refined exactly as before, bit for bit
+    line = A.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
+    g = spread.graphs.as_contact_graph(nx.stochastic_block_model(
+        [40, 40, 40], [[0.2, 0.02, 0.02], [0.02, 0.2, 0.02], [0.02, 0.02, 0.2]], seed=3))
+    rd = spread.RandomDiffusion(0.5)
+    rd_snap = A.observe(spread.simulate(g, rd, 4, rng=np.random.default_rng(4)))
+    for snap, proto, kw in ((line, spread.LineProtocol(), {}),
+                            (line, spread.LineProtocol(), {"simulations": 10}),
+                            (rd_snap, rd, {"candidates": 10})):
+        on = A.soft_margin_estimate(snap, proto, rng=3, **kw)
+        off = A.soft_margin_estimate(snap, proto, rng=3, stop_uninformative=False, **kw)
+        assert on.informative and on.stop in ("converged", "settled")
+        assert on.stop == off.stop and on.simulations == off.simulations
+        assert np.array_equal(on.log_likelihood, off.log_likelihood)
+    # 10 runs a round: after two rounds the centre has at most a few exact matches (not
+    # informative yet), but scaled to the cap they would be many: refinement goes on
+    # until it converges
+    res = A.soft_margin_estimate(line, spread.LineProtocol(), rng=3, simulations=10)
+    assert res.stop == "converged" and res.simulations > 20
+
+
+@pytest.mark.parametrize("flag", ["stop_uninformative", "settle", "eliminate"])
+def test_refinement_flags_must_be_booleans(flag):
+    snap = A.Snapshot(nx.path_graph(9), [2, 3, 4, 5, 6], T=2)
+    with pytest.raises(InvalidTypeError, match=f"{flag} must be True or False; got 1"):
+        A.soft_margin_estimate(snap, spread.LineProtocol(), rng=1, **{flag: 1})
 
 
 def test_converged_posteriors_are_close_to_the_exact_posterior():
