@@ -1005,7 +1005,7 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     The batch is ``snapshots`` (or, with ``batch`` larger, ``batch`` snapshots of which
     ``snapshots`` are a sample: a sweep point's trials). Its cost at the schedule's cap
     (every candidate to ``runs`` = ``simulations`` doubled up to ``max_simulations``; less
-    where snapshots converge or settle early, so an upper bound; ``min_runs``, two rounds,
+    where snapshots converge, settle or stop uninformative early, so an upper bound; ``min_runs``, two rounds,
     gives the lower bound) is ``D x runs`` runs, ``D`` the
     distinct candidates, each run scored against its candidate's snapshots
     (:func:`soft_margin_many` shares each candidate's runs among them).

@@ -337,7 +337,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     if any("priced" in r for r in rows):
         labels = ", ".join(dict.fromkeys(r["label"] for r in rows if "priced" in r))
         notes.append(f"{labels} priced, not run: its distinct candidates x its runs at the cap "
-                     "(an upper bound: snapshots that converge or settle stop early, after two "
+                     "(an upper bound: snapshots that converge, settle or are uninformative stop early, after two "
                      "rounds at the soonest) x the CPU time of a run, "
                      "timed on a few candidates (harness.budget)")
     if warm_wall >= 0.1:

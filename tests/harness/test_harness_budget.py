@@ -58,7 +58,7 @@ def test_a_point_above_the_budget_is_skipped_and_named(tmp_path):
     reason = skipped[0]["reason"]
     assert reason.startswith("soft-margin not run: priced at ~") and "--estimator-budget" in reason
     assert "estimator_budget=" in reason and "distinct candidates of 20 snapshots" in reason
-    assert "an upper bound: snapshots that converge or settle stop early, ~" in reason and "if all of them do" in reason
+    assert "an upper bound: snapshots that converge, settle or are uninformative stop early, ~" in reason and "if all of them do" in reason
     assert "soft-margin not run" in res.table.format_text()
     # the figure's title says it in one line for both points, without the per-point prices
     from anonspread.harness.plots import skipped_words
