@@ -87,8 +87,8 @@ class CostEstimate:
         value on the paired axis), ``"label"`` (the estimator's, or the point's, name),
         ``"trials"`` (that the run does), ``"pilot_trials"``, ``"seconds_per_trial"``
         (elapsed) and ``"cpu_per_trial"`` (CPU time of this process); a priced pair
-        (:attr:`~harness.Experiment.price`) has ``"pilot_trials"`` 0 and ``"priced"``,
-        what its price rests on.
+        (:attr:`~harness.Experiment.price`) has ``"pilot_trials"`` 0, ``"priced"``,
+        what its price rests on, and ``"least_per_trial"``, its lower bound.
     one_off : mapping of str to list of float
         Estimated elapsed seconds of the run's one-off work by label, one per item.
     cpu_seconds : float
@@ -107,6 +107,11 @@ class CostEstimate:
         Trials per batch of the run.
     notes : sequence of str
         What the estimate does not see (printed by :meth:`format_text`).
+    cpu_seconds_least, wall_seconds_least : float or None
+        The same with every priced pair at its lower bound (soft-margin: every snapshot
+        stopping after the two rounds it needs at the soonest, ``"least_per_trial"`` of its
+        rows) instead of its price at the cap; None: as ``cpu_seconds`` and
+        ``wall_seconds``. :meth:`summary` gives the range where they differ.
 
     Examples
     --------
@@ -127,6 +132,8 @@ class CostEstimate:
     pilot_seconds: float
     batch_size: int
     notes: Sequence[str] = field(default_factory=tuple)
+    cpu_seconds_least: float | None = None
+    wall_seconds_least: float | None = None
 
     def per_label(self) -> dict[str, tuple[float, float, float]]:
         """Per estimator: (least, largest elapsed seconds per trial over its points, CPU
@@ -154,8 +161,21 @@ class CostEstimate:
         return (f"{self.experiment}: pilot estimate ({len(self.rows)} (point, estimator) pairs x {size} "
                 f"trials each, {self.pilot_seconds:.1f} s): per trial {', '.join(parts) or 'nothing to run'}"
                 + (f"; {once}" if once else "")
-                + f"; run ~{format_seconds(self.cpu_seconds)} CPU, ~{format_seconds(self.wall_seconds)} "
-                f"wall on {self.executor}")
+                + f"; run ~{self._range(self.cpu_seconds_least, self.cpu_seconds)} CPU, "
+                f"~{self._range(self.wall_seconds_least, self.wall_seconds)} wall on {self.executor}"
+                + (" (priced estimators from every snapshot stopping at its soonest to the cap)"
+                   if self._ranged() else ""))
+
+    def _ranged(self) -> bool:
+        return any(least is not None and format_seconds(least) != format_seconds(most)
+                   for least, most in ((self.cpu_seconds_least, self.cpu_seconds),
+                                       (self.wall_seconds_least, self.wall_seconds)))
+
+    @staticmethod
+    def _range(least: float | None, most: float) -> str:
+        if least is None or format_seconds(least) == format_seconds(most):
+            return format_seconds(most)
+        return f"{format_seconds(least)}-{format_seconds(most)}"
 
     def format_text(self) -> str:
         """The summary, then one line per (point, estimator) pair (``--dry-run``), naming
@@ -259,6 +279,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     once_cpu = prep.total_cpu if prep is not None else 0.0
     rows: list[dict[str, Any]] = []
     unit_costs: list[float] = []
+    unit_least: list[float] = []  # the same with priced pairs at their lower bound
 
     price = getattr(exp, "price", None)
 
@@ -269,9 +290,11 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
         if got is None or got.get("cpu_s") is None:
             return None
         per = got["cpu_s"] / n_trials
+        low = got.get("cpu_min_s")
+        least = per if low is None else min(per, low / n_trials)
         return {"params": dict(point), "label": str(got["estimator"]), "trials": n_trials,
                 "pilot_trials": 0, "seconds_per_trial": per, "cpu_per_trial": per,
-                "priced": got["text"]}
+                "least_per_trial": least, "priced": got["text"]}
 
     def call_for(params: Mapping[str, Any]) -> Callable[[int, np.random.Generator], Any]:
         if exp.mode == "trials":
@@ -284,13 +307,14 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     try:
         if groups is not None:
             for lead, members in groups.items():
-                group_cost = 0.0
+                group_cost = group_least = 0.0
                 for j, (q, value) in enumerate(members):
                     params = {**points[lead], exp.paired: (value,)}
                     row = priced_row(params, points[q], trials[q])
                     if row is not None:
                         rows.append(row)
                         group_cost += row["seconds_per_trial"]
+                        group_least += row["least_per_trial"]
                         continue
                     rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(lead, j)))
                     n, took, cpu = _time_pair(call_for(params), min(PILOT_TRIALS, trials[lead]), rng)
@@ -298,13 +322,16 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                                  "pilot_trials": n, "seconds_per_trial": took / n,
                                  "cpu_per_trial": cpu / n})
                     group_cost += took / n
+                    group_least += took / n
                 unit_costs.append(group_cost * min(batch_size, trials[lead]))
+                unit_least.append(group_least * min(batch_size, trials[lead]))
         else:
             for i, point in enumerate(points):
                 row = priced_row(point, point, trials[i])
                 if row is not None:
                     rows.append(row)
                     unit_costs.append(row["seconds_per_trial"] * min(batch_size, trials[i]))
+                    unit_least.append(row["least_per_trial"] * min(batch_size, trials[i]))
                     continue
                 rng = np.random.default_rng(np.random.SeedSequence(_PILOT_ENTROPY, spawn_key=(i,)))
                 n, took, cpu = _time_pair(call_for(point), min(PILOT_TRIALS, trials[i]), rng)
@@ -313,12 +340,18 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
                              "pilot_trials": n, "seconds_per_trial": took / n,
                              "cpu_per_trial": cpu / n})
                 unit_costs.append(took / n * min(batch_size, trials[i]))
+                unit_least.append(took / n * min(batch_size, trials[i]))
         after_rows = _time_after(exp, rows, after, call_for, groups is not None)
     finally:
         if payload is not None:
             payload.uninstall()
     trial_wall = sum(r["seconds_per_trial"] * r["trials"] for r in rows)
     trial_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in rows)
+    # priced pairs between their lower bound (every snapshot stopping at its soonest) and
+    # their price (the cap): the run's range
+    spare = sum((r["cpu_per_trial"] - r.get("least_per_trial", r["cpu_per_trial"])) * r["trials"]
+                for r in rows)
+    trial_wall_least = trial_wall - spare
     after_wall = sum(r["seconds_per_trial"] * r["trials"] for r in after_rows)
     after_cpu = sum(r["cpu_per_trial"] * r["trials"] for r in after_rows)
     rows += after_rows
@@ -328,6 +361,8 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     # each worker builds the points' graphs once (in parallel), as the pilot's process did
     wall = (once + warm_wall + max(trial_wall / max(workers, 1), max(unit_costs, default=0.0))
             + after_wall)
+    wall_least = (once + warm_wall + max(trial_wall_least / max(workers, 1),
+                                         max(unit_least, default=0.0)) + after_wall)
     notes = []
     if after_rows:
         labels = ", ".join(dict.fromkeys(r["label"] for r in after_rows))
@@ -346,10 +381,10 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
     if groups is not None and any(len(m) > 1 for m in groups.values()):
         notes.append("each estimator was piloted on its own spreads; a run's estimators share "
                      "the spreads of a point, so where simulation dominates this over-estimates")
-    return CostEstimate(exp.name, rows, one_off,
-                        trial_cpu + after_cpu + once_cpu + warm_cpu * max(workers, 1),
-                        wall, workers, executor,
-                        time.perf_counter() - started, batch_size, tuple(notes))
+    cpu = trial_cpu + after_cpu + once_cpu + warm_cpu * max(workers, 1)
+    return CostEstimate(exp.name, rows, one_off, cpu, wall, workers, executor,
+                        time.perf_counter() - started, batch_size, tuple(notes),
+                        cpu_seconds_least=cpu - spare, wall_seconds_least=wall_least)
 
 
 def _time_after(exp: Any, rows: list, after: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]],

@@ -662,6 +662,8 @@ def _timing_extras(estimate: CostEstimate | None, prepared: Any) -> dict[str, An
     if estimate is not None:
         out["pilot"] = {"summary": estimate.summary(), "cpu_s": estimate.cpu_seconds,
                         "wall_s": estimate.wall_seconds, "pilot_s": estimate.pilot_seconds,
+                        "cpu_least_s": estimate.cpu_seconds_least,
+                        "wall_least_s": estimate.wall_seconds_least,
                         "one_off_s": {k: list(v) for k, v in estimate.one_off.items()}}
     if prepared is not None and prepared.seconds:
         out["one_off_s"] = {k: list(v) for k, v in prepared.seconds.items()}

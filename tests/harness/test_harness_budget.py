@@ -46,6 +46,17 @@ def test_the_pilot_prices_soft_margin_without_running_it(monkeypatch):
     assert all(r["cpu_per_trial"] > 0 for r in priced)
     assert any("soft-margin priced, not run" in n for n in est.notes)
     assert "priced:" in est.format_text()
+    # the run's range: priced pairs from their lower bound (two rounds of 1,000 runs, 1/8
+    # of the cap's 16,000) to their price, the timed pairs as timed
+    assert all(r["least_per_trial"] == pytest.approx(r["cpu_per_trial"] / 8) for r in priced)
+    spare = sum((r["cpu_per_trial"] - r["least_per_trial"]) * r["trials"] for r in priced)
+    assert est.cpu_seconds_least == pytest.approx(est.cpu_seconds - spare)
+    assert est.wall_seconds_least < est.wall_seconds
+    line = est.summary()
+    assert " CPU, ~" in line and "(priced estimators from every snapshot stopping at its soonest to the cap)" in line
+    assert line.count("-") >= 2  # "~least-most CPU, ~least-most wall"
+    plain = harness.estimate_cost(_sweep(["jordan"]), trials=40, executor="inprocess", workers=1)
+    assert plain.cpu_seconds_least == plain.cpu_seconds and "priced estimators" not in plain.summary()
 
 
 def test_a_point_above_the_budget_is_skipped_and_named(tmp_path):
