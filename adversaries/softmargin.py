@@ -171,7 +171,7 @@ class SoftMarginResult:
         return (f"SoftMarginResult(candidates={len(self.candidates)}, a={self.a:.3g}, "
                 f"simulations={self.simulations} per candidate ({self.total_simulations} in all), "
                 f"converged={self.converged}, settled={self.settled}, error={self.error:.3g}, "
-                f"informative={self.informative})")
+                f"informative={self.informative}, stop={self.stop!r})")
 
 
 #: The narrowest soft-margin width whose 2/a^2 is a finite float (2^-510, about 3e-154).
