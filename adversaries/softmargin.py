@@ -788,11 +788,11 @@ def soft_margin_estimate(snapshot: Snapshot, protocol: Protocol, *, rng: Any = N
     width's scores are a similarity ranking of runs that all missed, and more runs refine
     that ranking, not a likelihood. Refinement then stops (``stop="uninformative"``,
     ``informative`` and ``converged`` False) with ``2 x simulations`` runs per candidate.
-    On adaptive diffusion over the 498-node three-block graph of issue 31, no snapshot at
-    T = 4-8 was informative, and refining the ranking to ``tolerance`` or the cap cost
-    6-7x the CPU (e.g. 35.7 s -> 5.7 s for 200 snapshots at T = 8) for detection that
-    did not differ significantly (paired over the same snapshots; docs/adversaries.md has
-    the figures). ``stop_uninformative=False`` keeps refining them.
+    On adaptive diffusion over the 498-node three-block graph of issue 31, one snapshot in
+    5,100 at T = 4-8 was informative, and refining the ranking to ``tolerance`` or the cap
+    cost 5-7x the CPU (e.g. 33.6 s against 6.4 s for 200 snapshots at T = 8) for at most
+    about a point of detection (0.113 against 0.105 at T = 4, 1.4 standard errors; none
+    measurable at T = 6, 8; paired over the same snapshots, docs/adversaries.md). ``stop_uninformative=False`` keeps refining them.
 
     *Sharing.* :func:`soft_margin_many` estimates a batch of snapshots of one graph and
     ``T`` with one simulation per run of each distinct candidate, scored against every
