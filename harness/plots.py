@@ -333,9 +333,15 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
         return ""
     varying = {p for p in table.params if len({repr(r[p]) for r in table.rows}) > 1}
     by_reason: dict[str, list[Mapping[str, Any]]] = {}
+    cut = False
     for item in items:
         # a budget skip's short form leaves out the price, which differs per point
-        reason = str(item.get("short") or item.get("reason", "")).strip() or "does not apply"
+        if item.get("short"):
+            reason = str(item["short"]).strip()
+        else:
+            full = str(item.get("reason", "")).strip() or "does not apply"
+            reason = _short_reason(full)
+            cut = cut or reason != full
         by_reason.setdefault(reason, []).append(item["params"])
     clauses = []
     for reason, points in by_reason.items():
@@ -361,7 +367,32 @@ def skipped_words(table: Table, info: Mapping[str, Any] | None = None, *, most: 
             at = ", ".join(listed) + more
         said = " at ".join(t for t in (head, at) if t) or f"{len(points)} point(s)"
         clauses.append(f"skipped: {said} ({reason})")
+    if cut:
+        clauses.append("(each reason in full: the run's output and its JSON's 'skipped')")
     return "\n".join(clauses)
+
+
+#: Height of a line of the figure's title (``fontsize="medium"``), in inches.
+TITLE_LINE_INCHES = 0.2
+
+#: Most characters of a skip's reason in a figure (the run's output and JSON keep it whole).
+REASON_CHARS = 100
+
+
+def _short_reason(reason: str) -> str:
+    """A skip's reason as a figure says it: whole when at most :data:`REASON_CHARS` long,
+    else its first clause (up to a ``;``), that clause's
+    head (up to a ``:``) when longer than :data:`REASON_CHARS`, cut at a word with
+    ``...`` when still longer. Points whose reasons differ only in their details (the
+    snapshot sizes of a ceiling out of reach) are then listed together."""
+    if len(reason) <= REASON_CHARS:
+        return reason
+    first = reason.split(";")[0].strip()
+    if len(first) > REASON_CHARS and ":" in first:
+        first = first.split(":")[0].strip()
+    if len(first) > REASON_CHARS:
+        first = textwrap.shorten(first, REASON_CHARS, placeholder=" ...")
+    return first
 
 
 def _value_words(v: Any) -> str:
@@ -936,7 +967,10 @@ def _finish(fig: Any, table: Table, info: Mapping[str, Any], title: str, width: 
     said = list(dict.fromkeys(n for n in notes if n))
     text = "\n".join(t for t in (figure_title(table, info, title), *said) if t)
     if text:
-        fig.suptitle(_wrap(text, width), fontsize="medium")
+        wrapped = _wrap(text, width)
+        # the title takes its lines from the figure: grow it so the panels keep their height
+        fig.set_figheight(fig.get_figheight() + TITLE_LINE_INCHES * (wrapped.count("\n") + 1))
+        fig.suptitle(wrapped, fontsize="medium")
 
 
 def _groups(rows: list[dict[str, Any]], params: Sequence[str], spec: PlotSpec) -> dict[tuple, list[dict[str, Any]]]:

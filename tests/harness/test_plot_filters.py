@@ -9,6 +9,7 @@ parameter as an axis) is run once; the figures are drawn and their texts read ba
 from __future__ import annotations
 
 import dataclasses
+import io
 import warnings
 
 import matplotlib.colors as mcolors
@@ -17,6 +18,7 @@ import pytest
 from anonspread import harness
 from anonspread.errors import InvalidParameterError
 from anonspread.harness import cli
+from anonspread.harness import plots as plots_mod
 from anonspread.harness.plots import draw, param_words, skipped_words
 from anonspread.harness.results import keep_rows, read_sidecar, read_table
 
@@ -154,6 +156,42 @@ def test_skipped_points_one_line_per_reason(run):
     lines = skipped_words(dataclasses.replace(table, skipped=tuple(many)), {}).splitlines()
     assert lines == ["skipped: protocol flood with estimator soft-margin at T = 6, 8 (too big)",
                      "skipped: protocol flood with estimator bp at (T = 2, graph.p = 0.1), (T = 3, graph.p = 0.3) (odd)"]
+
+
+def test_long_skip_reasons_are_cut_grouped_and_never_cover_the_panels(run):
+    # the issue-31 sweep's figure: the ceiling's reasons are paragraphs that differ per T
+    # only in their details; its title used to run over the panels
+    table = read_table(run.paths["csv"])
+    long = ("Bayes ceiling not computed: bayes_ceiling cannot run for RandomDiffusion(p=0.5) "
+            "at T={t} on ContactGraph(n=498, m=2299): exact enumeration does not fit: the exact "
+            "enumeration from node 0 must stay under max_states; and the snapshots reach {n} "
+            "infected nodes")
+    many = [{"params": {"protocol": "random-diffusion", "estimator": "ceiling", "T": t},
+             "reason": long.format(t=t, n=60 * t)} for t in (2, 3)]
+    many += [{"params": {"protocol": "adaptive-diffusion", "estimator": "bp", "T": t},
+              "reason": "estimator 'bp' assumes a protocol in ['flooding', 'random-diffusion']; got "
+                        "AdaptiveDiffusion(d0=inf, max_infections_per_step=3)"} for t in (2, 3)]
+    lines = skipped_words(dataclasses.replace(table, skipped=tuple(many)), {}).splitlines()
+    assert lines == [
+        "skipped: protocol random-diffusion with estimator ceiling at T = 2, 3 (Bayes ceiling not computed)",
+        "skipped: protocol adaptive-diffusion with estimator bp at T = 2, 3 (estimator 'bp' assumes "
+        "a protocol in ['flooding', 'random-diffusion'])",
+        "(each reason in full: the run's output and its JSON's 'skipped')"]
+    assert all(len(r) <= 100 for r in (plots_mod._short_reason(m["reason"]) for m in many))
+    assert plots_mod._short_reason("short; as it is") == "short; as it is"
+    # many reasons: the figure grows, the title stays above the panels and the legend below
+    lots = many + [{"params": {"protocol": "random-diffusion", "estimator": "rumor", "T": t},
+                    "reason": f"reason number {t} " + "word " * 30} for t in range(2, 12)]
+    side = read_sidecar(run.paths["csv"])
+    fig = draw(dataclasses.replace(table, skipped=tuple(lots)), run.experiment.plot_spec(), info=side)
+    fig.savefig(io.BytesIO(), format="png")  # lays the figure out as a written one is
+    title = fig._suptitle.get_window_extent()
+    legend = fig.legends[0].get_window_extent()
+    for ax in fig.axes:
+        box = ax.get_tightbbox()
+        assert title.y0 >= box.y1 - 1, "the title runs over a panel"
+        assert legend.y1 <= box.y0 + 1, "the legend covers a panel"
+    assert title.y1 <= fig.bbox.y1 + 1 and legend.y0 >= -1  # nothing cut off
 
 
 def test_case_of_a_name_is_suggested_not_folded():
