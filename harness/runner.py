@@ -601,7 +601,9 @@ def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: i
     if exp.derived_cost is not None:
         for p in derived:
             stand_in = exp.derived_cost(dict(p))
-            if stand_in is not None:
+            # a stand-in that does not apply at the point (bp on adaptive diffusion): the
+            # derived point is skipped there, with its reason, and costs nothing
+            if stand_in is not None and (exp.skip is None or exp.skip(dict(stand_in)) is None):
                 n = exp.point_trials(p, n_trials) if exp.point_trials is not None else n_trials
                 after.append((dict(p), dict(stand_in), int(n)))
     return pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,

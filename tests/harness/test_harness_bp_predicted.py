@@ -78,6 +78,18 @@ def test_the_pilot_prices_bp_predicted_as_bps_trials(with_bp):
     assert "bp-predicted" in est.summary()
 
 
+def test_the_pilot_skips_bp_predicted_where_bp_does_not_apply():
+    # bp-predicted on adaptive diffusion is skipped with bp's reason; the pilot used to time
+    # its stand-in (bp at that point) and stopped the whole run with bp's refusal
+    exp = harness.compose("detection", product={
+        "graph": "random-regular", "graph.n": 30, "graph.d": 3,
+        "protocol": ["adaptive-diffusion", "random-diffusion"],
+        "estimator": ["jordan", "bp", "bp-predicted"], "T": 2})
+    est = harness.estimate_cost(exp, trials=40, workers=1)
+    after = [r for r in est.rows if r.get("after")]
+    assert [r["params"]["protocol"] for r in after] == ["random-diffusion"]
+
+
 def test_the_derived_phase_announces_its_pilot_estimate(tmp_path, capsys):
     # the trials' ETA ends at the trials; the phase after them says what the pilot priced
     exp = harness.compose("detection", product={
