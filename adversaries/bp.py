@@ -540,7 +540,9 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
                 f"{indices.shape[0]} x {int(ts.max()) + 1} = {work} for BP on this snapshot "
                 f"(its infected subgraph has cycles: one BP run per candidate); got {max_work}")
     key = None
-    if cache and method in ("bethe", "prior"):
+    if cache and method in ("bethe", "prior") \
+            and indptr.nbytes + indices.nbytes + 8 * n * (1 + ts.shape[0]) <= BP_CACHE_BYTES:
+        # (a computation too large to keep builds no key)
         # every input of the computation below (threads and max_work change no number)
         key = (method, p, tol, max_iter, gamma, sched, ts.tobytes(), logprior.tobytes(),
                indptr.tobytes(), indices.tobytes(), np.ascontiguousarray(extra, np.int64).tobytes())
@@ -779,7 +781,7 @@ def bp_detection(graph: Any, protocol: Protocol, T: int, trials: int, *, rng: An
     rng : None, int or numpy.random.Generator
     **options
         Passed to :func:`bp_posterior` (``method``, ``damping``, ``tol``, ``max_iter``,
-        ``threads``, ``max_work``, ``bethe_budget``, ``gamma``, ``stall``).
+        ``threads``, ``max_work``, ``bethe_budget``, ``gamma``, ``stall``, ``cache``).
 
     Returns
     -------
