@@ -19,6 +19,8 @@ from anonspread.adversaries.bp import (
     BPDetection,
     BPResult,
     bp,
+    bp_cache_clear,
+    bp_cache_info,
     bp_detection,
     bp_posterior,
 )
@@ -119,6 +121,8 @@ __all__ = [
     "applicable_estimators",
     "bayes_ceiling",
     "bp",
+    "bp_cache_clear",
+    "bp_cache_info",
     "bp_detection",
     "bp_posterior",
     "ceiling_refusal",
