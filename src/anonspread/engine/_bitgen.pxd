@@ -10,7 +10,7 @@ C functions, from its ``npyrandom`` library).
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 from numpy.random.c_distributions cimport (
     random_bounded_uint64,
@@ -28,8 +28,30 @@ cdef inline bitgen_t* bitgen_of(object gen) except NULL:
 
 
 cdef inline int64_t randint(bitgen_t* bg, int64_t n) noexcept nogil:
-    """Uniform on ``{0, ..., n - 1}`` (``n >= 1``): ``Generator.integers(0, n)``."""
-    return <int64_t> random_bounded_uint64(bg, 0, <uint64_t> (n - 1), 0, False)
+    """Uniform on ``{0, ..., n - 1}`` (``n >= 1``): ``Generator.integers(0, n)``.
+
+    numpy's ``random_bounded_uint64(bg, 0, n - 1, 0, False)`` written out for
+    ``n - 1 < 2**32 - 1`` (its Lemire branch: one 32-bit word scaled by ``n``, redrawn
+    while the low half falls below ``2**32 mod n``; nothing drawn for ``n = 1``), so the
+    common draw costs no call into numpy's library; larger ranges call it. The same words
+    are consumed and the same values returned (``tests/spread/test_spread_relay_kernel.py``
+    compares them with ``Generator.integers``).
+    """
+    cdef uint64_t rng = <uint64_t> (n - 1), m
+    cdef uint32_t excl, leftover, threshold
+    if rng == 0:
+        return 0
+    if rng >= 0xFFFFFFFFULL:
+        return <int64_t> random_bounded_uint64(bg, 0, rng, 0, False)
+    excl = <uint32_t> n
+    m = <uint64_t> bg.next_uint32(bg.state) * excl
+    leftover = <uint32_t> m
+    if leftover < excl:
+        threshold = (<uint32_t> 0xFFFFFFFFU - <uint32_t> rng) % excl
+        while leftover < threshold:
+            m = <uint64_t> bg.next_uint32(bg.state) * excl
+            leftover = <uint32_t> m
+    return <int64_t> (m >> 32)
 
 
 cdef inline double uniform(bitgen_t* bg) noexcept nogil:

@@ -19,6 +19,7 @@ cdef enum:
     AD_LEAVES_ONLY = 2
     AD_SUMMARY_ONLY = 4
     AD_STUCK_PASS = 8
+    AD_REFERENCE_RELAY = 16  # tests only: the relay without its shortcuts (same outputs)
 
 
 ctypedef struct work_t:

@@ -17,7 +17,7 @@ reloads its local pointers after those calls.
 import numpy as np
 
 from libc.math cimport INFINITY, exp, expm1, log
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from numpy.random cimport bitgen_t
 
@@ -382,11 +382,13 @@ cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
     return nvis
 
 
-cdef int64_t _relay_infect(store_t* s, const int32_t* visit, int64_t nvis, int64_t t,
+cdef int64_t _relay_infect_reference(store_t* s, const int32_t* visit, int64_t nvis, int64_t t,
                            int64_t cap, bint leaves_only, bitgen_t* bg, int32_t* buf,
                            int64_t n_inf) except -1 nogil:
     """Every reached node infects its uninfected contacts (a uniform ``cap``-subset); with
-    ``leaves_only`` only the reached nodes without infection-tree children do."""
+    ``leaves_only`` only the reached nodes without infection-tree children do. Each reached
+    node scans all its contacts: :func:`_relay_infect` without its shortcuts, kept for the
+    tests that compare the two (``AD_REFERENCE_RELAY``)."""
     cdef int64_t* start = s.start
     cdef const int32_t* deg = s.deg
     cdef int32_t* ns = s.ns
@@ -421,16 +423,147 @@ cdef int64_t _relay_infect(store_t* s, const int32_t* visit, int64_t nvis, int64
     return n_inf
 
 
+cdef inline int64_t _infect_from(store_t* s, int64_t x, int64_t t, int64_t cap,
+                                 bint leaves_only, bitgen_t* bg, int32_t* buf, int64_t n_inf,
+                                 int64_t* n_dead) except -1 nogil:
+    """Reached node ``x`` infects its uninfected contacts (a uniform ``cap``-subset); with
+    ``leaves_only`` only if it has no infection-tree child.
+
+    The same infections, in the same order, with the same draws as one node of
+    :func:`_relay_infect_reference`, skipping scans that cannot find anything: an infected
+    node's AUX counts leading slots of its contact list known to hold infected nodes (a
+    node never becomes uninfected again during a run), so a scan starts after them; AUX =
+    its degree marks a node that can never infect again (no uninfected contact left, or,
+    with ``leaves_only``, it has infected: it has a child for good), counted in
+    ``n_dead[0]``. The contacts found are buffered as before (a multigraph's repeated
+    contact is infected once per slot, as there), then drawn from.
+    """
+    cdef int32_t* ns = s.ns
+    cdef const int32_t* nbr
+    cdef int64_t j, w, k, r, lo, d
+    cdef int32_t tmp
+    if leaves_only and ns[x * NCOL + CHILD] >= 0:
+        return n_inf
+    if s.start[x] < 0:
+        touch(s, x)
+    lo = ns[x * NCOL + AUX]
+    d = s.deg[x]
+    if lo >= d:
+        return n_inf
+    nbr = s.nbr + s.start[x]
+    while lo < d and ns[nbr[lo] * NCOL + TIME] >= 0:
+        lo += 1
+    k = 0
+    for j in range(lo, d):  # without a branch: buf has room for deg[x] entries
+        w = nbr[j]
+        buf[k] = <int32_t> w
+        k += <int64_t> ((<uint32_t> ns[w * NCOL + TIME]) >> 31)
+    if cap >= 0 and k > cap:
+        for j in range(cap):  # partial Fisher-Yates
+            r = j + randint(bg, k - j)
+            tmp = buf[j]
+            buf[j] = buf[r]
+            buf[r] = tmp
+        k = cap
+    else:
+        lo = d  # every uninfected contact is infected now
+    if leaves_only:
+        lo = d  # it infects now (or has no one left): never again
+    ns[x * NCOL + AUX] = <int32_t> lo
+    if lo >= d:
+        n_dead[0] += 1
+    for j in range(k):
+        w = buf[j]
+        n_inf = _infect(ns, s.order, w, t, x, n_inf)
+        _link_child(ns, x, w)
+        ns[w * NCOL + AUX] = 0
+    return n_inf
+
+
+cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bint graph_relay,
+                         int32_t* stack, int64_t cap, bint leaves_only, bitgen_t* bg,
+                         int32_t* buf, int64_t n_inf, int64_t* n_dead) except -1 nogil:
+    """:func:`_relay_collect` then :func:`_infect_from` on every reached node in the
+    order reached, in one pass on a finite graph: each node infects once the message has
+    left it. The walk is the same as collecting first: the nodes infected meanwhile are
+    never entered (infected at step ``t``, not before it, for the graph relay; for the tree
+    relay, each is linked as a child of a node whose children were already pushed)."""
+    cdef const int64_t* start = s.start
+    cdef const int32_t* deg = s.deg
+    cdef const int32_t* nbr = s.nbr
+    cdef int32_t* ns = s.ns
+    cdef int64_t top = 0, x, j, w, came, p, c, st, tw
+    cdef int32_t stamp
+    stack[top] = <int32_t> x0
+    top += 1
+    if graph_relay:
+        stamp = <int32_t> (-(t + 2))
+        if exclude >= 0:
+            ns[exclude * NCOL + FLAG] = stamp
+        ns[x0 * NCOL + FLAG] = stamp
+        while top > 0:
+            top -= 1
+            x = stack[top]
+            st = start[x]
+            for j in range(deg[x]):
+                w = nbr[st + j]
+                tw = ns[w * NCOL + TIME]
+                if tw >= 0 and tw < t and ns[w * NCOL + FLAG] != stamp:
+                    ns[w * NCOL + FLAG] = stamp
+                    stack[top] = <int32_t> w
+                    top += 1
+            n_inf = _infect_from(s, x, t, cap, leaves_only, bg, buf, n_inf, n_dead)
+    else:
+        ns[x0 * NCOL + FLAG] = <int32_t> exclude
+        while top > 0:
+            top -= 1
+            x = stack[top]
+            came = ns[x * NCOL + FLAG]
+            p = ns[x * NCOL + PARENT]
+            if p >= 0 and p != came:
+                ns[p * NCOL + FLAG] = <int32_t> x
+                stack[top] = <int32_t> p
+                top += 1
+            c = ns[x * NCOL + CHILD]
+            while c >= 0:
+                if c != came:
+                    ns[c * NCOL + FLAG] = <int32_t> x
+                    stack[top] = <int32_t> c
+                    top += 1
+                c = ns[c * NCOL + SIB]
+            n_inf = _infect_from(s, x, t, cap, leaves_only, bg, buf, n_inf, n_dead)
+    return n_inf
+
+
 cdef int64_t _relay(store_t* s, work_t* wk, int64_t x0, int64_t exclude, int64_t t,
                     int64_t cap, bint graph_relay, bint leaves_only, bitgen_t* bg,
-                    int64_t n_inf) except -1 nogil:
-    """Protocol 3's Infection Message procedure (thesis Protocol 3, lines 22-27)."""
-    cdef int64_t nvis
+                    int64_t n_inf, int64_t* n_dead) except -1 nogil:
+    """Protocol 3's Infection Message procedure (thesis Protocol 3, lines 22-27).
+
+    ``n_dead`` NULL: the reference path (collect the reached nodes, then each scans all
+    its contacts). Else the count of infected nodes that can never infect again (see
+    :func:`_infect_from`): when it is every infected node, the message changes nothing
+    and draws nothing, and is not relayed (its only trace would be the FLAG scratch
+    column); on a finite graph the message is relayed and acted on in one pass
+    (:func:`_relay_walk`); on a lazily grown tree the reached nodes are collected first,
+    to make room for expanding them.
+    """
+    cdef int64_t nvis, i
+    if n_dead != NULL and n_dead[0] >= n_inf:
+        return n_inf
     if wk.cap < n_inf + 1:
         _work_grow(wk, 2 * (n_inf + 1), 0)
+    if n_dead != NULL and not s.lazy:
+        return _relay_walk(s, x0, exclude, t, graph_relay, wk.stack, cap, leaves_only, bg,
+                           wk.buf, n_inf, n_dead)
     nvis = _relay_collect(s, x0, exclude, t, graph_relay, wk.stack, wk.visit)
     reserve(s, nvis)
-    return _relay_infect(s, wk.visit, nvis, t, cap, leaves_only, bg, wk.buf, n_inf)
+    if n_dead == NULL:
+        return _relay_infect_reference(s, wk.visit, nvis, t, cap, leaves_only, bg, wk.buf,
+                                       n_inf)
+    for i in range(nvis):
+        n_inf = _infect_from(s, wk.visit[i], t, cap, leaves_only, bg, wk.buf, n_inf, n_dead)
+    return n_inf
 
 
 cdef int64_t _stuck_pass_move(const int32_t* ns, int64_t vs, int64_t came, bitgen_t* bg,
@@ -498,6 +631,10 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
     cdef int64_t n_inf = _start(s, source, T, vs_out, sizes_out), t, u, vs, from_vs, h, k, r
     cdef int64_t c, kind, nxt, back, dt, q
     cdef bint keep
+    # infected nodes that can never infect again (see _relay_infect; NULL: the reference)
+    cdef int64_t dead = 0
+    cdef int64_t* n_dead = NULL if (flags & AD_REFERENCE_RELAY) != 0 else &dead
+    s.ns[source * NCOL + AUX] = 0
     vs_out[0] = <int32_t> source
     if T == 0 or _reached(n_inf, stop, 0, T, vs_out, sizes_out):
         return n_inf
@@ -510,6 +647,10 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
     u = s.nbr[s.start[source] + randint(bg, s.deg[source])]
     n_inf = _infect(s.ns, s.order, u, 1, source, n_inf)
     _link_child(s.ns, source, u)
+    s.ns[u * NCOL + AUX] = 0
+    if leaves_only:  # the source has infected: it never infects again
+        s.ns[source * NCOL + AUX] = s.deg[source]
+        dead = 1
     vs = u
     from_vs = source
     h = 1
@@ -519,7 +660,7 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
         return n_inf
     _work_grow(wk, 0, max(maxdeg, max(s.maxdeg, 1)))
     if T >= 2:
-        n_inf = _relay(s, wk, vs, from_vs, 2, cap, graph_relay, leaves_only, bg, n_inf)
+        n_inf = _relay(s, wk, vs, from_vs, 2, cap, graph_relay, leaves_only, bg, n_inf, n_dead)
         vs_out[2] = <int32_t> vs
         sizes_out[2] = n_inf
         if _reached(n_inf, stop, 2, T, vs_out, sizes_out):
@@ -534,7 +675,7 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
                 for dt in range(2):
                     if t + dt <= T:
                         n_inf = _relay(s, wk, back, vs, t + dt, cap, graph_relay, leaves_only,
-                                       bg, n_inf)
+                                       bg, n_inf, n_dead)
                         vs_out[t + dt] = <int32_t> back
                         sizes_out[t + dt] = n_inf
                         if _reached(n_inf, stop, t + dt, T, vs_out, sizes_out):
@@ -566,7 +707,7 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
                 vs = c
                 h += 1
         if keep:
-            n_inf = _relay(s, wk, vs, -1, t, cap, graph_relay, leaves_only, bg, n_inf)
+            n_inf = _relay(s, wk, vs, -1, t, cap, graph_relay, leaves_only, bg, n_inf, n_dead)
             vs_out[t] = <int32_t> vs
             sizes_out[t] = n_inf
             if _reached(n_inf, stop, t, T, vs_out, sizes_out):
@@ -575,14 +716,14 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
                 vs_out[t + 1] = <int32_t> vs
                 sizes_out[t + 1] = n_inf
         else:
-            n_inf = _relay(s, wk, vs, from_vs, t, cap, graph_relay, leaves_only, bg, n_inf)
+            n_inf = _relay(s, wk, vs, from_vs, t, cap, graph_relay, leaves_only, bg, n_inf, n_dead)
             vs_out[t] = <int32_t> vs
             sizes_out[t] = n_inf
             if _reached(n_inf, stop, t, T, vs_out, sizes_out):
                 return n_inf
             if t + 1 <= T:
                 n_inf = _relay(s, wk, vs, from_vs, t + 1, cap, graph_relay, leaves_only, bg,
-                               n_inf)
+                               n_inf, n_dead)
                 vs_out[t + 1] = <int32_t> vs
                 sizes_out[t + 1] = n_inf
                 if _reached(n_inf, stop, t + 1, T, vs_out, sizes_out):
