@@ -25,15 +25,67 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    static inline int anonspread_sm_popcount64(unsigned long long x) {
+    #include <stdint.h>
+    /* |a & b| summed over n words. On x86 compilers that target CPUs without the popcnt
+       instruction by default (the wheels' baseline), __builtin_popcountll is a libgcc call
+       per word: a second copy compiled for popcnt is chosen once, at import, when the CPU
+       has it (never -march=native; the same integers either way). */
+    static int64_t anonspread_sm_andpop_generic(const uint64_t* a, const uint64_t* b, int64_t n) {
+        int64_t s = 0, i;
+        for (i = 0; i < n; i++) {
+            uint64_t x = a[i] & b[i];
     #if defined(__GNUC__) || defined(__clang__)
-        return __builtin_popcountll(x);
+            s += __builtin_popcountll(x);
     #else
-        int c = 0; while (x) { x &= x - 1; c++; } return c;
+            while (x) { x &= x - 1; s++; }
+    #endif
+        }
+        return s;
+    }
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
+        && !defined(__POPCNT__)
+    __attribute__((target("popcnt")))
+    static int64_t anonspread_sm_andpop_popcnt(const uint64_t* a, const uint64_t* b, int64_t n) {
+        int64_t s = 0, i;
+        for (i = 0; i < n; i++) s += __builtin_popcountll(a[i] & b[i]);
+        return s;
+    }
+    static int64_t (*anonspread_sm_andpop)(const uint64_t*, const uint64_t*, int64_t) =
+        anonspread_sm_andpop_generic;
+    static int anonspread_sm_popcount_init(void) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("popcnt")) {
+            anonspread_sm_andpop = anonspread_sm_andpop_popcnt;
+            return 1;
+        }
+        return 0;
+    }
+    static int anonspread_sm_andpop_with(const uint64_t* a, const uint64_t* b, int64_t n,
+                                         int hw, int64_t* out) {
+        if (hw && !__builtin_cpu_supports("popcnt")) return -1;
+        *out = hw ? anonspread_sm_andpop_popcnt(a, b, n) : anonspread_sm_andpop_generic(a, b, n);
+        return 0;
+    }
+    #else
+    #define anonspread_sm_andpop anonspread_sm_andpop_generic
+    static int anonspread_sm_popcount_init(void) {
+    #if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
+        return 1;  /* the compiler's own popcount is the instruction */
+    #else
+        return 0;
     #endif
     }
+    static int anonspread_sm_andpop_with(const uint64_t* a, const uint64_t* b, int64_t n,
+                                         int hw, int64_t* out) {
+        *out = anonspread_sm_andpop_generic(a, b, n);
+        return 0;
+    }
+    #endif
     """
-    int anonspread_sm_popcount64(unsigned long long x) nogil
+    int64_t anonspread_sm_andpop(const uint64_t* a, const uint64_t* b, int64_t n) nogil
+    int anonspread_sm_popcount_init()
+    int anonspread_sm_andpop_with(const uint64_t* a, const uint64_t* b, int64_t n, int hw,
+                                  int64_t* out) nogil
 
 cdef extern from *:
     """
@@ -53,6 +105,23 @@ BITSET_BYTES = 1 << 26
 
 #: Whether this build runs candidates on OpenMP threads.
 OPENMP = bool(ANONSPREAD_SM_OPENMP)
+
+#: Whether the bitset scoring counts bits with the CPU's popcount instruction (chosen here,
+#: at import; else a portable count, the same integers).
+HARDWARE_POPCOUNT = bool(anonspread_sm_popcount_init())
+
+
+def _and_popcount(const uint64_t[::1] a, const uint64_t[::1] b, bint hardware):
+    """``|a & b|`` by the hardware (True) or portable (False) count, for the tests that
+    compare them; hardware on a CPU without the instruction raises."""
+    cdef int64_t out = 0
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("a and b must have the same length")
+    if a.shape[0] == 0:
+        return 0
+    if anonspread_sm_andpop_with(&a[0], &b[0], a.shape[0], hardware, &out) != 0:
+        raise RuntimeError("this CPU has no popcount instruction")
+    return out
 
 
 cdef inline void _lse_add2(double* m1, double* s1, double* m2, double* s2, double e) noexcept nogil:
@@ -218,8 +287,7 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
     snapshot (``compact[v]``: node ``v``'s bit, -1 if in none) and-ed with each active
     pair's snapshot bitset (``sbits``: ``W`` words per snapshot) and counted by popcount
     (cost: ``W`` words per active pair)."""
-    cdef int64_t i, k, n, inter, v, e, p, b, ci, word
-    cdef const uint64_t* row
+    cdef int64_t i, k, n, inter, v, e, p, b, ci
     for i in range(n_sims):
         n = run_protocol(code, s, w, src, T, params, bg, vs_out, sizes)
         if sbits == NULL:
@@ -242,10 +310,7 @@ cdef int _candidate_shared(int code, store_t* s, work_t* w, int64_t src, int64_t
             if sbits == NULL:
                 inter = cnt[b]
             else:
-                inter = 0
-                row = sbits + b * W
-                for word in range(W):
-                    inter += anonspread_sm_popcount64(rbits[word] & row[word])
+                inter = anonspread_sm_andpop(rbits, sbits + b * W, W)
             _score_pair(p, inter, n, n_obs[b], inv_a2, nw, m1, s1, m2, s2, jac, hits, runs, near)
         if sbits == NULL:
             for k in range(n):
@@ -656,9 +721,8 @@ cdef int _candidate_lanes(const int64_t* start, const int32_t* deg, const int32_
     """Runs ``first .. first + n_sims - 1`` of the candidate (run r: lane r % 64 of block
     r // 64), each scored, in run order, against the snapshots of its active pairs."""
     cdef int64_t blk, b0 = first // 64, b1 = (first + n_sims + 63) // 64, lo, hi, l, k, v, ci
-    cdef int64_t ninf, p, b, word, inter, n
+    cdef int64_t ninf, p, b, inter, n
     cdef uint64_t xw
-    cdef const uint64_t* row
     cdef const uint64_t* rl
     cdef xo_t x
     for blk in range(b0, b1):
@@ -684,10 +748,7 @@ cdef int _candidate_lanes(const int64_t* start, const int32_t* deg, const int32_
                 if not active[p]:
                     continue
                 b = pair_snap[p]
-                inter = 0
-                row = sbits + b * W
-                for word in range(W):
-                    inter += anonspread_sm_popcount64(rl[word] & row[word])
+                inter = anonspread_sm_andpop(rl, sbits + b * W, W)
                 _score_pair(p, inter, n, n_obs[b], inv_a2, nw, m1, s1, m2, s2, jac, hits, runs,
                             near)
         memset(L.rb, 0, 64 * W * sizeof(uint64_t))
