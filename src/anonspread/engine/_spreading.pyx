@@ -440,7 +440,8 @@ cdef inline int64_t _infect_from(store_t* s, int64_t x, int64_t t, int64_t cap,
     """
     cdef int32_t* ns = s.ns
     cdef const int32_t* nbr
-    cdef int64_t j, w, k, r, lo, d
+    cdef int64_t j, w, k, r, lo, d, pre
+    cdef uint32_t u
     cdef int32_t tmp
     if leaves_only and ns[x * NCOL + CHILD] >= 0:
         return n_inf
@@ -451,13 +452,15 @@ cdef inline int64_t _infect_from(store_t* s, int64_t x, int64_t t, int64_t cap,
     if lo >= d:
         return n_inf
     nbr = s.nbr + s.start[x]
-    while lo < d and ns[nbr[lo] * NCOL + TIME] >= 0:
-        lo += 1
     k = 0
+    pre = 0
     for j in range(lo, d):  # without a branch: buf has room for deg[x] entries
         w = nbr[j]
+        u = (<uint32_t> ns[w * NCOL + TIME]) >> 31  # 1: uninfected
         buf[k] = <int32_t> w
-        k += <int64_t> ((<uint32_t> ns[w * NCOL + TIME]) >> 31)
+        pre += (k == 0) & (u ^ 1)  # infected slots before the first uninfected one
+        k += u
+    lo += pre
     if cap >= 0 and k > cap:
         for j in range(cap):  # partial Fisher-Yates
             r = j + randint(bg, k - j)
@@ -493,7 +496,7 @@ cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bin
     cdef const int32_t* nbr = s.nbr
     cdef int32_t* ns = s.ns
     cdef int64_t top = 0, x, j, w, came, p, c, st, tw
-    cdef int32_t stamp
+    cdef int32_t stamp, fw, go
     stack[top] = <int32_t> x0
     top += 1
     if graph_relay:
@@ -505,13 +508,14 @@ cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bin
             top -= 1
             x = stack[top]
             st = start[x]
-            for j in range(deg[x]):
+            for j in range(deg[x]):  # without a branch: the stack has room for one more
                 w = nbr[st + j]
                 tw = ns[w * NCOL + TIME]
-                if tw >= 0 and tw < t and ns[w * NCOL + FLAG] != stamp:
-                    ns[w * NCOL + FLAG] = stamp
-                    stack[top] = <int32_t> w
-                    top += 1
+                fw = ns[w * NCOL + FLAG]
+                go = (tw >= 0) & (tw < t) & (fw != stamp)
+                ns[w * NCOL + FLAG] = fw ^ ((fw ^ stamp) & (-go))  # stamp if go else fw
+                stack[top] = <int32_t> w
+                top += go
             n_inf = _infect_from(s, x, t, cap, leaves_only, bg, buf, n_inf, n_dead)
     else:
         ns[x0 * NCOL + FLAG] = <int32_t> exclude
