@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -30,22 +32,23 @@ FLAGS = list(itertools.product(("tree", "graph"), ("all", "leaves"), ("keep", "p
 D0S = (2.0, 3.0, 4.5, math.inf)
 
 
+#: The recorded reference: the small graphs (edge lists, so that no generator's version
+#: matters) and the digests of main's outputs on every case.
+REFERENCE = Path(__file__).with_name("relay_reference_main.json")
+
+
 def finite_graphs():
-    """Small graphs with cycles (and dead ends, a bridge, a second component)."""
-    gs = {
-        "cycle9": nx.cycle_graph(9),
-        "petersen": nx.petersen_graph(),
-        "rr3_12": nx.random_regular_graph(3, 12, seed=5),
-        "rr4_30": nx.random_regular_graph(4, 30, seed=6),
-        "grid4": nx.convert_node_labels_to_integers(nx.grid_2d_graph(4, 4)),
-        "gnp25": nx.gnp_random_graph(25, 0.18, seed=7),
-        "lollipop": nx.lollipop_graph(5, 4),
-        "sbm60": nx.Graph(nx.stochastic_block_model([20, 20, 20], [[0.3, 0.02, 0.02],
-                                                                   [0.02, 0.3, 0.02],
-                                                                   [0.02, 0.02, 0.3]], seed=8)),
-    }
-    gs["two_parts"] = nx.disjoint_union(nx.cycle_graph(5), nx.complete_graph(4))
-    return {k: from_networkx(v) for k, v in gs.items()}
+    """Small graphs with cycles (and dead ends, a bridge, a second component): cycle9,
+    petersen, random 3- and 4-regular (12 and 30 nodes), a 4x4 grid, G(25, 0.18), a
+    lollipop, a 60-node three-block graph and a 5-cycle beside a K4."""
+    data = json.loads(REFERENCE.read_text())["graphs"]
+    out = {}
+    for name, d in data.items():
+        g = nx.Graph()
+        g.add_nodes_from(range(d["n"]))
+        g.add_edges_from(map(tuple, d["edges"]))
+        out[name] = from_networkx(g)
+    return out
 
 
 def lazy_makers():
@@ -81,12 +84,15 @@ def run_outputs(store, source, T, params, rng, stop, lazy) -> bytes:
     return b"|".join(parts)
 
 
-def case_params(g, T, relay, infectors, stuck, cap, d0):
-    return AdaptiveDiffusion(d0, max_infections_per_step=cap, relay=relay, infectors=infectors,
-                             stuck=stuck).kernel_params(g, T)
+def case_params(g, T, relay, infectors, stuck, cap, d0, extra=0):
+    """The kernel's params; ``extra``: flag bits added (the reference path's)."""
+    params = AdaptiveDiffusion(d0, max_infections_per_step=cap, relay=relay, infectors=infectors,
+                               stuck=stuck).kernel_params(g, T)
+    params[2] += extra
+    return params
 
 
-def finite_case(g, flags, d0, seed, n_runs=6):
+def finite_case(g, flags, d0, seed, extra=0, n_runs=6):
     """``n_runs`` runs on one store of ``g`` from random sources, T and stops."""
     relay, infectors, stuck, cap = flags
     r = np.random.default_rng(seed)
@@ -98,11 +104,11 @@ def finite_case(g, flags, d0, seed, n_runs=6):
         source = int(r.integers(0, g.number_of_nodes()))
         stop = int(r.choice([0, 0, 3, 8]))
         out.append(run_outputs(store, source, T, case_params(g, T, relay, infectors, stuck,
-                                                             cap, d0), rng, stop, False))
+                                                             cap, d0, extra), rng, stop, False))
     return out
 
 
-def lazy_case(make, flags, d0, seed):
+def lazy_case(make, flags, d0, seed, extra=0):
     relay, infectors, stuck, cap = flags
     r = np.random.default_rng(seed)
     out = []
@@ -112,12 +118,12 @@ def lazy_case(make, flags, d0, seed):
         store = g._new_store(capacity=int(r.choice([16, 64])))  # in-kernel growth too
         stop = int(r.choice([0, 0, 5]))
         rng = np.random.default_rng(seed + 2000)
-        out.append(run_outputs(store, 0, T, case_params(g, T, relay, infectors, stuck, cap, d0),
-                               rng, stop, True))
+        out.append(run_outputs(store, 0, T, case_params(g, T, relay, infectors, stuck, cap, d0,
+                                                        extra), rng, stop, True))
     return out
 
 
-def batch_case(g, flags, d0, seed, lazy_make=None):
+def batch_case(g, flags, d0, seed, lazy_make=None, extra=0):
     """``run_batch`` over 12 trials on one store (the driver's store reuse)."""
     relay, infectors, stuck, cap = flags
     r = np.random.default_rng(seed)
@@ -131,7 +137,7 @@ def batch_case(g, flags, d0, seed, lazy_make=None):
         sources = r.integers(0, g.number_of_nodes(), 12).astype(np.int32)
     seeds = r.integers(0, 2**63, 12).astype(np.uint64)
     stops = r.choice([0, 0, 4, 9], 12).astype(np.int64)
-    params = case_params(g, T, relay, infectors, stuck, cap, d0)
+    params = case_params(g, T, relay, infectors, stuck, cap, d0, extra)
     sizes = np.zeros((12, T + 1), np.int64)
     hops = np.zeros(12, np.int32)
     vsn = np.zeros(12, np.int32)
@@ -141,8 +147,10 @@ def batch_case(g, flags, d0, seed, lazy_make=None):
     return [b"|".join([sizes.tobytes(), hops.tobytes(), vsn.tobytes(), _state_bytes(rng)])]
 
 
-def all_cases(seeds=range(3)):
-    """``(name, outputs)`` for every graph, flag combination, d0 and seed."""
+def all_cases(seeds=range(3), reference=False):
+    """``(name, outputs)`` for every graph, flag combination, d0 and seed; ``reference``:
+    through the relay's reference path (``AD_REFERENCE_RELAY_BIT``)."""
+    x = _spreading.AD_REFERENCE_RELAY_BIT if reference else 0
     fg = finite_graphs()
     lm = lazy_makers()
     for flags in FLAGS:
@@ -150,12 +158,21 @@ def all_cases(seeds=range(3)):
         for seed in seeds:
             d0 = D0S[seed % len(D0S)]
             for name, g in fg.items():
-                yield f"{name}/{tag}/{seed}", finite_case(g, flags, d0, seed)
+                yield f"{name}/{tag}/{seed}", finite_case(g, flags, d0, seed, x)
             for name, make in lm.items():
-                yield f"{name}/{tag}/{seed}", lazy_case(make, flags, d0, seed)
-            yield f"batch-sbm60/{tag}/{seed}", batch_case(fg["sbm60"], flags, d0, seed)
-            yield f"batch-rr4/{tag}/{seed}", batch_case(fg["rr4_30"], flags, d0, seed)
-            yield f"batch-tree/{tag}/{seed}", batch_case(None, flags, d0, seed, lm["random_tree"])
+                yield f"{name}/{tag}/{seed}", lazy_case(make, flags, d0, seed, x)
+            yield f"batch-sbm60/{tag}/{seed}", batch_case(fg["sbm60"], flags, d0, seed, extra=x)
+            yield f"batch-rr4/{tag}/{seed}", batch_case(fg["rr4_30"], flags, d0, seed, extra=x)
+            yield f"batch-tree/{tag}/{seed}", batch_case(None, flags, d0, seed, lm["random_tree"],
+                                                         extra=x)
+
+
+def grouped_digests(cases) -> dict:
+    """One digest per graph and flag combination, over its seeds."""
+    groups = {}
+    for name, outputs in cases:
+        groups.setdefault(name.rsplit("/", 1)[0], []).extend(outputs)
+    return {k: digest(v) for k, v in groups.items()}
 
 
 def digest(outputs) -> str:

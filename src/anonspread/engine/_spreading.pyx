@@ -617,7 +617,10 @@ cdef int64_t run_adaptive_diffusion_relay(store_t* s, work_t* wk, int64_t source
     ``params = [cap, maxdeg, flags, d0]``; the virtual source keeps the token at
     even time ``t`` when it is ``h`` hops from the source with probability
     ``alpha_value(d0, t, h)`` (Eq. 2.13); ``flags`` is ``graph_relay + 2 * leaves_only
-    + 8 * stuck_pass`` (see ``AdaptiveDiffusion.relay``, ``.infectors`` and ``.stuck``).
+    + 8 * stuck_pass`` (see ``AdaptiveDiffusion.relay``, ``.infectors`` and ``.stuck``),
+    plus ``AD_REFERENCE_RELAY`` for the tests that compare the relay with its reference
+    (:func:`_relay`). The AUX column of the infected nodes is the relay's scratch
+    (:func:`_infect_from`).
 
     ``stuck_pass`` is the rule of the authors' code (``infect_nodes_adaptive_diff``): a
     moving token goes to a uniform infection-tree neighbour other than the node it came
@@ -1219,6 +1222,28 @@ def run_one(int code, GraphStore store, int64_t source, int64_t T, const double[
     finally:
         work_free(&w)
     return n
+
+
+#: Flag bit of adaptive diffusion's ``params[2]``, for the tests only: the relay without its
+#: shortcuts (collect the reached nodes, then each scans all its contacts), which gives
+#: the same outputs and draws.
+AD_REFERENCE_RELAY_BIT = AD_REFERENCE_RELAY
+
+
+def _randint_draws(object rng, const int64_t[::1] n):
+    """``randint(bg, n[i])`` for each ``i`` in turn from ``rng`` (for the tests that compare
+    the engine's bounded draws with ``Generator.integers(0, n[i])``); every ``n[i] >= 1``."""
+    cdef bitgen_t* bg = bitgen_of(rng)
+    cdef Py_ssize_t i
+    out = np.empty(n.shape[0], np.int64)
+    cdef int64_t[::1] o = out
+    for i in range(n.shape[0]):
+        if n[i] < 1:
+            raise ValueError(f"n must be >= 1; got n[{i}] = {n[i]}")
+    with rng.bit_generator.lock:
+        for i in range(n.shape[0]):
+            o[i] = randint(bg, n[i])
+    return out
 
 
 def vs_hops_of(GraphStore store, int64_t vs):

@@ -15,7 +15,8 @@ cdef enum:
     PARENT = 1  # the node that infected it (-1 for the source)
     CHILD = 2   # head of its list of infection-tree children (-1: none)
     SIB = 3     # next sibling in its parent's child list
-    AUX = 4     # protocol scratch: distance to the source (Protocol 1) or s2 (Protocol 2)
+    AUX = 4     # protocol scratch: distance to the source (Protocol 1), s2 (Protocol 2) or
+                # adaptive diffusion's relay: contact slots known to be infected
     FLAG = 5    # protocol scratch: s1 (Protocol 2) or "saturated" (diffusions)
     NCOL = 6
 

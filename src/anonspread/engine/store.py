@@ -45,7 +45,8 @@ __all__ = ["AUX", "CHILD", "FLAG", "NCOL", "PARENT", "SIB", "TIME", "GraphStore"
 # TIME, the step at which the node was infected (-1 if uninfected); PARENT, the node that
 # infected it (-1 for the source); CHILD, the head of its list of infection-tree children
 # (-1: none); SIB, the next sibling in its parent's child list; AUX, protocol scratch
-# (distance to the source in Protocol 1, s2 in Protocol 2); FLAG, protocol scratch (s1 in
+# (distance to the source in Protocol 1, s2 in Protocol 2, the contact slots known to be
+# infected in adaptive diffusion's relay); FLAG, protocol scratch (s1 in
 # Protocol 2, "saturated" for the diffusions); NCOL, the number of columns.
 TIME, PARENT, CHILD, SIB, AUX, FLAG, NCOL = (
     _store.COLUMNS[k] for k in ("TIME", "PARENT", "CHILD", "SIB", "AUX", "FLAG", "NCOL"))
