@@ -14,16 +14,12 @@ lazy tree created and the generator's state after the run (so the exact draws) a
 """
 
 import json
-import sys
-from pathlib import Path
 
+import _relay_cases as cases
 import numpy as np
 import pytest
 
 from anonspread.engine import _softmargin, _spreading
-
-sys.path.insert(0, str(Path(__file__).parent))
-import _relay_cases as cases  # noqa: E402
 
 
 def test_relay_outputs_equal_main_recorded():
