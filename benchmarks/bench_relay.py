@@ -3,11 +3,15 @@
 Run::
 
     python benchmarks/make_three_block.py /tmp/three_block.csv
-    python benchmarks/bench_relay.py /tmp/three_block.csv --before /work/venvs/freq/bin/python
+    python benchmarks/bench_relay.py /tmp/three_block.csv --before PYTHON_OF_THE_BEFORE_BUILD
+
+(``--before``: any interpreter that imports the other build, e.g. a venv of main; without it
+only this build is timed.)
 
 Each measurement is a separate process (``--worker``): one interpreter per build (``--before``
 and ``--after``, default this one), alternated ``--rounds`` times after a warm-up run of each.
-A worker times (CPU seconds, ``time.process_time``) ``--trials`` seeded runs of
+A worker times (CPU seconds, ``time.process_time``) a fixed number of seeded runs (per case,
+times ``--scale``) of
 ``AdaptiveDiffusion`` through the batch driver (``engine.spreading.run_batch``, the kernel
 every simulation-based estimator calls), from uniform sources, on
 
@@ -42,6 +46,11 @@ SETTINGS = {
     "nocap": dict(max_infections_per_step=None),
     "cap3-d4": dict(d0=4.0, max_infections_per_step=3),
 }
+
+
+#: Trials of the extra settings at T = 8 on the three-block graph.
+TRIALS_T8 = {"cap3": 100_000, "cap3-graph": 8_000, "cap3-leaves-pass": 60_000, "nocap": 30_000,
+             "cap3-d4": 60_000}
 
 
 def _graph(which: str, csv: str):
@@ -94,7 +103,7 @@ def main() -> None:
     ap.add_argument("--before", default=None, help="python of the 'before' build")
     ap.add_argument("--after", default=sys.executable, help="python of the 'after' build")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--trials", type=int, default=2000)
+    ap.add_argument("--scale", type=float, default=1.0, help="multiplies every case's trials")
     ap.add_argument("--settings", default="cap3-graph,cap3-leaves-pass,nocap,cap3-d4",
                     help="extra settings run on the three-block graph at T = 8")
     ap.add_argument("--worker", nargs=4, metavar=("GRAPH", "T", "SETTING", "TRIALS"),
@@ -104,9 +113,12 @@ def main() -> None:
         which, T, setting, trials = args.worker
         print(json.dumps(worker(which, args.csv, int(T), setting, int(trials))))
         return
-    cases = [("three-block", T, "cap3", args.trials) for T in (4, 6, 8, 12)]
-    cases += [("three-block", 8, s, args.trials) for s in args.settings.split(",") if s]
-    cases += [("4-regular-1e4", T, "cap3", max(args.trials // 10, 20)) for T in (8, 16)]
+    # trials per case: about a third of a second of CPU each on the machine of the README
+    cases = [("three-block", T, "cap3", n) for T, n in ((4, 500_000), (6, 200_000),
+                                                        (8, 100_000), (12, 40_000))]
+    cases += [("three-block", 8, s, TRIALS_T8[s]) for s in args.settings.split(",") if s]
+    cases += [("4-regular-1e4", 8, "cap3", 100_000), ("4-regular-1e4", 16, "cap3", 2_000)]
+    cases = [(g, T, s, max(int(n * args.scale), 20)) for g, T, s, n in cases]
     builds = {"after": args.after}
     if args.before:
         builds = {"before": args.before, "after": args.after}
