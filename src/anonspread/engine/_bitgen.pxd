@@ -6,7 +6,8 @@ draws from its ``bitgen_t`` without the GIL, so the Generator's stream advances 
 the same draws made through its Python methods would advance it: ``randint(bg, n)`` is
 ``Generator.integers(0, n)``, ``uniform(bg)`` is ``Generator.random()`` and
 ``exponential(bg, scale)`` is ``Generator.exponential(scale)``, draw for draw (numpy's own
-C functions, from its ``npyrandom`` library).
+C functions, from its ``npyrandom`` library; ``randint`` writes out the branch of numpy's
+bounded draw that ranges below 2**32 take, word for word).
 """
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
