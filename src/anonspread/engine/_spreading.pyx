@@ -382,12 +382,12 @@ cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
     return nvis
 
 
-cdef int64_t _relay_infect_reference(store_t* s, const int32_t* visit, int64_t nvis, int64_t t,
-                           int64_t cap, bint leaves_only, bitgen_t* bg, int32_t* buf,
-                           int64_t n_inf) except -1 nogil:
+cdef int64_t _relay_infect_reference(store_t* s, const int32_t* visit, int64_t nvis,
+                                     int64_t t, int64_t cap, bint leaves_only, bitgen_t* bg,
+                                     int32_t* buf, int64_t n_inf) except -1 nogil:
     """Every reached node infects its uninfected contacts (a uniform ``cap``-subset); with
     ``leaves_only`` only the reached nodes without infection-tree children do. Each reached
-    node scans all its contacts: :func:`_relay_infect` without its shortcuts, kept for the
+    node scans all its contacts: :func:`_infect_from` without its shortcuts, kept for the
     tests that compare the two (``AD_REFERENCE_RELAY``)."""
     cdef int64_t* start = s.start
     cdef const int32_t* deg = s.deg
