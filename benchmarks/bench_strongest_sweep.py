@@ -70,6 +70,14 @@ def fmt(s: float) -> str:
     return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
 
 
+def span(pilot: dict, what: str) -> str:
+    """The pilot's prediction: ``least-most`` where priced estimators give a range (every
+    priced snapshot stopping at its soonest, or at the cap), else the one figure."""
+    most = pilot.get(f"{what}_s", float("nan"))
+    least = pilot.get(f"{what}_least_s")
+    return fmt(most) if least is None or fmt(least) == fmt(most) else f"{fmt(least)}-{fmt(most)}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -114,8 +122,8 @@ def main() -> None:
             pred = p.get("one_off_s", {}).get("learned training", [])
             meas = r["one_off"].get("learned training", [])
             train = (f"{fmt(sum(pred))} / {fmt(sum(meas))} ({len(meas)} models)" if meas else "-")
-            print(f"| {est} | {label or '-'} | {fmt(r['wall'])} | {fmt(r['cpu'])} | {fmt(p.get('wall_s', float('nan')))} "
-                  f"| {fmt(p.get('cpu_s', float('nan')))} | {fmt(p.get('pilot_s', float('nan')))} | {train} |")
+            print(f"| {est} | {label or '-'} | {fmt(r['wall'])} | {fmt(r['cpu'])} | {span(p, 'wall')} "
+                  f"| {span(p, 'cpu')} | {fmt(p.get('pilot_s', float('nan')))} | {train} |")
     for label in pythons:
         twin = results[(args.estimators[0], label)]
         base, cpu_base = min(r["wall"] for r in twin), min(r["cpu"] for r in twin)
