@@ -325,6 +325,25 @@ cdef inline double alpha_value(double d, int64_t t, int64_t h) noexcept nogil:
     return exp(<double> (-h) * lb) * expm1(<double> (-a) * lb) / expm1(<double> (-c) * lb)
 
 
+cdef inline int64_t _push_tree_neighbours(int32_t* ns, int64_t x, int32_t* stack,
+                                          int64_t top) noexcept nogil:
+    """Push the infection-tree neighbours of ``x`` but the one the message came from (its
+    FLAG), each marked as reached from ``x``; the stack's new top."""
+    cdef int64_t came = ns[x * NCOL + FLAG], p = ns[x * NCOL + PARENT], c
+    if p >= 0 and p != came:
+        ns[p * NCOL + FLAG] = <int32_t> x
+        stack[top] = <int32_t> p
+        top += 1
+    c = ns[x * NCOL + CHILD]
+    while c >= 0:
+        if c != came:
+            ns[c * NCOL + FLAG] = <int32_t> x
+            stack[top] = <int32_t> c
+            top += 1
+        c = ns[c * NCOL + SIB]
+    return top
+
+
 cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
                             bint graph_relay, int32_t* stack, int32_t* visit) noexcept nogil:
     """The nodes an Infection Message sent by ``x0`` away from ``exclude`` reaches.
@@ -337,7 +356,7 @@ cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
     cdef const int32_t* deg = s.deg
     cdef const int32_t* nbr = s.nbr
     cdef int32_t* ns = s.ns
-    cdef int64_t top = 0, nvis = 0, x, j, w, came, p, c, st
+    cdef int64_t top = 0, nvis = 0, x, j, w, st
     cdef int32_t stamp
     stack[top] = <int32_t> x0
     top += 1
@@ -366,19 +385,7 @@ cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
             x = stack[top]
             visit[nvis] = <int32_t> x
             nvis += 1
-            came = ns[x * NCOL + FLAG]
-            p = ns[x * NCOL + PARENT]
-            if p >= 0 and p != came:
-                ns[p * NCOL + FLAG] = <int32_t> x
-                stack[top] = <int32_t> p
-                top += 1
-            c = ns[x * NCOL + CHILD]
-            while c >= 0:
-                if c != came:
-                    ns[c * NCOL + FLAG] = <int32_t> x
-                    stack[top] = <int32_t> c
-                    top += 1
-                c = ns[c * NCOL + SIB]
+            top = _push_tree_neighbours(ns, x, stack, top)
     return nvis
 
 
@@ -495,7 +502,7 @@ cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bin
     cdef const int32_t* deg = s.deg
     cdef const int32_t* nbr = s.nbr
     cdef int32_t* ns = s.ns
-    cdef int64_t top = 0, x, j, w, came, p, c, st, tw
+    cdef int64_t top = 0, x, j, w, st, tw
     cdef int32_t stamp, fw, go
     stack[top] = <int32_t> x0
     top += 1
@@ -522,19 +529,7 @@ cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bin
         while top > 0:
             top -= 1
             x = stack[top]
-            came = ns[x * NCOL + FLAG]
-            p = ns[x * NCOL + PARENT]
-            if p >= 0 and p != came:
-                ns[p * NCOL + FLAG] = <int32_t> x
-                stack[top] = <int32_t> p
-                top += 1
-            c = ns[x * NCOL + CHILD]
-            while c >= 0:
-                if c != came:
-                    ns[c * NCOL + FLAG] = <int32_t> x
-                    stack[top] = <int32_t> c
-                    top += 1
-                c = ns[c * NCOL + SIB]
+            top = _push_tree_neighbours(ns, x, stack, top)
             n_inf = _infect_from(s, x, t, cap, leaves_only, bg, buf, n_inf, n_dead)
     return n_inf
 
