@@ -63,8 +63,9 @@ def _worker(address):
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_a_task_lost_with_its_worker_and_its_scattered_data_is_resubmitted():
+def test_a_task_lost_with_its_worker_and_its_scattered_data_is_resubmitted(tmp_path):
     distributed = pytest.importorskip("distributed")
+    killed = tmp_path / "killed"  # the tasks finish only once the first worker is dead
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
                                   dashboard_address=None) as cl, distributed.Client(cl) as client:
         first = _worker(cl.scheduler_address)
@@ -78,8 +79,15 @@ def test_a_task_lost_with_its_worker_and_its_scattered_data_is_resubmitted():
                 scatters.append(client.scatter([list(range(10))], broadcast=True, hash=False)[0])
                 return [(scatters[-1], k) for k in range(2)]
 
-            def slow(data, k):
-                time.sleep(3)
+            def slow(data, k, flag=str(killed)):
+                # never done before the kill, however slowly the second worker starts (a
+                # fixed sleep let both tasks finish first on a loaded machine: nothing lost)
+                import os
+                import time
+
+                start = time.monotonic()
+                while not os.path.exists(flag) and time.monotonic() - start < 120:
+                    time.sleep(0.05)
                 return sum(data) + k
 
             def kill_the_first_worker_once_a_second_joined():
@@ -88,6 +96,8 @@ def test_a_task_lost_with_its_worker_and_its_scattered_data_is_resubmitted():
                 while len(client.scheduler_info()["workers"]) < 2:
                     time.sleep(0.1)
                 first.send_signal(signal.SIGKILL)
+                first.wait()
+                killed.touch()
 
             threading.Thread(target=kill_the_first_worker_once_a_second_joined, daemon=True).start()
             assert _tasks.run_tasks(client, slow, make_args) == [45, 46]
