@@ -325,6 +325,30 @@ cdef inline double alpha_value(double d, int64_t t, int64_t h) noexcept nogil:
     return exp(<double> (-h) * lb) * expm1(<double> (-a) * lb) / expm1(<double> (-c) * lb)
 
 
+cdef inline int64_t _choose(int32_t* buf, int64_t k, int64_t cap, bitgen_t* bg) noexcept nogil:
+    """A uniform ``cap``-subset of ``buf[:k]`` (``k > cap``) moved to its front by a partial
+    Fisher-Yates shuffle; returns ``cap``."""
+    cdef int64_t j, r
+    cdef int32_t tmp
+    for j in range(cap):
+        r = j + randint(bg, k - j)
+        tmp = buf[j]
+        buf[j] = buf[r]
+        buf[r] = tmp
+    return cap
+
+
+cdef inline int32_t _graph_relay_stamp(int32_t* ns, int64_t x0, int64_t exclude,
+                                       int64_t t) noexcept nogil:
+    """The graph relay's FLAG stamp of step ``t``, set on ``x0`` and on ``exclude`` (when a
+    node) so that the message never enters either again."""
+    cdef int32_t stamp = <int32_t> (-(t + 2))
+    if exclude >= 0:
+        ns[exclude * NCOL + FLAG] = stamp
+    ns[x0 * NCOL + FLAG] = stamp
+    return stamp
+
+
 cdef inline int64_t _push_tree_neighbours(int32_t* ns, int64_t x, int32_t* stack,
                                           int64_t top) noexcept nogil:
     """Push the infection-tree neighbours of ``x`` but the one the message came from (its
@@ -361,10 +385,7 @@ cdef int64_t _relay_collect(store_t* s, int64_t x0, int64_t exclude, int64_t t,
     stack[top] = <int32_t> x0
     top += 1
     if graph_relay:
-        stamp = <int32_t> (-(t + 2))
-        if exclude >= 0:
-            ns[exclude * NCOL + FLAG] = stamp
-        ns[x0 * NCOL + FLAG] = stamp
+        stamp = _graph_relay_stamp(ns, x0, exclude, t)
         while top > 0:
             top -= 1
             x = stack[top]
@@ -401,8 +422,7 @@ cdef int64_t _relay_infect_reference(store_t* s, const int32_t* visit, int64_t n
     cdef int32_t* ns = s.ns
     cdef int32_t* order = s.order
     cdef const int32_t* nbr
-    cdef int64_t i, x, j, w, k, r
-    cdef int32_t tmp
+    cdef int64_t i, x, j, w, k
     for i in range(nvis):
         x = visit[i]
         if leaves_only and ns[x * NCOL + CHILD] >= 0:
@@ -417,12 +437,7 @@ cdef int64_t _relay_infect_reference(store_t* s, const int32_t* visit, int64_t n
                 buf[k] = <int32_t> w
                 k += 1
         if cap >= 0 and k > cap:
-            for j in range(cap):  # partial Fisher-Yates
-                r = j + randint(bg, k - j)
-                tmp = buf[j]
-                buf[j] = buf[r]
-                buf[r] = tmp
-            k = cap
+            k = _choose(buf, k, cap, bg)
         for j in range(k):
             w = buf[j]
             n_inf = _infect(ns, order, w, t, x, n_inf)
@@ -447,9 +462,8 @@ cdef inline int64_t _infect_from(store_t* s, int64_t x, int64_t t, int64_t cap,
     """
     cdef int32_t* ns = s.ns
     cdef const int32_t* nbr
-    cdef int64_t j, w, k, r, lo, d, pre
+    cdef int64_t j, w, k, lo, d, pre
     cdef uint32_t u
-    cdef int32_t tmp
     if leaves_only and ns[x * NCOL + CHILD] >= 0:
         return n_inf
     if s.start[x] < 0:
@@ -469,12 +483,7 @@ cdef inline int64_t _infect_from(store_t* s, int64_t x, int64_t t, int64_t cap,
         k += u
     lo += pre
     if cap >= 0 and k > cap:
-        for j in range(cap):  # partial Fisher-Yates
-            r = j + randint(bg, k - j)
-            tmp = buf[j]
-            buf[j] = buf[r]
-            buf[r] = tmp
-        k = cap
+        k = _choose(buf, k, cap, bg)
     else:
         lo = d  # every uninfected contact is infected now
     if leaves_only:
@@ -507,10 +516,7 @@ cdef int64_t _relay_walk(store_t* s, int64_t x0, int64_t exclude, int64_t t, bin
     stack[top] = <int32_t> x0
     top += 1
     if graph_relay:
-        stamp = <int32_t> (-(t + 2))
-        if exclude >= 0:
-            ns[exclude * NCOL + FLAG] = stamp
-        ns[x0 * NCOL + FLAG] = stamp
+        stamp = _graph_relay_stamp(ns, x0, exclude, t)
         while top > 0:
             top -= 1
             x = stack[top]
