@@ -58,7 +58,7 @@ from anonspread.spread import graphs as _graphs
 from anonspread.spread.graphs import LazyTree, as_contact_graph
 from anonspread.spread.limits import check_run_size, check_size, run_work
 from anonspread.spread.protocols import PROTOCOLS, Protocol
-from anonspread.spread.simulate import simulate
+from anonspread.spread.simulate import infected_sets, simulate
 from anonspread.validation import check_int, check_real
 
 __all__ = [
@@ -1342,8 +1342,8 @@ def _replayed_sets(g: Any, protocol: Protocol, T: int, spreads: int, held_out: i
                 cache.nbytes += per_row * index.shape[0]
         return key
 
-    for _ in range(spreads):
-        visit(np.asarray(simulate(g, protocol, T, rng=gen_train).index, np.int64))
+    for index in infected_sets(g, protocol, T, spreads, rng=gen_train):
+        visit(index.astype(np.int64, copy=False))
     for _ in range(held_out):
         snap, _s = _shuffled(simulate(g, protocol, T, rng=gen_held), reveal, gen_held)
         key = visit(snap.index)
@@ -1355,7 +1355,8 @@ def _replayed_sets(g: Any, protocol: Protocol, T: int, spreads: int, held_out: i
 
 def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
                               spreads: int = DEFAULT_SPREADS, held_out: int = DEFAULT_HELD_OUT,
-                              train_seed: int = 0, reveal_edges: bool = False
+                              train_seed: int = 0, reveal_edges: bool = False,
+                              fit_timings: dict | None = None
                               ) -> tuple[float, float, LearnedAdversary]:
     """A pilot estimate of :func:`train_adversary`'s seconds, and the pilot's model.
 
@@ -1377,6 +1378,13 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     ----------
     graph, protocol, T, spreads, held_out, train_seed, reveal_edges
         As :func:`train_adversary` takes them (the training whose time is estimated).
+    fit_timings : dict or None
+        A dict shared by the estimates of several trainings (a sweep's pilot of its
+        models): the boosting fit and the held-out prediction are timed once per shape
+        of the full fit's rows (rows x features) and reused by the estimates of the same
+        shape, whose fits do the same number of histogram passes over as many rows (at
+        most a few distinct shapes instead of two timed fits per model); None: timed
+        here.
 
     Returns
     -------
@@ -1402,6 +1410,8 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     _check_training_size(g, protocol, T, spreads, held_out, DEFAULT_NEGATIVES)
     reveal = bool(reveal_edges) and not graph_is_forest(g)
     train_seed = check_int(train_seed, "train_seed", low=0)
+    if fit_timings is not None and not isinstance(fit_timings, dict):
+        raise InvalidTypeError(f"fit_timings must be a dict or None; got {fit_timings!r:.60}")
     with _one_thread():  # loads scikit-learn and the OpenMP controller outside the timing
         pass
     likelihoods = _likelihood_params(protocol, g, reveal)
@@ -1425,40 +1435,52 @@ def estimate_training_seconds(graph: Any, protocol: Protocol, T: int, *,
     cpu = rest_cpu * (spreads + held_out) + feat_cpu * computed
     X, y, w = timing["X"], timing["y"], timing["w"]
     if (y == 0).any():
-        # the full fit: the pilot's rows repeated to the full budget's count; their binning
-        # timed once; the boosting timed at 5 and at 20 iterations, which separates its
-        # fixed cost from the cost of an iteration (each costs about the same); the
-        # held-out prediction: the 20 trees timed on the pilot's held-out rows, per tree and
-        # row, times 150 trees and the rows the training predicts
+        # the full fit and the held-out prediction (per tree and row, times 150 trees and
+        # the rows the training predicts), timed by _time_fit once per shape
         reps = max(1, round(spreads / PILOT_TRAINING_SPREADS))
-        Xr, yr, wr = np.tile(X, (reps, 1)), np.tile(y, reps), np.tile(w, reps)
-        t0, c0 = time.perf_counter(), time.process_time()
-        edges = _bin_edges(Xr, wr)
-        Xr = _binned(Xr, edges)
-        wall += time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        fits = []
-        for iters in (5, 20):
-            model = _new_model(iters, np.random.default_rng(0))
-            t0, c0 = time.perf_counter(), time.process_time()
-            with _one_thread():
-                model.fit(Xr, yr, sample_weight=wr)
-            fits.append((time.perf_counter() - t0, time.process_time() - c0))
-        for k, add in ((0, "wall"), (1, "cpu")):
-            per_iter = max(fits[1][k] - fits[0][k], 0.0) / 15.0
-            fixed = max(fits[0][k] - 5.0 * per_iter, 0.0)
-            if add == "wall":
-                wall += fixed + 150.0 * per_iter
-            else:
-                cpu += fixed + 150.0 * per_iter
-        Xh = _binned(np.concatenate(timing["held_X"]), edges)
-        Xh = np.tile(Xh, (max(1, 20000 // max(Xh.shape[0], 1)), 1))
+        shape = (X.shape[0] * reps, X.shape[1])
+        timed = None if fit_timings is None else fit_timings.get(shape)
+        if timed is None:
+            timed = _time_fit(X, y, w, reps, np.concatenate(timing["held_X"]))
+            if fit_timings is not None:
+                fit_timings[shape] = timed
+        (fit_wall, fit_cpu), (row_wall, row_cpu) = timed
+        wall += fit_wall + row_wall * 150.0 * held_rows
+        cpu += fit_cpu + row_cpu * 150.0 * held_rows
+    return wall, cpu, adv
+
+
+def _time_fit(X: np.ndarray, y: np.ndarray, w: np.ndarray, reps: int, held: np.ndarray
+              ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The full fit's seconds (elapsed, CPU) and the held-out prediction's per tree and
+    row, timed for :func:`estimate_training_seconds`: the pilot's rows repeated ``reps``
+    times (the full budget's count); their binning once; the boosting at 5 and at 20
+    iterations, which separates its fixed cost from the cost of an iteration (each costs
+    about the same), extrapolated to 150; the 20 trees timed on the pilot's held-out
+    rows ``held``."""
+    Xr, yr, wr = np.tile(X, (reps, 1)), np.tile(y, reps), np.tile(w, reps)
+    t0, c0 = time.perf_counter(), time.process_time()
+    edges = _bin_edges(Xr, wr)
+    Xr = _binned(Xr, edges)
+    fit = [time.perf_counter() - t0, time.process_time() - c0]
+    fits = []
+    for iters in (5, 20):
+        model = _new_model(iters, np.random.default_rng(0))
         t0, c0 = time.perf_counter(), time.process_time()
         with _one_thread():
-            _decision(model, Xh)
-        wall += (time.perf_counter() - t0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
-        cpu += (time.process_time() - c0) / (20.0 * Xh.shape[0]) * 150.0 * held_rows
-    return wall, cpu, adv
+            model.fit(Xr, yr, sample_weight=wr)
+        fits.append((time.perf_counter() - t0, time.process_time() - c0))
+    for k in (0, 1):
+        per_iter = max(fits[1][k] - fits[0][k], 0.0) / 15.0
+        fit[k] += max(fits[0][k] - 5.0 * per_iter, 0.0) + 150.0 * per_iter
+    Xh = _binned(held, edges)
+    Xh = np.tile(Xh, (max(1, 20000 // max(Xh.shape[0], 1)), 1))
+    t0, c0 = time.perf_counter(), time.process_time()
+    with _one_thread():
+        _decision(model, Xh)
+    per_row = ((time.perf_counter() - t0) / (20.0 * Xh.shape[0]),
+               (time.process_time() - c0) / (20.0 * Xh.shape[0]))
+    return (fit[0], fit[1]), per_row
 
 
 @register_estimator(

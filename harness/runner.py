@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -540,7 +540,8 @@ def run(
             shipped, prepared = _prepare_once(exp, points, todo, executor, bar, estimate)
             try:
                 computed = _execute(exp, points, seed, todo, units, results, journal, executor, bar,
-                                    preload=shipped, threads=threads)
+                                    preload=shipped, threads=threads,
+                                    costs=_dispatch_costs(estimate, points))
             finally:
                 if shipped is not None:  # tasks an executor ran in this process installed it
                     shipped.uninstall()
@@ -623,6 +624,32 @@ def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]
         if i is not None:
             out[i] = r["seconds_per_trial"]
     return out
+
+
+def _dispatch_costs(estimate: CostEstimate | None,
+                    points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
+    """Seconds per trial of each point by the pilot, for the order in which batches are
+    dispatched (:func:`_longest_first`): a priced point at its lower bound (soft-margin:
+    every snapshot stopping at its soonest; its price at the cap is an upper bound up to
+    8x above it, which would put cheap points first)."""
+    if estimate is None:
+        return {}
+    index = {repr(sorted(p.items())): i for i, p in enumerate(points)}
+    out: dict[int, float] = {}
+    for r in estimate.rows:
+        i = index.get(repr(sorted(r["params"].items())))
+        if i is not None:
+            out[i] = float(r.get("least_per_trial", r["seconds_per_trial"]))
+    return out
+
+
+def _longest_first(units: Sequence[Unit], cost: Callable[[Unit], float]) -> list[Unit]:
+    """``units`` in the order their batches are dispatched: the most expensive first by
+    the pilot's estimate (ties, and a run without a pilot, in (point, batch) order), so
+    that the longest batch does not start last and leave the other workers idle while it
+    runs (the longest-processing-time rule: its makespan is within 4/3 of the best).
+    Results do not depend on the order (each unit draws from its own stream)."""
+    return sorted(units, key=lambda u: (-cost(u), u.point, u.batch))
 
 
 def _prepare_once(exp: Experiment, points: Sequence[Mapping[str, Scalar]], todo: Sequence[Unit],
@@ -994,11 +1021,14 @@ def _execute(
     *,
     preload: Any = None,
     threads: int = 1,
+    costs: Mapping[int, float] | None = None,
 ) -> int:
     """Run the missing units, journaling each finished chunk; return how many ran.
 
     ``preload``: a payload every task carries (for an executor that cannot install it
-    once per worker, :meth:`Executor.preload`)."""
+    once per worker, :meth:`Executor.preload`). ``costs``: the pilot's seconds per trial
+    by point (:func:`_dispatch_costs`), the most expensive batches dispatched first."""
+    costs = costs or {}
     fn = getattr(exp, exp.mode)
     proportions = tuple(m.name for m in exp.metrics if m.kind == "proportion")
     remaining: dict[int, int] = {}
@@ -1018,15 +1048,17 @@ def _execute(
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
                          tuple(points[u.point] for u in c), preload=preload, threads=threads)
-                    for c in chunk(todo, executor.workers)
+                    for c in chunk(_longest_first(todo, lambda u: u.n * costs.get(u.point, 0.0)),
+                                   executor.workers)
                 ]
             else:
                 # one unit per group and batch (a group's unfinished batch is recomputed whole;
                 # its finished points get the same values again and are not journaled twice)
                 groups = _groups(exp, points)
                 lead = {q: g for g, members in groups.items() for q, _ in members}
-                gunits = sorted({Unit(lead[u.point], u.batch, u.n) for u in todo},
-                                key=lambda u: (u.point, u.batch))
+                gunits = _longest_first(
+                    {Unit(lead[u.point], u.batch, u.n) for u in todo},
+                    lambda u: u.n * sum(costs.get(q, 0.0) for q, _ in groups[u.point]))
                 tasks = [
                     Task(exp.name, exp.mode, fn, metrics, proportions, seed, tuple(c),
                          tuple(_group_params(exp, points, u.point, groups[u.point]) for u in c),

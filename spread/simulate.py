@@ -15,7 +15,7 @@ from anonspread.spread.reach import parse_reach, reach_targets, size_check_steps
 from anonspread.spread.result import Spread, SpreadBatch
 from anonspread.validation import check_int, check_rng
 
-__all__ = ["batch_setup", "make_spread", "simulate", "simulate_many"]
+__all__ = ["batch_setup", "infected_sets", "make_spread", "simulate", "simulate_many"]
 
 
 def _check_protocol(protocol: Any) -> Protocol:
@@ -184,6 +184,63 @@ def simulate(graph: Any, protocol: Protocol, T: int, *, source: Any = None, rng:
     t = int(steps[0])
     return make_spread(g, protocol, t, idx, times, parent_position, vs_out[: t + 1],
                        sizes[: t + 1].copy(), stop=reach, reached=bool(reached[0]))
+
+
+def infected_sets(graph: Any, protocol: Protocol, T: int, count: int, *, rng: Any = None):
+    """The infected sets of ``count`` runs, drawn exactly as ``count`` calls of
+    ``simulate(graph, protocol, T, rng=rng)`` draw them (a uniform source each, the same
+    generator throughout), without building their traces.
+
+    For a caller that needs only which nodes a run infected (the learned adversary's
+    training pilot replays a training's spreads to count the distinct sets): a few
+    microseconds per run instead of :func:`simulate`'s trace of times, parents and
+    virtual sources.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or ContactGraph
+        A finite graph (an infinite tree has no uniform source).
+    protocol : Protocol
+    T : int >= 0
+    count : int >= 0
+    rng : None, int or numpy.random.Generator
+        Advanced as ``count`` calls of :func:`simulate` would advance it.
+
+    Yields
+    ------
+    numpy.ndarray
+        The infected nodes' indices in the graph, sorted (a fresh array per run).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import spread
+    >>> from anonspread.spread.simulate import infected_sets
+    >>> g = spread.graphs.as_contact_graph(nx.cycle_graph(8))
+    >>> [s.tolist() for s in infected_sets(g, spread.RandomDiffusion(0.5), 2, 2, rng=3)]
+    [[4, 5, 6], [0, 1, 2, 7]]
+    """
+    protocol = _check_compiled(protocol)
+    T = check_int(T, "T", low=0)
+    count = check_int(count, "count", low=0)
+    gen = check_rng(rng)
+    g = as_contact_graph(graph)
+    if isinstance(g, LazyTree):
+        raise InvalidParameterError(
+            f"graph must be finite for infected_sets (an infinite tree has no uniform source); got {g!r}")
+    check_run_size(g, protocol, T)
+    params = protocol.kernel_params(g, T)
+    vs_out = np.empty(T + 1, np.int32)
+    sizes = np.empty(T + 1, np.int64)
+    n_nodes = g.number_of_nodes()
+    for _ in range(count):
+        src = int(gen.integers(0, n_nodes))
+        store = g.take_store()  # given back only clean, as simulate does
+        n = run_protocol(protocol.kernel_code, store, src, T, params, gen, vs_out, sizes, 0)
+        idx = np.sort(store.order[:n])
+        store.reset_run_state(n)
+        g.give_store(store)
+        yield idx
 
 
 def batch_setup(g, protocol: Protocol, T: int, trials: int, source: Any, gen: np.random.Generator):

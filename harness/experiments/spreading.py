@@ -653,6 +653,7 @@ def learned_preparation(settings: Any, pilot: bool, *, executor: Any = None) -> 
             continue
         models[key] = None
         tasks.append((key, g, proto, T, task))
+    fit_timings: dict = {}  # the pilot's fits timed once per shape of the full fit's rows
     remote = (not pilot and executor is not None and len(tasks) > 1
               and getattr(executor, "shares_files", False) and executor.workers > 1)
     if remote:
@@ -663,7 +664,8 @@ def learned_preparation(settings: Any, pilot: bool, *, executor: Any = None) -> 
     else:
         for key, g, proto, T, _ in tasks:
             if pilot:
-                secs, used, models[key] = learned.estimate_training_seconds(g, proto, T, reveal_edges=True)
+                secs, used, models[key] = learned.estimate_training_seconds(
+                    g, proto, T, reveal_edges=True, fit_timings=fit_timings)
             else:
                 t0, c0 = time.perf_counter(), time.process_time()
                 models[key] = learned.cached_adversary(g, proto, T, reveal_edges=True)

@@ -192,3 +192,59 @@ def test_an_executor_that_cannot_preload_gets_the_models_with_each_task(tmp_path
     ref = _learned_run(tmp_path, "ref", InProcessExecutor(1))
     assert _learned_run(tmp_path, "plain", Plain(1)) == ref
     assert learned.cache_info()["pinned"] == 0  # what the tasks installed here is gone
+
+
+def test_batches_are_dispatched_longest_first_by_the_pilot(tmp_path):
+    """The pilot's seconds per trial order the batches: the point of k = 3 (three spins per
+    trial) is dispatched before k = 1, although it comes second in the grid; without a
+    pilot, grid order. The results are the same either way."""
+    import json
+
+    def journal_points(res):
+        rows = [json.loads(line) for line in res.paths["journal"].read_text().splitlines()]
+        return [r["point"] for r in rows if r["type"] == "unit"]
+
+    piloted = harness.run(ch.SLEEPY, trials=20, batch_size=10, rng=1, out=tmp_path / "a",
+                          executor="inprocess", plot=False, progress=False, pilot=True)
+    plain = harness.run(ch.SLEEPY, trials=20, batch_size=10, rng=1, out=tmp_path / "b",
+                        executor="inprocess", plot=False, progress=False, pilot=False)
+    assert journal_points(piloted)[0] == 1  # k = 3, the second point of the grid
+    assert journal_points(plain)[0] == 0
+    assert sorted(journal_points(piloted)) == sorted(journal_points(plain)) == [0, 0, 1, 1]
+    assert piloted.paths["csv"].read_bytes() == plain.paths["csv"].read_bytes()
+
+
+def test_longest_first_orders_by_cost_then_grid():
+    from anonspread.harness.runner import _longest_first
+    from anonspread.harness.work import Unit
+
+    units = [Unit(0, 0, 10), Unit(1, 0, 10), Unit(2, 0, 10), Unit(2, 1, 5)]
+    cost = {0: 1.0, 1: 3.0, 2: 1.0}
+    got = _longest_first(units, lambda u: u.n * cost[u.point])
+    assert [(u.point, u.batch) for u in got] == [(1, 0), (0, 0), (2, 0), (2, 1)]
+    assert _longest_first(units[::-1], lambda u: 0.0) == sorted(units, key=lambda u: (u.point, u.batch))
+
+
+def test_training_estimates_share_their_fit_timings(monkeypatch):
+    """The estimates of several trainings time the boosting fit once per shape of the full
+    fit's rows (a sweep's pilot of its models), with the same estimate as a fresh timing
+    would give from those seconds."""
+    import networkx as nx
+
+    from anonspread import spread
+
+    g = spread.graphs.as_contact_graph(nx.random_regular_graph(3, 40, seed=2))
+    calls = []
+    real = learned._time_fit
+    monkeypatch.setattr(learned, "_time_fit", lambda *a: calls.append(a[0].shape) or real(*a))
+    shared: dict = {}
+    proto = spread.Flooding()
+    for T in (6, 7):  # snapshots of more than 25 nodes: 25 rows per spread at both T
+        learned.estimate_training_seconds(g, proto, T, spreads=100, held_out=20, fit_timings=shared)
+    assert len(calls) == len(shared) == 1
+    (shape,) = shared
+    assert shape[0] == 25 * 12 * round(100 / learned.PILOT_TRAINING_SPREADS)
+    learned.estimate_training_seconds(g, proto, 7, spreads=100, held_out=20)
+    assert len(calls) == 2  # without the dict: timed again
+    with pytest.raises(TypeError, match="fit_timings must be a dict or None; got"):
+        learned.estimate_training_seconds(g, proto, 7, fit_timings=[])
