@@ -535,7 +535,9 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     its node index in the graph, ``entropy`` drawn once from ``rng``; for random diffusion
     and flooding on a finite graph, simulated 64 runs at a time, a key drawn from it seeds
     each block of 64 runs: :class:`engine.softmargin.LaneStreams`) and each of its runs
-    is scored against every snapshot that still needs it. Every snapshot refines, stops
+    is scored against every snapshot that still needs it (snapshots of one infected set,
+    such as saturated spreads listed in different orders, once: they share their pairs and
+    each reads them in its own candidate order). Every snapshot refines, stops
     and eliminates on its own, at the same round boundaries (``simulations``, then
     doubling), so its result is exactly (bitwise) the one :func:`soft_margin_estimate`
     gives for that snapshot alone with the same ``entropy``: snapshot ``b`` sees the first
@@ -601,7 +603,10 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     gen = check_rng(rng)
     keeps = [_prune(s, candidates) for s in snaps]
     mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
-    lay = _layout(snaps, keeps, mlen)
+    # snapshots of one infected set share their pairs: scored once per run, not per snapshot
+    uid, reps = _equal_sets(snaps)
+    lay = _layout([snaps[r] for r in reps], [keeps[r] for r in reps], mlen)
+    snap_pairs = _shared_pairs(snaps, keeps, uid, reps, lay)
     nc = lay.sources.shape[0]
     # refuse up front: every distinct candidate may run max_simulations times
     check_size("max_simulations", max_simulations,
@@ -612,7 +617,8 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
     gens = _streams(sim, entropy, lay.sources)
     params = protocol.kernel_params(g, T)
     npairs = lay.pair_snap.shape[0]
-    states = [_SnapshotState(widths.shape[0], pairs) for pairs in lay.snap_pairs]
+    states = [_SnapshotState(widths.shape[0], pairs) for pairs in snap_pairs]
+    results: list[SoftMarginResult | None] = [None] * len(snaps)
     active = np.ones(npairs, np.uint8)
     # per snapshot, its bounds hold together with probability >= 1 - risk: a union over
     # its candidates and the rounds (per snapshot, so that a snapshot's result
@@ -638,7 +644,7 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                 sums = runner.accumulate(n_round, T, active, widths)
             total += n_round
             last = 2 * total > max_simulations
-            for st in states:
+            for b, st in enumerate(states):
                 if st.done:
                     continue
                 logp, logq = sums.log_sums(st.pairs)
@@ -663,15 +669,63 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                         st.done, st.stop = True, "identified"
                 if st.done:
                     st.drawing[:] = False
-                active[st.pairs] = st.drawing
+                    # now: an equal snapshot still drawing may add runs to the shared pairs
+                    results[b] = _result(snaps[b], keeps[b], st, _judge(sums, st, tolerance),
+                                         sums, widths)
+            # a pair draws while any snapshot holding it does
+            active[:] = 0
+            for st in states:
+                active[st.pairs] |= st.drawing
             if all(st.done for st in states):
                 break
             n_round = total  # double the total
     finally:
         if give_back is not None:
             g.give_store(give_back)
-    return [_result(snap, keep, st, _judge(sums, st, tolerance), sums, widths)
-            for snap, keep, st in zip(snaps, keeps, states)]
+    return [res if res is not None else _result(snap, keep, st, _judge(sums, st, tolerance), sums, widths)
+            for res, snap, keep, st in zip(results, snaps, keeps, states)]
+
+
+def _equal_sets(snaps: Sequence[Snapshot]) -> tuple[list[int], list[int]]:
+    """Snapshots of one infected set: ``(uid, reps)``, ``uid[b]`` the set of snapshot ``b``
+    (numbered in order of first appearance) and ``reps[u]`` its first snapshot. Saturated
+    spreads give equal snapshots (every node infected, listed in different orders)."""
+    ids: dict[bytes, int] = {}
+    uid, reps = [], []
+    for b, snap in enumerate(snaps):
+        key = np.sort(np.asarray(snap.index, np.int64)).tobytes()
+        u = ids.setdefault(key, len(ids))
+        if u == len(reps):
+            reps.append(b)
+        uid.append(u)
+    return uid, reps
+
+
+def _shared_pairs(snaps: Sequence[Snapshot], keeps: Sequence[np.ndarray], uid: Sequence[int],
+                  reps: Sequence[int], lay: _Layout) -> list[np.ndarray]:
+    """Per snapshot, its pairs in the order of its own candidates, among the pairs of the
+    layout of the distinct sets (``lay``, built on ``reps``): a snapshot equal to an earlier
+    one (in another listing order) takes the earlier one's pair of each candidate. Every
+    pair accumulates the same sums whichever snapshot of its set is scored (the runs of its
+    candidate against its set), so each snapshot reads, through its own pairs in its own
+    order, exactly the sums it would have alone."""
+    out = []
+    for b, snap in enumerate(snaps):
+        u = uid[b]
+        r = reps[u]
+        if r == b:
+            out.append(lay.snap_pairs[u])
+            continue
+        mine = np.asarray(snap.index, np.int64)[keeps[b]]
+        theirs = np.asarray(snaps[r].index, np.int64)[keeps[r]]
+        order = np.argsort(theirs)
+        at = np.searchsorted(theirs, mine, sorter=order)
+        pos = order[np.minimum(at, theirs.shape[0] - 1)]
+        if mine.shape != theirs.shape or not np.array_equal(theirs[pos], mine):
+            # _prune depends on the set alone; anything else is a defect here
+            raise RuntimeError("soft_margin_many: equal infected sets kept different candidates")
+        out.append(lay.snap_pairs[u][pos])
+    return out
 
 
 def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums: Any,
@@ -1008,7 +1062,8 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     where snapshots converge, settle or stop uninformative early, so an upper bound; ``min_runs``, two rounds,
     gives the lower bound) is ``D x runs`` runs, ``D`` the
     distinct candidates, each run scored against its candidate's snapshots
-    (:func:`soft_margin_many` shares each candidate's runs among them).
+    (:func:`soft_margin_many` shares each candidate's runs among them, and scores the
+    snapshots of one infected set once).
 
     * ``D`` and the pairs are those of the snapshots (the estimator's own pruning); with
       ``batch`` beyond the sample, ``D`` is extrapolated by the rate of new candidates at
@@ -1075,11 +1130,14 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
         raise InvalidParameterError("snapshots must share one contact graph (the same object) and T")
     keeps = [_prune(s, candidates) for s in snaps]
     mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
-    lay = _layout(snaps, keeps, mlen)
+    uid, reps = _equal_sets(snaps)  # scored once per distinct set, as soft_margin_many does
+    lay = _layout([snaps[r] for r in reps], [keeps[r] for r in reps], mlen)
     m, D = len(snaps), float(lay.sources.shape[0])
     npairs = float(lay.pair_snap.shape[0])
     if batch > m:
-        per_snap = np.diff(lay.pair_ptr)  # snapshots holding each distinct candidate
+        # snapshots holding each distinct candidate (equal sets counted as often as drawn)
+        mult = np.bincount(np.asarray(uid), minlength=len(reps)).astype(np.float64)
+        per_snap = np.add.reduceat(mult[lay.pair_snap], lay.pair_ptr[:-1]) if D else np.zeros(0)
         fresh = float(np.sum(per_snap == 1)) / m
         bound = float("inf") if isinstance(g, LazyTree) else float(mlen)
         D = min(bound, D + (batch - m) * fresh)
@@ -1087,7 +1145,7 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     runs = runs_at_cap(simulations, max_simulations)
     min_runs = min(runs, 2 * simulations)  # converged or settled: two rounds at the soonest
     all_active = np.ones(lay.pair_snap.shape[0], np.uint8)
-    counts, bits, nbytes = _sm.scoring_costs(lay.pair_ptr, all_active, lay.snap_ptr, m)
+    counts, bits, nbytes = _sm.scoring_costs(lay.pair_ptr, all_active, lay.snap_ptr, len(reps))
     sim = _simulation(g, protocol, lay)
     use_bits = sim.lanes or (bits < counts and nbytes <= _sm.BITSET_BYTES)
     scoring = "bitsets, 64 runs at a time" if sim.lanes else "bitsets" if use_bits else "counts"
@@ -1095,7 +1153,7 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     # one count per snapshot holding each of its nodes (which grows with the batch)
     if use_bits:
         U = int(np.count_nonzero(np.diff(lay.snap_ptr)))
-        words = 2.0 * lay.snap_ids.shape[0] / m + math.ceil(U / 64) * npairs / max(D, 1.0)
+        words = 2.0 * lay.snap_ids.shape[0] / len(reps) + math.ceil(U / 64) * npairs / max(D, 1.0)
     else:
         words = counts * batch / m
     work = D * runs * (run_work(g, protocol, T) + words)
