@@ -19,6 +19,12 @@ The build is parallel and incremental, as scientific Python builds are:
   build (``pip install -e ".[test]"`` after ``pip install -e .``, ``pip wheel .``, an
   editable reinstall) with the same key copies the kept file instead of compiling again;
   any change of source, flags, compiler, Python or numpy compiles afresh.
+* Whatever is compiled is translated afresh with the package's directives (no bounds or
+  wraparound checks): a ``.c`` file newer than its ``.pyx`` is not trusted (it may come
+  from another translation), and ``build_ext --force`` of an extension with a kept build
+  translates it here instead of leaving it to setuptools' own Cython step, which applies
+  none (found 2026-11-29: kernels built that way raised ``IndexError`` on empty inputs
+  and ran slower).
 * Extensions are compiled without debug information (``-g0``): the package is a third of
   the size, and tracebacks through Cython code still name the ``.pyx`` lines.
 """
@@ -154,6 +160,11 @@ class build_ext(_build_ext):
             shutil.copyfile(kept, target)
             print(f"anonspread: {ext.name} unchanged, reusing {kept.relative_to(_KEPT.parent.parent)}")
             return
+        if any(str(src).endswith(".pyx") for src in ext.sources):
+            # kept at _prepared() time but compiled anyway (--force): translate it here, with
+            # the package's directives; setuptools' own Cython step would use none (bounds
+            # and wraparound checks in every kernel)
+            ext.sources = cythonize([ext], compiler_directives=_DIRECTIVES, force=True, quiet=True)[0].sources
         super().build_extension(ext)
         try:
             _KEPT.mkdir(parents=True, exist_ok=True)
@@ -172,7 +183,10 @@ def _prepared() -> list[Extension]:
     for ext in exts:
         ext._anonspread_key = _key(ext)
     stale = [ext for ext in exts if not _kept(ext).is_file()]
-    done = {e.name: e for e in cythonize(stale, compiler_directives=_DIRECTIVES, nthreads=_jobs())} if stale else {}
+    # force: a .c file newer than its .pyx may come from another translation (other
+    # directives); a stale extension is compiled anyway, so it is translated afresh
+    done = ({e.name: e for e in cythonize(stale, compiler_directives=_DIRECTIVES, nthreads=_jobs(), force=True)}
+            if stale else {})
     out = []
     for ext in exts:
         new = done.get(ext.name, ext)
