@@ -19,12 +19,12 @@ The build is parallel and incremental, as scientific Python builds are:
   build (``pip install -e ".[test]"`` after ``pip install -e .``, ``pip wheel .``, an
   editable reinstall) with the same key copies the kept file instead of compiling again;
   any change of source, flags, compiler, Python or numpy compiles afresh.
-* Whatever is compiled is translated afresh with the package's directives (no bounds or
-  wraparound checks): a ``.c`` file newer than its ``.pyx`` is not trusted (it may come
-  from another translation), and ``build_ext --force`` of an extension with a kept build
-  translates it here instead of leaving it to setuptools' own Cython step, which applies
+* Whatever is compiled is translated with the package's directives (no bounds or
+  wraparound checks): ``build_ext --force`` of an extension with a kept build translates
+  it here, afresh, instead of leaving it to setuptools' own Cython step, which applies
   none (found 2026-11-29: kernels built that way raised ``IndexError`` on empty inputs
-  and ran slower).
+  and ran slower, and their ``.c`` files, newer than the ``.pyx``, were reused by later
+  builds; delete ``src/anonspread/engine/*.c`` once if a tree holds such files).
 * Extensions are compiled without debug information (``-g0``): the package is a third of
   the size, and tracebacks through Cython code still name the ``.pyx`` lines.
 """
@@ -183,10 +183,9 @@ def _prepared() -> list[Extension]:
     for ext in exts:
         ext._anonspread_key = _key(ext)
     stale = [ext for ext in exts if not _kept(ext).is_file()]
-    # force: a .c file newer than its .pyx may come from another translation (other
-    # directives); a stale extension is compiled anyway, so it is translated afresh
-    done = ({e.name: e for e in cythonize(stale, compiler_directives=_DIRECTIVES, nthreads=_jobs(), force=True)}
-            if stale else {})
+    # not forced: pip runs this file several times per install, and a .c newer than its
+    # .pyx was translated here (or by build_extension below), with these directives
+    done = {e.name: e for e in cythonize(stale, compiler_directives=_DIRECTIVES, nthreads=_jobs())} if stale else {}
     out = []
     for ext in exts:
         new = done.get(ext.name, ext)
