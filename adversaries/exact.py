@@ -16,6 +16,7 @@ a user's module) gets exact likelihoods by registering its enumeration here.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections import defaultdict
 from collections.abc import Callable
@@ -251,8 +252,13 @@ def register_trajectories(protocol: str | type, *, cycles: bool = False,
 
 
 def _likelihood_of(final: Callable[[Any, LocalView, int, int], dict[int, float]]) -> Callable:
-    """The likelihood of the whole view from a final-set enumeration."""
+    """The likelihood of the whole view from a final-set enumeration (told the one final
+    set wanted, ``target=loc.full``, when it takes that keyword)."""
+    aimed = "target" in inspect.signature(final).parameters
+
     def likelihood(protocol: Any, loc: LocalView, v: int, max_states: int) -> float:
+        if aimed:
+            return final(protocol, loc, v, max_states, target=loc.full).get(loc.full, 0.0)
         return final(protocol, loc, v, max_states).get(loc.full, 0.0)
 
     likelihood.__name__ = likelihood.__qualname__ = f"likelihood_of_{final.__name__}"
@@ -311,17 +317,25 @@ def _guard(states: dict, max_states: int, n: int | None = None) -> None:
 # ------------------------------------------------------------ diffusions (RD, Protocol 1)
 
 
-def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> dict[int, float]:
+def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int,
+               target: int | None = None) -> dict[int, float]:
     """Random diffusion / Protocol 1: each infected node flips a coin per uninfected contact.
 
     ``rate(t, x, dist)`` is x's infection probability at step t. Outside contacts must
     all fail; an S node with k infected contacts is infected with 1 - prod(1 - q).
-    Returns the final masks' distribution.
+    Returns the final masks' distribution; with ``target`` (a mask), only the entry of
+    ``target``: the last step then follows, from each mask, the one transition that ends
+    at ``target`` (every remaining node of it infected now) instead of every subset of the
+    frontier. The same products in the same order, so the same value to the last bit;
+    the last step costs O(frontier) a mask instead of O(2^frontier) and keeps one state
+    (on the 34-node karate club at T = 2 a likelihood from the hub took 53 s, the last
+    step iterating 2^10-2^17 subsets from each of 65,536 masks).
     """
     dist = _bfs_dist(loc, v)
     states = {1 << v: 1.0}
     for t in range(1, T + 1):
         new: dict = defaultdict(float)
+        last = t == T and target is not None
         for mask, pr in states.items():
             stay_out = 1.0
             fail = [1.0] * loc.n  # prob. that node w escapes every infected contact
@@ -337,6 +351,16 @@ def _diffusion(loc: LocalView, v: int, T: int, rate, max_states: int) -> dict[in
             if stay_out == 0.0:
                 continue
             items = list(loc.bits(frontier))
+            if last:
+                # only the subset "all of the frontier", and only if it completes the target
+                if mask & ~target or mask | frontier != target:
+                    continue
+                p = pr * stay_out
+                for w in items:
+                    p *= 1.0 - fail[w]
+                if p > 0.0:
+                    new[target] += p
+                continue
             # the subsets of the frontier nodes whose fate is random lead to distinct masks:
             # more of them than the cap means the step's guard below would refuse anyway
             free = sum(1 for w in items if 0.0 < fail[w] < 1.0)
@@ -514,14 +538,16 @@ def _adaptive(loc: LocalView, v: int, T: int, d0: float, max_states: int) -> dic
 
 
 @register_trajectories(RandomDiffusion, cycles=True, final=True)
-def _random_diffusion(protocol: RandomDiffusion, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
+def _random_diffusion(protocol: RandomDiffusion, loc: LocalView, v: int, max_states: int,
+                      target: int | None = None) -> dict[int, float]:
     p = protocol.p
-    return _diffusion(loc, v, loc.T, lambda t, x, d: p, max_states)
+    return _diffusion(loc, v, loc.T, lambda t, x, d: p, max_states, target)
 
 
 @register_trajectories(LineProtocol, final=True)
-def _line_protocol(protocol: LineProtocol, loc: LocalView, v: int, max_states: int) -> dict[int, float]:
-    return _diffusion(loc, v, loc.T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states)
+def _line_protocol(protocol: LineProtocol, loc: LocalView, v: int, max_states: int,
+                   target: int | None = None) -> dict[int, float]:
+    return _diffusion(loc, v, loc.T, lambda t, x, d: (d + 1.0) / (t + 1.0), max_states, target)
 
 
 @register_trajectories(TreeProtocolPseudocode, final=True)
