@@ -613,8 +613,9 @@ def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: i
                           and prepare_takes_executor(exp.prepare), after=after)
 
 
-def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
-    """Seconds per trial of each point by the pilot (the progress ETA's prior)."""
+def _per_point(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]],
+               value: Callable[[Mapping[str, Any]], float]) -> dict[int, float]:
+    """``value(row)`` of the pilot's row of each point, by the point's index."""
     if estimate is None:
         return {}
     index = {repr(sorted(p.items())): i for i, p in enumerate(points)}
@@ -622,8 +623,13 @@ def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]
     for r in estimate.rows:
         i = index.get(repr(sorted(r["params"].items())))
         if i is not None:
-            out[i] = r["seconds_per_trial"]
+            out[i] = value(r)
     return out
+
+
+def _priors(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]]) -> dict[int, float]:
+    """Seconds per trial of each point by the pilot (the progress ETA's prior)."""
+    return _per_point(estimate, points, lambda r: r["seconds_per_trial"])
 
 
 def _dispatch_costs(estimate: CostEstimate | None,
@@ -632,15 +638,7 @@ def _dispatch_costs(estimate: CostEstimate | None,
     dispatched (:func:`_longest_first`): a priced point at its lower bound (soft-margin:
     every snapshot stopping at its soonest; its price at the cap is an upper bound up to
     8x above it, which would put cheap points first)."""
-    if estimate is None:
-        return {}
-    index = {repr(sorted(p.items())): i for i, p in enumerate(points)}
-    out: dict[int, float] = {}
-    for r in estimate.rows:
-        i = index.get(repr(sorted(r["params"].items())))
-        if i is not None:
-            out[i] = float(r.get("least_per_trial", r["seconds_per_trial"]))
-    return out
+    return _per_point(estimate, points, lambda r: float(r.get("least_per_trial", r["seconds_per_trial"])))
 
 
 def _longest_first(units: Sequence[Unit], cost: Callable[[Unit], float]) -> list[Unit]:

@@ -31,7 +31,7 @@ def test_aimed_last_step_is_the_full_enumeration_bit_for_bit(rate_name):
     checked = 0
     for snap, p in _cases():
         loc = LocalView(snap)
-        rate = (lambda t, x, d: p) if rate_name == "random-diffusion" else (lambda t, x, d: (d + 1.0) / (t + 1.0))
+        rate = (lambda t, x, d, p=p: p) if rate_name == "random-diffusion" else (lambda t, x, d: (d + 1.0) / (t + 1.0))
         for v in range(loc.n):
             full = E._diffusion(loc, v, snap.T, rate, 10**6).get(loc.full, 0.0)
             aimed = E._diffusion(loc, v, snap.T, rate, 10**6, loc.full)

@@ -4,32 +4,14 @@ field and bit for bit, the one soft_margin_estimate gives for it alone."""
 
 from __future__ import annotations
 
-import dataclasses
-from concurrent.futures import Future
-
 import networkx as nx
 import numpy as np
 import pytest
+from softmargin_checks import Inline, assert_identical
 
 from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.adversaries import softmargin as sm
-
-
-def _assert_identical(one, two):
-    for f in dataclasses.fields(one):
-        a, b = getattr(one, f.name), getattr(two, f.name)
-        if isinstance(a, A.Scores):
-            assert np.array_equal(a.nodes, b.nodes) and a.kind == b.kind
-            a, b = a.array, b.array
-        assert np.array_equal(a, b), f.name
-
-
-class _Inline:
-    def submit(self, fn, *args):
-        fut = Future()
-        fut.set_result(fn(*args))
-        return fut
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +43,16 @@ def test_each_result_is_the_snapshot_alone(batch, kw):
     snaps, proto = batch
     many = A.soft_margin_many(snaps, proto, rng=7, simulations=200, **kw)
     for snap, res in zip(snaps, many):
-        _assert_identical(res, A.soft_margin_estimate(snap, proto, rng=7, simulations=200, **kw))
+        assert_identical(res, A.soft_margin_estimate(snap, proto, rng=7, simulations=200, **kw))
 
 
 def test_on_an_executor_too(batch):
     snaps, proto = batch
     kw = {"rng": 5, "simulations": 100, "max_simulations": 800}
     serial = A.soft_margin_many(snaps, proto, **kw)
-    chunked = A.soft_margin_many(snaps, proto, executor=_Inline(), chunks=3, **kw)
+    chunked = A.soft_margin_many(snaps, proto, executor=Inline(), chunks=3, **kw)
     for one, two in zip(serial, chunked):
-        _assert_identical(one, two)
+        assert_identical(one, two)
 
 
 def test_equal_sets_are_scored_once(batch, monkeypatch):

@@ -3,26 +3,17 @@ as tasks of a process pool or a dask cluster give the in-process result bit for 
 
 from __future__ import annotations
 
-import dataclasses
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import networkx as nx
 import numpy as np
 import pytest
+from softmargin_checks import Inline, assert_identical
 
 from anonspread import adversaries as A
 from anonspread import spread
 from anonspread.engine import softmargin as engine_sm
 from anonspread.errors import InvalidParameterError, InvalidTypeError
-
-
-def _assert_identical(one, two):
-    for f in dataclasses.fields(one):
-        a, b = getattr(one, f.name), getattr(two, f.name)
-        if isinstance(a, A.Scores):
-            assert np.array_equal(a.nodes, b.nodes) and a.kind == b.kind
-            a, b = a.array, b.array
-        assert np.array_equal(a, b), f.name
 
 
 @pytest.fixture(scope="module")
@@ -43,35 +34,26 @@ def cases():
     return out
 
 
-class _Inline:
-    """The smallest executor: anything with .submit(fn, *args) returning .result()."""
-
-    def submit(self, fn, *args):
-        fut = Future()
-        fut.set_result(fn(*args))
-        return fut
-
-
 def test_process_pool_gives_the_serial_result_whatever_the_chunks(cases):
     with ProcessPoolExecutor(2) as pool:
         for snap, proto, kw, serial in cases:
             for chunks in (None, 1, 3, 7, 1000):
-                _assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool,
+                assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool,
                                                                  chunks=chunks, **kw))
-            _assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool,
+            assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool,
                                                              chunks=2, threads=2, **kw))
 
 
 def test_thread_pool_and_a_minimal_executor_give_the_serial_result(cases):
     with ThreadPoolExecutor(3) as pool:
         for snap, proto, kw, serial in cases:
-            _assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool, **kw))
+            assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=pool, **kw))
     for snap, proto, kw, serial in cases:
-        _assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=_Inline(),
+        assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=Inline(),
                                                          chunks=4, **kw))
     # and the registered estimator's scores are those of the estimate
     snap, proto, kw, serial = cases[0]
-    assert np.array_equal(A.soft_margin(snap, proto, executor=_Inline(), **kw).array,
+    assert np.array_equal(A.soft_margin(snap, proto, executor=Inline(), **kw).array,
                           serial.scores.array)
 
 
@@ -83,7 +65,7 @@ def test_dask_cluster_gives_the_serial_result(cases, processes):
             distributed.Client(cluster) as client:
         for snap, proto, kw, serial in cases:
             for chunks in (None, 5):
-                _assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=client,
+                assert_identical(serial, A.soft_margin_estimate(snap, proto, executor=client,
                                                                  chunks=chunks, **kw))
 
 
@@ -131,8 +113,8 @@ def test_bad_executor_or_chunks_is_refused_by_name():
     assert gen.bit_generator.state == state  # refused before any draw
     for bad in (0, -2):
         with pytest.raises(InvalidParameterError, match=rf"chunks.*{bad}"):
-            A.soft_margin_estimate(snap, line, rng=1, executor=_Inline(), chunks=bad)
+            A.soft_margin_estimate(snap, line, rng=1, executor=Inline(), chunks=bad)
     with pytest.raises(InvalidParameterError, match=r"chunks must be an integer >= 1; got 2.5"):
-        A.soft_margin_estimate(snap, line, rng=1, executor=_Inline(), chunks=2.5)
+        A.soft_margin_estimate(snap, line, rng=1, executor=Inline(), chunks=2.5)
     with pytest.raises(InvalidTypeError, match="chunks"):
-        A.soft_margin_estimate(snap, line, rng=1, executor=_Inline(), chunks="2")
+        A.soft_margin_estimate(snap, line, rng=1, executor=Inline(), chunks="2")
