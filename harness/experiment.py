@@ -366,9 +366,10 @@ class Experiment:
         ``derived_cost(point) -> dict | None``: for a derived point computed after the
         trials in the run's process (the detection sweep's ``bp-predicted``), the point
         whose trials cost what it costs (its stand-in: ``bp``'s trials at the same graph,
-        protocol and ``T``), or None when it costs nothing to speak of (``strongest``). The
-        pilot times the stand-in and adds the derived point to the run's price, after the
-        trials and on one process.
+        protocol and ``T``), ``{"unpriced": what it does}`` when no pilot can tell its
+        cost (``ceiling``: the first line then says it is not counted), or None when it
+        costs nothing to speak of (``strongest``). The pilot times the stand-in and adds
+        the derived point to the run's price, after the trials and on one process.
     template : str or None
         The sweep template the experiment was composed from (:func:`harness.compose` sets
         it); recorded in the JSON, so that the line that reproduces a run made from Python

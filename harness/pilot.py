@@ -112,6 +112,10 @@ class CostEstimate:
         stopping after the two rounds it needs at the soonest, ``"least_per_trial"`` of its
         rows) instead of its price at the cap; None: as ``cpu_seconds`` and
         ``wall_seconds``. :meth:`summary` gives the range where they differ.
+    unpriced : sequence of str
+        Work of the run that no pilot can price, not in the CPU and wall time (the
+        detection sweep's ``ceiling`` points, computed after the trials:
+        :attr:`~harness.Experiment.derived_cost`); :meth:`summary` says it is not counted.
 
     Examples
     --------
@@ -134,6 +138,7 @@ class CostEstimate:
     notes: Sequence[str] = field(default_factory=tuple)
     cpu_seconds_least: float | None = None
     wall_seconds_least: float | None = None
+    unpriced: Sequence[str] = field(default_factory=tuple)
 
     def per_label(self) -> dict[str, tuple[float, float, float]]:
         """Per estimator: (least, largest elapsed seconds per trial over its points, CPU
@@ -164,7 +169,8 @@ class CostEstimate:
                 + f"; run ~{self._range(self.cpu_seconds_least, self.cpu_seconds)} CPU, "
                 f"~{self._range(self.wall_seconds_least, self.wall_seconds)} wall on {self.executor}"
                 + (" (priced estimators from every snapshot stopping at its soonest to the cap)"
-                   if self._ranged() else ""))
+                   if self._ranged() else "")
+                + (f"; not counted, after the trials: {'; '.join(self.unpriced)}" if self.unpriced else ""))
 
     def _ranged(self) -> bool:
         return any(least is not None and format_seconds(least) != format_seconds(most)

@@ -599,18 +599,27 @@ def _pilot(exp: Experiment, points: Sequence[Mapping[str, Scalar]], per_point: i
     counts = [per_point] * len(points) if isinstance(per_point, int) else list(per_point)
     groups = _groups(exp, points) if exp.paired is not None else None
     after = []  # the derived points computed after the trials, by their stand-ins
+    unpriced: dict[str, list] = {}  # the derived points no pilot can price, by what they do
     if exp.derived_cost is not None:
         for p in derived:
             stand_in = exp.derived_cost(dict(p))
+            if stand_in is not None and "unpriced" in stand_in:
+                label = str(p.get(exp.paired)) if exp.paired is not None else exp.name
+                unpriced.setdefault(f"{label} ({stand_in['unpriced']})", []).append(p)
+                continue
             # a stand-in that does not apply at the point (bp on adaptive diffusion): the
             # derived point is skipped there, with its reason, and costs nothing
             if stand_in is not None and (exp.skip is None or exp.skip(dict(stand_in)) is None):
                 n = exp.point_trials(p, n_trials) if exp.point_trials is not None else n_trials
                 after.append((dict(p), dict(stand_in), int(n)))
-    return pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,
-                          workers=executor.workers, executor=executor.describe(),
-                          one_off_parallel=bool(getattr(executor, "shares_files", False))
-                          and prepare_takes_executor(exp.prepare), after=after)
+    est = pilot_estimate(exp, points, counts, groups=groups, batch_size=bsize,
+                         workers=executor.workers, executor=executor.describe(),
+                         one_off_parallel=bool(getattr(executor, "shares_files", False))
+                         and prepare_takes_executor(exp.prepare), after=after)
+    if unpriced:
+        est = dataclasses.replace(est, unpriced=tuple(
+            f"{what} at {len(ps)} point{'s' if len(ps) != 1 else ''}" for what, ps in unpriced.items()))
+    return est
 
 
 def _per_point(estimate: CostEstimate | None, points: Sequence[Mapping[str, Scalar]],

@@ -208,14 +208,17 @@ def derived_detection(table: Any, points: Any, level: float, components: Any = N
 #: Derived estimators computed after the trials, and the estimator whose trials at the same
 #: point cost what they cost (``bp-predicted``: BP on as many spreads of its own).
 DERIVED_STAND_INS = {BP_PREDICTED: "bp"}
+#: Derived estimators computed after the trials whose cost no pilot can tell: what they do.
+DERIVED_UNPRICED = {CEILING: "an exact enumeration, or exact posteriors of sampled spreads: "
+                             "seconds to minutes where it fits, refused where it cannot"}
 
 
 def derived_stand_in(point: Mapping[str, Any]) -> dict | None:
-    """The point whose trials cost what the derived ``point`` costs
-    (:attr:`harness.Experiment.derived_cost`): ``bp-predicted`` runs BP on as many spreads
-    of its own as the point's trials, so ``bp``'s trials at the same point; None for the
-    derived points that cost nothing to speak of (``strongest``) or are not priced
-    (``ceiling``).
+    """What the derived ``point`` costs (:attr:`harness.Experiment.derived_cost`):
+    ``bp-predicted`` runs BP on as many spreads of its own as the point's trials, so
+    ``bp``'s trials at the same point; ``ceiling``'s cost no pilot can tell (an exact
+    enumeration), ``{"unpriced": what it does}``; None for the derived points that cost
+    nothing to speak of (``strongest``).
 
     Examples
     --------
@@ -223,9 +226,13 @@ def derived_stand_in(point: Mapping[str, Any]) -> dict | None:
     {'T': 3, 'estimator': 'bp'}
     >>> derived_stand_in({"T": 3, "estimator": "strongest"}) is None
     True
+    >>> sorted(derived_stand_in({"T": 3, "estimator": "ceiling"}))
+    ['unpriced']
     """
     name = point.get("estimator")
     name = name[0] if isinstance(name, tuple) and len(name) == 1 else name
+    if isinstance(name, str) and name in DERIVED_UNPRICED:
+        return {"unpriced": DERIVED_UNPRICED[name]}
     stand_in = DERIVED_STAND_INS.get(name) if isinstance(name, str) else None
     return None if stand_in is None else {**point, "estimator": stand_in}
 

@@ -114,6 +114,23 @@ def test_dry_run_prints_the_estimate_and_writes_nothing(tmp_path, capsys, monkey
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_first_line_says_the_ceiling_is_not_counted(tmp_path):
+    """The ceiling is computed after the trials and no pilot can price it (an exact
+    enumeration): the estimate says so instead of leaving it out silently."""
+    grid = {"graph": ["regular-3"], "protocol": ["random-diffusion"], "T": [2, 3]}
+    with_ceiling = harness.estimate_cost(
+        harness.compose("detection", product={**grid, "estimator": ["jordan", "strongest", "ceiling"]}),
+        trials=50, executor="inprocess")
+    line = with_ceiling.summary()
+    assert line.endswith("not counted, after the trials: ceiling (an exact enumeration, or exact "
+                         "posteriors of sampled spreads: seconds to minutes where it fits, refused "
+                         "where it cannot) at 2 points")
+    without = harness.estimate_cost(
+        harness.compose("detection", product={**grid, "estimator": ["jordan", "strongest"]}),
+        trials=50, executor="inprocess")
+    assert "not counted" not in without.summary() and without.unpriced == ()
+
+
 LEARNED_SWEEP = {"graph": ["regular-3"], "protocol": ["adaptive-diffusion"],
                  "estimator": ["jordan", "learned"], "T": [1, 2]}
 
