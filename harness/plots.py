@@ -929,7 +929,7 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
                 if most:
                     _mark_covered(ax, [xs[k] for k in most], [ys[k] for k in most])
                     extra.setdefault(_COVERED_LABEL, _covered_handle())
-        for (ref_label, xs, rys), owners in pending.items():
+        for (ref_label, xs, rys), owners in _merge_contained(pending).items():
             ys_ref = [math.nan if y is None else y for y in rys]
             if len(owners) == 1:  # one series: in its colour, named after it
                 who, colour, dots = owners[0][1].splitlines()[0], owners[0][2], (0, (1, 2.5))
@@ -959,6 +959,32 @@ def draw(table: Table, spec: PlotSpec, *, title: str = "", labels: Mapping[str, 
     _legend_below(fig, {**handles, **extra}, key_title)
     _finish(fig, table, info, title, width, notes)
     return fig
+
+
+def _merge_contained(pending: Mapping[tuple, list]) -> dict[tuple, list]:
+    """Reference curves ``(label, xs, ys) -> owners``, with every curve whose points all lie
+    on a longer curve of the same reference folded into it (its series join that curve's
+    owners), in the order of the rest: the ceiling computed at fewer T than its protocol's
+    estimators shares their uniform guess instead of drawing a one-point curve (invisible
+    when dotted) with a legend entry of its own."""
+    def points(curve: tuple) -> set:
+        return {(x, y) for x, y in zip(curve[1], curve[2]) if y is not None}
+
+    host: dict[tuple, tuple] = {}
+    for c in pending:
+        bigger = [h for h in pending if h[0] == c[0] and len(points(h)) > len(points(c))
+                  and points(c) <= points(h)]
+        if bigger:
+            host[c] = max(bigger, key=lambda h: len(points(h)))
+    out: dict[tuple, list] = {}
+    for c, owners in pending.items():
+        if c not in host:
+            out.setdefault(c, []).extend(owners)
+    for c, h in host.items():
+        while h in host:  # a chain: fold into the longest
+            h = host[h]
+        out[h].extend(pending[c])
+    return out
 
 
 def _finish(fig: Any, table: Table, info: Mapping[str, Any], title: str, width: float,

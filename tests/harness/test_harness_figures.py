@@ -309,3 +309,27 @@ def test_a_series_has_one_colour_and_style_in_every_panel():
     for label, style in look[1].items():
         assert look[0][label] == style, label
     assert len({v[0] for v in look[0].values()}) == 12  # and they stay distinct
+
+
+def test_a_point_at_fewer_T_shares_its_protocols_uniform_guess():
+    """A ceiling computed at T = 2 only (not at 3) takes E[N_T] from its protocol's
+    estimators: its uniform guess lies on theirs, so it is one curve with one legend entry,
+    not a one-point dotted curve (invisible) with an entry of its own."""
+    from anonspread.harness.results import Table
+
+    rows = []
+    for est in ("jordan", "bp", "ceiling"):
+        for T in (2, 3):
+            if est == "ceiling" and T == 3:
+                continue
+            rows.append({"estimator": est, "T": T, "metric": "detection", "n": 200,
+                         "mean": 0.1 * T, "stderr": 0.0, "ci_low": 0.1 * T, "ci_high": 0.1 * T})
+            if est != "ceiling":
+                rows.append({"estimator": est, "T": T, "metric": "n_infected", "n": 200,
+                             "mean": 5.0 * T, "stderr": 0.0, "ci_low": 5.0 * T, "ci_high": 5.0 * T})
+    table = Table(("estimator", "T"), {"estimator": "str", "T": "int"}, rows)
+    fig = _drawn(draw(table, PlotSpec(x="T", series="estimator", y=("detection",))))
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert [t for t in texts if "1/E[N_T]" in t] == ["uniform guess 1/E[N_T]: the same for every series"]
+    guess = [ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("_reference")]
+    assert len(guess) == 1 and list(guess[0].get_xdata()) == [2, 3]
