@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from anonspread.adversaries.estimators import _check_snapshot, rumor_centrality
-from anonspread.adversaries.observation import Snapshot, graph_is_forest, observe
+from anonspread.adversaries.observation import Snapshot, graph_is_forest, observe, relisted
 from anonspread.adversaries.registry import applicable_estimators, get_estimator, register_estimator
 from anonspread.adversaries.scores import TIE_RTOL, Scores, top_set
 from anonspread.engine import features as _features
@@ -470,12 +470,7 @@ def _shuffled(sp: Any, reveal: bool, gen: np.random.Generator) -> tuple[Snapshot
     evaluation in the same order could not catch.
     """
     snap = observe(sp, reveal_edges=reveal)
-    perm = gen.permutation(snap.n)
-    inv = np.empty(snap.n, np.int64)
-    inv[perm] = np.arange(snap.n)
-    edges = None if snap._edges is None else (inv[snap._edges[0]], inv[snap._edges[1]])
-    out = Snapshot.__new__(Snapshot)
-    out._init(snap.graph, snap.nodes[perm], snap.index[perm], snap.T, edges)
+    out, inv = relisted(snap, gen.permutation(snap.n))
     return out, int(inv[0])
 
 

@@ -301,6 +301,19 @@ def _label_array(labels: list) -> np.ndarray:
     return out
 
 
+def relisted(snapshot: Snapshot, perm: np.ndarray) -> tuple[Snapshot, np.ndarray]:
+    """The same observation with its infected nodes listed in the order ``perm`` (the old
+    positions, in their new order), and where each old position went (``inv[old] = new``);
+    a revealed infection tree's edges follow their nodes."""
+    perm = np.asarray(perm, np.int64)
+    inv = np.empty(snapshot.n, np.int64)
+    inv[perm] = np.arange(snapshot.n)
+    edges = None if snapshot._edges is None else (inv[snapshot._edges[0]], inv[snapshot._edges[1]])
+    out = Snapshot.__new__(Snapshot)
+    out._init(snapshot.graph, snapshot.nodes[perm], snapshot.index[perm], snapshot.T, edges)
+    return out, inv
+
+
 def observe(spread: Spread, *, reveal_edges: bool = False) -> Snapshot:
     """The snapshot adversary's view of a spread (thesis §2.1.2).
 

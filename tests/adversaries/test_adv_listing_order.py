@@ -16,7 +16,7 @@ import pytest
 
 from anonspread import adversaries as A
 from anonspread import spread
-from anonspread.adversaries.observation import Snapshot
+from anonspread.adversaries.observation import Snapshot, relisted
 
 GRAPH = spread.graphs.as_contact_graph(nx.connected_watts_strogatz_graph(40, 4, 0.2, seed=1))
 CASES = {
@@ -31,13 +31,7 @@ FAST = {"soft-margin": {"simulations": 200, "max_simulations": 400},
 
 
 def _relisted(snap: Snapshot, rng: np.random.Generator) -> Snapshot:
-    perm = rng.permutation(snap.n)
-    inv = np.empty(snap.n, np.int64)
-    inv[perm] = np.arange(snap.n)
-    edges = None if snap._edges is None else (inv[snap._edges[0]], inv[snap._edges[1]])
-    out = Snapshot.__new__(Snapshot)
-    out._init(snap.graph, snap.nodes[perm], snap.index[perm], snap.T, edges)
-    return out
+    return relisted(snap, rng.permutation(snap.n))[0]
 
 
 def _by_node(scores) -> dict:
