@@ -601,12 +601,12 @@ def soft_margin_many(snapshots: Sequence[Snapshot], protocol: Protocol, *, rng: 
                 f"snapshots must share one contact graph and T; snapshots[{k}] has T = {s.T} "
                 f"on {s.graph!r}, snapshots[0] T = {T} on {g!r}")
     gen = check_rng(rng)
-    keeps = [_prune(s, candidates) for s in snaps]
     mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
     # snapshots of one infected set share their pairs: scored once per run, not per snapshot
     uid, reps = _equal_sets(snaps)
+    keeps, found = _keeps(snaps, candidates, uid, reps)
     lay = _layout([snaps[r] for r in reps], [keeps[r] for r in reps], mlen)
-    snap_pairs = _shared_pairs(snaps, keeps, uid, reps, lay)
+    snap_pairs = [lay.snap_pairs[u][at] for u, at in zip(uid, found)]
     nc = lay.sources.shape[0]
     # refuse up front: every distinct candidate may run max_simulations times
     check_size("max_simulations", max_simulations,
@@ -701,31 +701,30 @@ def _equal_sets(snaps: Sequence[Snapshot]) -> tuple[list[int], list[int]]:
     return uid, reps
 
 
-def _shared_pairs(snaps: Sequence[Snapshot], keeps: Sequence[np.ndarray], uid: Sequence[int],
-                  reps: Sequence[int], lay: _Layout) -> list[np.ndarray]:
-    """Per snapshot, its pairs in the order of its own candidates, among the pairs of the
-    layout of the distinct sets (``lay``, built on ``reps``): a snapshot equal to an earlier
-    one (in another listing order) takes the earlier one's pair of each candidate. Every
-    pair accumulates the same sums whichever snapshot of its set is scored (the runs of its
-    candidate against its set), so each snapshot reads, through its own pairs in its own
-    order, exactly the sums it would have alone."""
-    out = []
+def _keeps(snaps: Sequence[Snapshot], candidates: int | None, uid: Sequence[int],
+           reps: Sequence[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per snapshot, its candidates' local ids (:func:`_prune`, on the first snapshot of each
+    infected set only: the pruning depends on the set alone) and where each of them stands
+    among the candidates of its set's first snapshot, whose pairs it shares: a snapshot
+    reads the shared sums through its own candidates in its own order, exactly the sums it
+    would have alone."""
+    first = {r: _prune(snaps[r], candidates) for r in reps}
+    keeps, found = [], []
     for b, snap in enumerate(snaps):
-        u = uid[b]
-        r = reps[u]
+        r = reps[uid[b]]
         if r == b:
-            out.append(lay.snap_pairs[u])
+            keeps.append(first[r])
+            found.append(np.arange(first[r].shape[0]))
             continue
-        mine = np.asarray(snap.index, np.int64)[keeps[b]]
-        theirs = np.asarray(snaps[r].index, np.int64)[keeps[r]]
-        order = np.argsort(theirs)
-        at = np.searchsorted(theirs, mine, sorter=order)
-        pos = order[np.minimum(at, theirs.shape[0] - 1)]
-        if mine.shape != theirs.shape or not np.array_equal(theirs[pos], mine):
-            # _prune depends on the set alone; anything else is a defect here
-            raise RuntimeError("soft_margin_many: equal infected sets kept different candidates")
-        out.append(lay.snap_pairs[u][pos])
-    return out
+        theirs = np.asarray(snaps[r].index, np.int64)[first[r]]
+        index = np.asarray(snap.index, np.int64)
+        order = np.argsort(index)
+        keep = np.sort(order[np.searchsorted(index, theirs, sorter=order)])  # the same nodes here
+        mine = index[keep]
+        sorter = np.argsort(theirs)
+        keeps.append(keep)
+        found.append(sorter[np.searchsorted(theirs, mine, sorter=sorter)])
+    return keeps, found
 
 
 def _result(snap: Snapshot, keep: np.ndarray, st: _SnapshotState, f: dict, sums: Any,
@@ -1128,10 +1127,9 @@ def soft_margin_cost(snapshots: Sequence[Snapshot], protocol: Protocol, *, batch
     g, T = snaps[0].graph, snaps[0].T
     if any(s.T != T or s.graph is not g for s in snaps[1:]):
         raise InvalidParameterError("snapshots must share one contact graph (the same object) and T")
-    keeps = [_prune(s, candidates) for s in snaps]
     mlen = g.store.n_nodes if isinstance(g, LazyTree) else g.number_of_nodes()
     uid, reps = _equal_sets(snaps)  # scored once per distinct set, as soft_margin_many does
-    lay = _layout([snaps[r] for r in reps], [keeps[r] for r in reps], mlen)
+    lay = _layout([snaps[r] for r in reps], [_prune(snaps[r], candidates) for r in reps], mlen)
     m, D = len(snaps), float(lay.sources.shape[0])
     npairs = float(lay.pair_snap.shape[0])
     if batch > m:
