@@ -26,11 +26,13 @@ from anonspread.adversaries.bp import (
 )
 from anonspread.adversaries.ceiling import Ceiling, bayes_ceiling, ceiling_refusal
 from anonspread.adversaries.estimators import (
+    RumorCost,
     TopRank,
     jordan_center,
     ml_adaptive_diffusion,
     ml_tree_protocol,
     rumor_centrality,
+    rumor_cost,
     top_and_rank,
 )
 from anonspread.adversaries.exact import (
@@ -109,6 +111,7 @@ __all__ = [
     "HeldOut",
     "LearnedAdversary",
     "LocalView",
+    "RumorCost",
     "Scores",
     "Snapshot",
     "SoftMarginCost",
@@ -153,6 +156,7 @@ __all__ = [
     "register_spy_estimator",
     "register_trajectories",
     "rumor_centrality",
+    "rumor_cost",
     "simulate_and_score",
     "soft_margin",
     "soft_margin_cost",

@@ -9,6 +9,8 @@ shared with the Monte Carlo path :func:`adversaries.simulate_and_score`.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,14 +23,17 @@ from anonspread.adversaries.scores import Scores
 from anonspread.engine import rumor as _rumor
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
+from anonspread.spread.limits import check_size, work_budget
 from anonspread.validation import check_int, check_real
 
 __all__ = [
+    "RumorCost",
     "TopRank",
     "jordan_center",
     "ml_adaptive_diffusion",
     "ml_tree_protocol",
     "rumor_centrality",
+    "rumor_cost",
     "top_and_rank",
 ]
 
@@ -305,7 +310,188 @@ def jordan_center(snapshot: Snapshot) -> Scores:
     return Scores(snapshot.nodes, -ecc.astype(np.float64), "minus-eccentricity")
 
 
-@register_estimator("rumor", protocols=None, batch=True)
+@dataclass(frozen=True)
+class RumorCost:
+    """What rumour centrality's exact scan (:func:`top_and_rank`, the sweeps' path) will
+    cost on a batch of snapshots, priced before it runs (:func:`rumor_cost`).
+
+    Parameters
+    ----------
+    snapshots : int
+        Snapshots of the batch priced.
+    sampled : int
+        Snapshots the price was computed from (the batch's cost is their mean times
+        ``snapshots``).
+    evaluations : float
+        Exact evaluations of the sampled snapshots, each one BFS of its 2-core: the
+        scan's own count, known before it runs (:func:`engine.rumor.rumor_plan`).
+    core_nodes : int
+        The largest 2-core of the sample (0: every sampled subgraph is a tree, linear).
+    work : float
+        Node visits of the batch: ``evaluations x (core nodes + core arcs)`` plus one pass
+        over each snapshot's subgraph, scaled to ``snapshots``. Deterministic.
+    seconds_per_evaluation : float or None
+        Mean CPU seconds of an evaluation, timed on a few of each sampled snapshot's
+        (None when not timed).
+    cpu_seconds : float or None
+        The batch's evaluations x their timed cost, scaled to ``snapshots`` (None when
+        not timed). Not a bound: the count is exact, its timing an estimate.
+    timed_seconds : float
+        What pricing took (CPU): the scans' setups and the timed evaluations.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.random_regular_graph(4, 60, seed=1))
+    >>> sims = [spread.simulate(g, spread.RandomDiffusion(0.5), 3, rng=s) for s in range(4)]
+    >>> cost = adversaries.rumor_cost([adversaries.observe(x) for x in sims], [x.source for x in sims])
+    >>> cost.snapshots, cost.evaluations > 0, cost.cpu_seconds > 0
+    (4, True, True)
+    """
+
+    snapshots: int
+    sampled: int
+    evaluations: float
+    core_nodes: int
+    work: float
+    seconds_per_evaluation: float | None
+    cpu_seconds: float | None
+    timed_seconds: float
+    #: what a price of this kind rests on, for the pilot's notes (one sentence)
+    basis = ("its exact evaluations (one BFS of the snapshot's 2-core each), counted before "
+             "the scan from its bounds on a sample of the point's spreads, x the CPU time of an "
+             "evaluation, timed on a few of each (harness.budget)")
+    #: what the price is, for a skipped point's reason
+    caveat = "an estimate: the evaluations are counted exactly, their time measured on a few"
+
+    #: min_cpu_seconds of a price with a range (soft-margin's); this one has none
+    min_cpu_seconds = None
+
+    def __repr__(self) -> str:
+        cpu = "not timed" if self.cpu_seconds is None else f"{self.cpu_seconds:.3g} s CPU"
+        return (f"RumorCost({cpu}, work={self.work:.3g}, evaluations={self.evaluations:.0f}, "
+                f"snapshots={self.snapshots}, sampled={self.sampled})")
+
+    def describe(self) -> str:
+        """One line: the evaluations and their cost behind the price."""
+        per = ("" if self.seconds_per_evaluation is None
+               else f" x {self.seconds_per_evaluation * 1e3:.2g} ms")
+        mean = self.evaluations / max(self.sampled, 1)
+        return (f"~{mean:,.0f} exact evaluations a snapshot{per} (2-cores up to "
+                f"{self.core_nodes:,} nodes; from {self.sampled} sampled of {self.snapshots})")
+
+
+def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: int | None = None,
+               timed: bool = True, timed_evaluations: int = 4,
+               min_seconds: float = 0.01) -> RumorCost:
+    """Price rumour centrality's exact scan on a batch of snapshots before running it.
+
+    On a tree the scores are one linear pass. On a graph with cycles :func:`top_and_rank`
+    (the path of the sweeps and of :func:`simulate_and_score`) computes exact scores, one
+    BFS of the subgraph's 2-core each, for the source and every node whose cut-vertex
+    bound reaches the source's score; inside a 2-connected core that is every core node,
+    O(n_c (n_c + m_c)): quadratic (``docs/adversaries.md``). The count depends only on the
+    bounds and the source's score, so it is known after the scan's setup and one
+    evaluation (:func:`engine.rumor.rumor_plan`, tested equal to the scan's own count):
+    this prices each snapshot exactly in evaluations, and in CPU seconds by timing
+    ``timed_evaluations`` of them (spread over the scan's order, more until they take
+    ``min_seconds``). A batch larger than the sample is priced at the sample's mean.
+
+    Parameters
+    ----------
+    snapshots : sequence of Snapshot
+    sources : sequence of node
+        Each snapshot's true source (the node whose rank the scan returns).
+    batch : int or None
+        Snapshots of the batch priced (None: ``len(snapshots)``); at least that.
+    timed : bool, default True
+        Time evaluations (else only the deterministic ``work``).
+    timed_evaluations : int >= 1, default 4
+        Evaluations timed per snapshot, at least.
+    min_seconds : float >= 0, default 0.01
+        CPU seconds a snapshot's timed evaluations should take together.
+
+    Returns
+    -------
+    RumorCost
+    """
+    from anonspread.adversaries.scores import TIE_RTOL
+    from anonspread.engine.rumor import rumor_plan
+
+    snaps = [_check_snapshot(s) for s in snapshots]
+    sources = list(sources)
+    if not snaps:
+        raise InvalidParameterError("snapshots must hold at least one snapshot; got none")
+    if len(sources) != len(snaps):
+        raise InvalidParameterError(
+            f"sources must hold one source per snapshot; got {len(sources)} for {len(snaps)} snapshots")
+    batch = len(snaps) if batch is None else check_int(batch, "batch", low=len(snaps))
+    timed_evaluations = check_int(timed_evaluations, "timed_evaluations", low=1)
+    min_seconds = check_real(min_seconds, "min_seconds", low=0.0)
+    c0 = time.process_time()
+    evaluations = work = cpu = 0.0
+    timed_count = 0.0
+    core = 0
+    for snap, src in zip(snaps, sources):
+        indptr, indices = snap.subgraph()
+        work += snap.n + indices.shape[0]
+        if snap.subgraph_is_tree():
+            continue
+        plan = rumor_plan(indptr, indices, snap.position(src), TIE_RTOL,
+                          timed=timed_evaluations if timed else 0,
+                          min_seconds=min_seconds if timed else 0.0)
+        evaluations += plan.evaluations
+        work += plan.work
+        cpu += plan.cpu_seconds
+        timed_count += plan.evaluations
+        core = max(core, plan.core_nodes)
+    scale = batch / len(snaps)
+    return RumorCost(
+        snapshots=batch, sampled=len(snaps), evaluations=evaluations, core_nodes=core,
+        work=work * scale,
+        seconds_per_evaluation=(cpu / timed_count if timed_count else 0.0) if timed else None,
+        cpu_seconds=cpu * scale if timed else None,
+        timed_seconds=time.process_time() - c0)
+
+
+#: Below this many CPU seconds per snapshot (the sample's most costly) the sweeps' pilot
+#: times rumour centrality's trials instead of pricing them.
+RUMOR_PRICE_FROM = 0.5
+
+
+def _rumor_price(snapshots: Sequence[Snapshot], *, sources: Sequence[Any], batch: int | None = None,
+                 timed: bool = True) -> RumorCost | None:
+    """The registry's price of ``rumor`` (:attr:`EstimatorSpec.price`): :func:`rumor_cost`,
+    or None (time the trials instead, as for any estimator) where no sampled snapshot
+    costs :data:`RUMOR_PRICE_FROM` seconds (at ~10^8 visits a second when not timed)."""
+    cost = rumor_cost(snapshots, sources, batch=batch, timed=timed)
+    if timed:
+        most = cost.cpu_seconds * cost.sampled / cost.snapshots
+        cheap = cost.evaluations == 0 or most < RUMOR_PRICE_FROM
+    else:
+        cheap = cost.work * cost.sampled / cost.snapshots < RUMOR_PRICE_FROM * 1e8
+    return None if cheap else cost
+
+
+def _check_rumor_scan(indptr: np.ndarray, indices: np.ndarray, s: int) -> None:
+    """Refuse, before it runs, an exact rumour scan needing more node visits than
+    :func:`spread.limits.work_budget` allows (counted by :func:`engine.rumor.rumor_plan`
+    once the trivial bound ``n (n + m)`` exceeds it)."""
+    from anonspread.adversaries.scores import TIE_RTOL
+    from anonspread.engine.rumor import rumor_plan
+
+    n = indptr.shape[0] - 1
+    if float(n) * (n + indices.shape[0]) <= work_budget():
+        return
+    plan = rumor_plan(indptr, indices, s, TIE_RTOL, timed=0)
+    check_size("snapshot.n", n, work=plan.work,
+               what=(f"rumour centrality's exact scan ({plan.evaluations:,} evaluations, one BFS "
+                     f"each of its 2-core of {plan.core_nodes:,} nodes and {plan.core_arcs:,} arcs: "
+                     "quadratic in the core; the Jordan centre is not)"))
+
+
+@register_estimator("rumor", protocols=None, batch=True, price=_rumor_price, price_sample=8)
 def rumor_centrality(snapshot: Snapshot) -> Scores:
     """Log rumour centrality of each infected node (Shah & Zaman 2011).
 
@@ -344,6 +530,11 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
     if snapshot.subgraph_is_tree():
         _rumor.tree_rumor(indptr, indices, out)
     else:
+        n = snapshot.n
+        check_size("snapshot.n", n, work=float(n) * (n + indices.shape[0]),
+                   what=(f"rumour centrality's every score (one BFS of the {n:,}-node subgraph per "
+                         "node; top_and_rank(snapshot, 'rumor', source) computes the maximisers "
+                         "and a rank with fewer)"))
         _rumor.graph_rumor(indptr, indices, out)
     return Scores(snapshot.nodes, out, "log-rumor-centrality")
 
@@ -459,6 +650,7 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, *, threads: in
         indptr, indices = snapshot.subgraph()
         from anonspread.engine.rumor_threads import rumor_top
 
+        _check_rumor_scan(indptr, indices, s)
         _, s0, greater, tied, nexact, used = rumor_top(indptr, indices, s, TIE_RTOL, top, threads)
     else:
         sc = spec.func(snapshot, **params)

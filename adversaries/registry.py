@@ -79,12 +79,19 @@ class EstimatorSpec:
         (soft-margin shares its simulations across the batch); the harness scores a
         batch of trials through it when set.
     price : callable or None, optional
-        ``price(snapshots, protocol, *, batch, timed, **params) -> cost`` with ``work``
-        (node visits, deterministic), ``cpu_seconds`` (timed, or None) and
-        ``describe()``: what scoring a batch of ``batch`` snapshots through ``many``
-        will cost, from a sample of them, without running it (soft-margin:
-        :func:`adversaries.soft_margin_cost`); the harness prices a sweep point with it
-        and skips the points above its budget.
+        ``price(snapshots, *, sources, batch, timed, **params) -> cost or None`` with
+        ``work`` (node visits, deterministic), ``cpu_seconds`` (timed, or None),
+        ``min_cpu_seconds`` (a lower bound, or None), ``describe()`` (what this price rests
+        on), ``basis`` (what a price of its kind rests on, one sentence) and ``caveat``
+        (what kind of number it is): what scoring a batch of ``batch`` snapshots (through
+        ``many`` where set) will cost, from a sample of them and their true ``sources``,
+        without running it (soft-margin: :func:`adversaries.soft_margin_cost`; rumour
+        centrality: :func:`adversaries.rumor_cost`); the harness prices a sweep point with
+        it and skips the points above its budget. None: too cheap to price, the pilot
+        times its trials instead.
+    price_sample : int or None, optional
+        Most sampled snapshots ``price`` needs (None: the harness's default,
+        ``harness.experiments.spreading.PRICE_SNAPSHOTS``).
     description : str, optional
         One line on what it estimates (:func:`register_estimator` takes the first line
         of the function's docstring).
@@ -111,6 +118,7 @@ class EstimatorSpec:
     extra: Callable | None = None
     many: Callable | None = None
     price: Callable | None = None
+    price_sample: int | None = None
     description: str = ""
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
@@ -180,6 +188,7 @@ def register_estimator(
     extra: Callable | None = None,
     many: Callable | None = None,
     price: Callable | None = None,
+    price_sample: int | None = None,
 ):
     """Function decorator: declare an estimator under ``name`` (see :class:`EstimatorSpec`).
 
@@ -187,7 +196,7 @@ def register_estimator(
     ----------
     name : str
         The registry name.
-    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many, price
+    protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many, price, price_sample
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
         estimator; ``params`` and ``extra`` default to none).
@@ -239,6 +248,7 @@ def register_estimator(
             extra=extra,
             many=many,
             price=price,
+            price_sample=price_sample,
             description=doc[0] if doc else "",
         ))
         return func

@@ -1032,6 +1032,13 @@ class SoftMarginCost:
     min_runs: int = 0
     min_cpu_seconds: float | None = None
 
+    #: what a price of this kind rests on, for the pilot's notes (one sentence)
+    basis = ("its distinct candidates x its runs at the cap (an upper bound: snapshots that "
+             "converge, settle or are uninformative stop early, after two rounds at the soonest) "
+             "x the CPU time of a run, timed on a few candidates (harness.budget)")
+    #: what the price is, for a skipped point's reason
+    caveat = "an upper bound: snapshots that converge, settle or are uninformative stop early"
+
     def __repr__(self) -> str:
         # one line: the price and what it rests on
         cpu = "not timed" if self.cpu_seconds is None else f"{self.cpu_seconds:.3g} s CPU"
@@ -1210,6 +1217,12 @@ def _soft_margin_params(protocol, graph) -> dict:
     return {"protocol": protocol}
 
 
+def _soft_margin_price(snapshots: Sequence[Snapshot], *, sources: Sequence[Any], protocol: Protocol,
+                       **kwargs: Any) -> SoftMarginCost:
+    """The registry's price: :func:`soft_margin_cost` (which does not depend on the sources)."""
+    return soft_margin_cost(snapshots, protocol, **kwargs)
+
+
 def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, **kwargs: Any
                              ) -> list[Scores]:
     """The registry's batch form: the scores of :func:`soft_margin_many`."""
@@ -1218,7 +1231,7 @@ def _soft_margin_scores_many(snapshots: Sequence[Snapshot], protocol: Protocol, 
 
 @register_estimator("soft-margin", protocols=SOFT_MARGIN_PROTOCOLS, random=True, likelihood=True,
                     params=_soft_margin_params, many=_soft_margin_scores_many,
-                    price=soft_margin_cost)
+                    price=_soft_margin_price)
 def soft_margin(snapshot: Snapshot, protocol: Protocol, *, rng: Any = None,
                 simulations: int = 1000, a: Any = DEFAULT_WIDTHS, candidates: int | None = 100,
                 tolerance: float = 0.02, max_simulations: int = 16000,

@@ -127,8 +127,8 @@ def over_budget(price: Any, points: Sequence[Mapping[str, Any]], trials: Sequenc
         low = f", ~{format_seconds(low)} if all of them do" if low is not None and low < seconds else ""
         skipped.append({"params": dict(point), "reason": (
             f"{got['estimator']} not run: priced at ~{format_seconds(seconds)} of CPU for its "
-            f"{trials[i]} trials ({got['text']}; an upper bound: snapshots that converge, "
-            f"settle or are uninformative stop early{low}), above the budget of {format_seconds(budget)} per point; to run it, raise "
+            f"{trials[i]} trials ({got['text']}; {got.get('caveat', 'an estimate')}{low}), above the "
+            f"budget of {format_seconds(budget)} per point; to run it, raise "
             f"the budget, e.g. --estimator-budget {ask} (estimator_budget={ask} in Python)"),
             # what a figure's title says: the same for every point the budget skips
             "short": (f"{got['estimator']} priced above the estimator budget of "

@@ -300,7 +300,7 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
         least = per if low is None else min(per, low / n_trials)
         return {"params": dict(point), "label": str(got["estimator"]), "trials": n_trials,
                 "pilot_trials": 0, "seconds_per_trial": per, "cpu_per_trial": per,
-                "least_per_trial": least, "priced": got["text"]}
+                "least_per_trial": least, "priced": got["text"], "basis": got.get("basis", "")}
 
     def call_for(params: Mapping[str, Any]) -> Callable[[int, np.random.Generator], Any]:
         if exp.mode == "trials":
@@ -375,12 +375,14 @@ def pilot_estimate(exp: Any, points: Sequence[Mapping[str, Any]], trials: Sequen
         notes.append(f"{labels} computed after the trials, in the run's process: priced as the "
                      "trials of " + ", ".join(dict.fromkeys(r["stand_in"] for r in after_rows))
                      + " at the same points")
-    if any("priced" in r for r in rows):
-        labels = ", ".join(dict.fromkeys(r["label"] for r in rows if "priced" in r))
-        notes.append(f"{labels} priced, not run: its distinct candidates x its runs at the cap "
-                     "(an upper bound: snapshots that converge, settle or are uninformative stop early, after two "
-                     "rounds at the soonest) x the CPU time of a run, "
-                     "timed on a few candidates (harness.budget)")
+    bases: dict[str, list[str]] = {}  # what the priced estimators' prices rest on
+    for r in rows:
+        if "priced" in r:
+            bases.setdefault(r["basis"], [])
+            if r["label"] not in bases[r["basis"]]:
+                bases[r["basis"]].append(r["label"])
+    for basis, labels in bases.items():
+        notes.append(f"{', '.join(labels)} priced, not run: {basis}")
     if warm_wall >= 0.1:
         notes.append(f"building the points' graphs took {format_seconds(warm_wall)} ({format_seconds(warm_cpu)} CPU) "
                      "before the timed trials; counted once per worker, not per trial")

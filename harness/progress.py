@@ -28,8 +28,8 @@ The ETA is re-priced at every batch: a point's remaining trials at the seconds p
 measured on that point (in this session or, on a resume, in the journal), else the pilot's
 estimate, else points of the same kind, else all; over the rate at which this session has
 done compute (compute seconds per wall-clock second, which counts the workers), or, before
-the session's first batch finished, over the number of workers. Unknown prices leave it
-``?``.
+the session's first batch finished, over the workers the batches can keep busy (at most one
+per batch) and never below the longest batch. Unknown prices leave it ``?``.
 """
 
 from __future__ import annotations
@@ -191,7 +191,8 @@ class Progress:
         A relative cost per trial of each point (``Experiment.cost``), the weights of the
         percentage when the seconds of some point are unknown at the start.
     workers : int, optional
-        Workers of the run: the ETA's rate before this session's first batch finished.
+        Workers of the run: the ETA's rate before this session's first batch finished (at
+        most one per batch of ``units``).
     tick : float
         Seconds between two redraws of the bar on a terminal (the elapsed time moves, so a
         frozen bar and a hung run differ).
@@ -228,6 +229,7 @@ class Progress:
         self.workers = workers
         self.mode = "off"
         self._total: dict[int, int] = {}
+        self._units = list(units)
         for point, n in units:
             self._total[point] = self._total.get(point, 0) + n
         self._remaining = dict(self._total)
@@ -354,11 +356,18 @@ class Progress:
             return 0.0
         if self._rate_at is not None:
             rate, since = self._rate_at
+            eta = remaining / rate
         elif self.workers:
-            rate, since = float(self.workers), self._work_t0
+            # before any batch finished: the batches over the workers, as the pilot's wall
+            # time (harness.pilot): never more workers busy than batches, never less than
+            # the longest batch
+            since = self._work_t0
+            busy = min(self.workers, len(self._units)) if self._units else self.workers
+            longest = max((min(n, self._remaining.get(p, n)) * (self._per_trial(p) or 0.0)
+                           for p, n in self._units), default=0.0)
+            eta = max(remaining / busy, longest)
         else:
             return float("nan")
-        eta = remaining / rate
         if since is not None:
             # counts down between finished batches (the rate is that of the last one to
             # finish, the work in flight still in ``remaining``); past zero the estimate

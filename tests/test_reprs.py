@@ -72,6 +72,7 @@ def _adversary_objects():
         "Ceiling": adversaries.bayes_ceiling(g, rd, T=2, trials=50, rng=1),
         "SoftMarginResult": adversaries.soft_margin_estimate(line, spread.LineProtocol(), rng=1),
         "SoftMarginCost": adversaries.soft_margin_cost([line], spread.LineProtocol()),
+        "RumorCost": adversaries.rumor_cost([adversaries.observe(sg)], [sg.source]),
         "SpySoftMarginResult": adversaries.soft_margin_spies_estimate(
             stems.observation(0), spread.Dandelion(0.2), rng=1),
         "TopRank": adversaries.top_and_rank(adversaries.Snapshot(nx.path_graph(4), [0, 1, 2, 3], T=3),

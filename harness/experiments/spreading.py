@@ -552,25 +552,29 @@ PRICE_SNAPSHOTS = 200
 #: the prices (a run prices a point for its budget, then its pilot reports the price).
 _PRICE_SAMPLES: dict = {}
 _PRICES: dict = {}
+_TIMED = object()  # a price of None (timed by the pilot), as _PRICES keeps it
 
 
 def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, timed: bool, *,
                     components: Mapping[str, Any] | None = None) -> dict | None:
     """What the point's estimator costs, priced before the run, for an estimator
-    registered with a ``price`` (soft-margin; :attr:`adversaries.EstimatorSpec.price`);
-    None for the others (the pilot times their trials).
+    registered with a ``price`` (soft-margin, rumour centrality:
+    :attr:`adversaries.EstimatorSpec.price`); None for the others and where the price
+    says the point is too cheap to price (the pilot times their trials).
 
     The point's ``trials`` are scored in batches of ``batch_size`` (one call of the
     estimator's batch form each, sharing its simulations); each batch is priced from up
-    to :data:`PRICE_SNAPSHOTS` spreads of the point drawn from a stream seeded by the
-    point (the same in every run and process), ``timed`` or by node visits only.
+    to :data:`PRICE_SNAPSHOTS` spreads of the point (or the estimator's own
+    ``price_sample``) drawn from a stream seeded by the point (the same in every run and
+    process), ``timed`` or by node visits only.
 
     Returns
     -------
     dict or None
         ``{"estimator", "work" (node visits), "cpu_s" (timed CPU seconds or None: an
         upper bound), "cpu_min_s" (its lower bound: every snapshot stopping as soon as it
-        can), "text" (what the price rests on, for the largest batch)}``.
+        can), "text" (what the price rests on, for the largest batch), "basis" (what a price
+        of its kind rests on) and "caveat" (what kind of number it is)}``.
     """
     from anonspread import adversaries, spread
     from anonspread.adversaries.registry import get_estimator
@@ -591,16 +595,16 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
     proto = make_protocol(point, g, components=components)
     T, stop = int(point["T"]), point.get("stop")
     sizes = [min(batch_size, trials - k) for k in range(0, trials, batch_size)]
-    m = min(max(sizes), PRICE_SNAPSHOTS)
+    m = min(max(sizes), spec.price_sample or PRICE_SNAPSHOTS)
     key = (repr(sorted((k, repr(v)) for k, v in point.items())), m)
     if key not in _PRICE_SAMPLES:
         rng = np.random.default_rng(point_seed(point))
-        _PRICE_SAMPLES[key] = [adversaries.observe(spread.simulate(g, proto, T, rng=rng, stop=stop))
-                               for _ in range(m)]
-    snaps = _PRICE_SAMPLES[key]
-    done = _PRICES.get((key, trials, batch_size, timed))
+        sims = [spread.simulate(g, proto, T, rng=rng, stop=stop) for _ in range(m)]
+        _PRICE_SAMPLES[key] = [(adversaries.observe(x), x.source) for x in sims]
+    sample = _PRICE_SAMPLES[key]
+    done = _PRICES.get((key, trials, batch_size, timed, spec.name))
     if done is not None:
-        return dict(done)
+        return None if done is _TIMED else dict(done)
     kwargs = spec.params(proto, g)
     work, cpu, text = 0.0, 0.0 if timed else None, ""
     cpu_min = 0.0 if timed else None
@@ -609,10 +613,14 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
         if size not in by_size:
             # a stop rule gives the snapshots several T: each T is a batch of its own
             by_t: dict[int, list] = {}
-            for sn in snaps[:min(size, m)]:
-                by_t.setdefault(int(sn.T), []).append(sn)
-            parts = [spec.price(group, batch=max(len(group), round(size * len(group) / min(size, m))),
+            for sn, src in sample[:min(size, m)]:
+                by_t.setdefault(int(sn.T), []).append((sn, src))
+            parts = [spec.price([sn for sn, _ in group], sources=[src for _, src in group],
+                                batch=max(len(group), round(size * len(group) / min(size, m))),
                                 timed=timed, **kwargs) for group in by_t.values()]
+            if any(c is None for c in parts):  # too cheap to price: the pilot times it
+                _PRICES[(key, trials, batch_size, timed, spec.name)] = _TIMED
+                return None
             by_size[size] = parts
         parts = by_size[size]
         work += sum(c.work for c in parts)
@@ -622,8 +630,9 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
                            for c in parts)
         if not text:
             text = "; ".join(c.describe() for c in parts)
-    got = {"estimator": str(name), "work": work, "cpu_s": cpu, "cpu_min_s": cpu_min, "text": text}
-    _PRICES[(key, trials, batch_size, timed)] = got
+    got = {"estimator": str(name), "work": work, "cpu_s": cpu, "cpu_min_s": cpu_min, "text": text,
+           "basis": parts[0].basis, "caveat": parts[0].caveat}
+    _PRICES[(key, trials, batch_size, timed, spec.name)] = got
     return dict(got)
 
 

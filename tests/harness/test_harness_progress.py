@@ -76,6 +76,26 @@ def test_the_eta_counts_down_during_a_long_batch(monkeypatch):
         assert bar.eta() == 0.0
 
 
+def test_before_a_batch_ends_the_eta_is_the_batches_over_the_workers_they_can_keep_busy(monkeypatch):
+    from anonspread.harness import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    # one batch of 20 trials at 12 s on two workers: one worker runs it, 240 s (was 120 s)
+    bar = Progress("x", 20, 1, enabled=False, units=[(0, 20)], priors={0: 12.0}, workers=2)
+    with bar:
+        assert bar.eta() == pytest.approx(240.0)
+        clock[0] += 30.0
+        assert bar.eta() == pytest.approx(210.0)
+    # three batches, one long: never below the longest batch (the pilot's wall time)
+    bar = Progress("x", 60, 2, enabled=False, units=[(0, 10), (0, 10), (1, 40)],
+                   priors={0: 1.0, 1: 1.0}, workers=2)
+    assert bar.eta() == pytest.approx(40.0)
+    # as many batches as workers and of one size: the plain split
+    bar = Progress("x", 40, 1, enabled=False, units=[(0, 20), (0, 20)], priors={0: 1.0}, workers=2)
+    assert bar.eta() == pytest.approx(20.0)
+
+
 def test_the_weights_are_those_of_the_start_and_the_eta_moves_instead():
     bar = Progress("x", 200, 2, enabled=False, units=[(0, 100), (1, 100)], priors={0: 0.01, 1: 0.01},
                    workers=1)

@@ -14,6 +14,7 @@ from libc.math cimport INFINITY, NAN, fabs, lgamma, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
+from posix.time cimport CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
 
 from anonspread.engine._bfs cimport bfs
 
@@ -1249,3 +1250,88 @@ def py_graph_rumor_top(const int64_t[::1] indptr, const int32_t[::1] indices, in
     finally:
         rumor_setup_free(&st)
     return r.best, r.s0, r.greater, r.tied, r.n_core_bfs
+
+
+# ----------------------------------------------------------------- the scan's size, before it runs
+
+
+cdef double _cpu_now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+def py_rumor_plan(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
+                  double rtol, double min_seconds, int64_t timed):
+    """What :c:func:`rumor_scan` from ``s`` will do, from its setup and s's evaluation:
+    ``(evaluations, nc, core_arcs, s0, seconds, repeats)``. The scan's stop level is
+    ``s0 - tol0`` throughout (``x - rtol max(1, |x|)`` increases in x and the best score
+    is at least s0), so the core nodes it evaluates are s's and those of the nodes whose
+    bound reaches that level: counted here without evaluating them. ``seconds`` is the
+    mean CPU time of evaluations of core nodes the scan will evaluate, spread evenly over
+    its order: at least ``timed`` of them (fewer if the scan has fewer), more until they
+    take ``min_seconds`` (at most 1,000); a tree times nothing."""
+    cdef RumorSetup st
+    cdef int64_t n = indptr.shape[0] - 1, a, i, v, b, nev = 0, reps = 0, row, arcs = 0, j
+    cdef int32_t stamp = 0
+    cdef double lg = lgamma(n + 1.0), x, s0, tol0, level, t0, t1 = 0.0, secs = 0.0
+    cdef uint8_t[::1] mark = np.zeros(n, np.uint8)
+    cdef int64_t[::1] order = np.empty(n, np.int64)
+    cdef char *w = NULL
+    cdef uint32_t *bu = NULL
+    rumor_setup(&indptr[0], &indices[0] if indices.shape[0] > 0 else NULL, n, s, &st)
+    try:
+        with nogil:
+            for v in range(n):
+                if st.core[v]:
+                    for j in range(indptr[v], indptr[v + 1]):
+                        arcs += st.core[indices[j]]
+            a = s if st.core[s] else st.att[s]
+            if a < 0:  # a tree: the bound is every score, no evaluation
+                s0 = st.ub[s]
+            else:
+                row = st.nc + st.maxd + 1
+                w = <char *> malloc(row * 16 + (st.nc + RUMOR_BLOCK) * 4 + 64)
+                bu = <uint32_t *> calloc(st.bu_row, 4)
+                if w == NULL or bu == NULL:
+                    with gil:
+                        raise MemoryError("rumour centrality: no memory for a graph of %d nodes" % n)
+                memset(w + row * 16, 0, (st.nc + RUMOR_BLOCK) * 4)
+                stamp += 1
+                x = lg - st.const_ - core_eval(&st, st.cid[a], stamp, <int32_t *> (w + row * 16),
+                                               <uint64_t *> w, <double *> (w + row * 8), bu)
+                s0 = x if a == s else st.ub[s] - (st.ub[a] - x)
+                mark[a] = 1
+                order[0] = a
+                nev = 1
+            tol0 = rtol * max(1.0, fabs(s0))
+            level = s0 - tol0
+            if nev:
+                for i in range(n):
+                    v = st.byub[i]
+                    if v == s:
+                        continue
+                    if st.ub[v] + 1e-12 * (lg + 1.0) < level:
+                        break
+                    b = v if st.core[v] else st.att[v]
+                    if b >= 0 and not mark[b]:
+                        mark[b] = 1
+                        order[nev] = b
+                        nev += 1
+                # time evaluations spread evenly over the scan's order (roots differ in cost)
+                t0 = _cpu_now()
+                t1 = t0
+                while reps < nev and reps < 1000 and (reps < timed or t1 - t0 < min_seconds):
+                    # a golden-ratio sequence: evenly spread over the order for any count
+                    b = order[<int64_t> ((reps * 0.6180339887498949) % 1.0 * nev)]
+                    stamp += 1
+                    core_eval(&st, st.cid[b], stamp, <int32_t *> (w + row * 16), <uint64_t *> w,
+                              <double *> (w + row * 8), bu)
+                    reps += 1
+                    t1 = _cpu_now()
+                secs = (t1 - t0) / reps if reps else 0.0
+    finally:
+        free(w)
+        free(bu)
+        rumor_setup_free(&st)
+    return nev, st.nc, arcs, s0, secs, reps

@@ -10,6 +10,8 @@ written into the arrays passed in. The threaded scan of large 2-cores is
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from anonspread.engine import _inputs as _check
@@ -17,10 +19,12 @@ from anonspread.engine import _rumor
 from anonspread.errors import InvalidParameterError
 
 __all__ = [
+    "RumorPlan",
     "cut_rumor_bound",
     "graph_rumor",
     "graph_rumor_top",
     "rumor_at",
+    "rumor_plan",
     "tree_rumor",
     "two_core",
 ]
@@ -282,3 +286,86 @@ def graph_rumor_top(indptr, indices, s: int, rtol: float, top: np.ndarray):
     s = _check.index(s, n, "s")
     return _rumor.py_graph_rumor_top(indptr, indices, s, float(rtol),
                                      _bool_out(top, n, "top"))
+
+
+class RumorPlan(NamedTuple):
+    """What :func:`graph_rumor_top` from one node will do, known before it runs
+    (:func:`rumor_plan`)."""
+
+    #: Exact evaluations of core nodes the scan will compute, each one BFS of the 2-core:
+    #: its ``n_core_bfs``, exactly.
+    evaluations: int
+    #: Nodes of the 2-core (0: a tree).
+    core_nodes: int
+    #: Arcs (twice the edges) between 2-core nodes.
+    core_arcs: int
+    #: The node's exact log rumour centrality.
+    source_score: float
+    #: CPU seconds of one evaluation (the mean of a few timed); 0.0 when none was timed.
+    seconds_per_evaluation: float
+
+    @property
+    def work(self) -> float:
+        """Node visits of the scan's evaluations: ``evaluations x (core_nodes + core_arcs)``
+        (each BFS of the core reads every core node and arc once)."""
+        return float(self.evaluations) * (self.core_nodes + self.core_arcs)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """``evaluations x seconds_per_evaluation``: the scan's CPU time, its setup (linear)
+        aside."""
+        return self.evaluations * self.seconds_per_evaluation
+
+
+def rumor_plan(indptr, indices, s: int, rtol: float, *, timed: int = 8,
+               min_seconds: float = 0.0) -> RumorPlan:
+    """How many exact evaluations :func:`graph_rumor_top` from ``s`` will compute, and what
+    one costs, from the scan's own setup and one evaluation (``s``'s), before the scan runs.
+
+    The scan stops at the first node (in decreasing order of the cut-vertex bound) whose
+    bound is below its stop level, and that level is ``s0 - rtol max(1, |s0|)`` from its
+    first step on (the level is the smaller of that and the best score's own threshold,
+    which is never below it since the best score is at least ``s0``). So the core nodes it
+    evaluates are ``s``'s and those of the nodes whose bound reaches the level: the plan's
+    ``evaluations`` equals the scan's ``n_core_bfs`` (tested), at the cost of the setup and
+    one BFS of the core. ``seconds_per_evaluation`` is the mean CPU time of evaluations
+    of core nodes the scan will evaluate, spread evenly over its order (the first
+    evaluations, hubs near the source, are the cheapest: a BFS from a central root has the
+    fewest levels): ``timed`` of them, more until they take ``min_seconds`` (at most
+    1,000, and never more than the scan's).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency of a connected graph on ``n`` nodes.
+    s : int
+        The node whose rank data the scan will return.
+    rtol : float
+        Relative tie tolerance, as the scan's.
+    timed : int >= 0
+        Evaluations timed at least (0 times none unless ``min_seconds`` asks).
+    min_seconds : float >= 0
+        CPU seconds the timed evaluations should take together.
+
+    Returns
+    -------
+    RumorPlan
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr = np.array([0, 2, 4, 6]); indices = np.array([1, 2, 0, 2, 0, 1])
+    >>> plan = rumor_plan(indptr, indices, 0, 1e-9)
+    >>> plan.evaluations, plan.core_nodes, plan.core_arcs, round(float(np.exp(plan.source_score)), 9)
+    (3, 3, 6, 2.0)
+    """
+    indptr, indices = _connected(indptr, indices)
+    n = indptr.shape[0] - 1
+    s = _check.index(s, n, "s")
+    timed = _check.integer(timed, "timed", low=0)
+    min_seconds = float(min_seconds)
+    if not min_seconds >= 0.0 or min_seconds == float("inf"):
+        raise InvalidParameterError(f"min_seconds must be a finite number >= 0; got {min_seconds!r}")
+    nev, nc, arcs, s0, secs, _ = _rumor.py_rumor_plan(indptr, indices, s, float(rtol), min_seconds,
+                                                      timed)
+    return RumorPlan(int(nev), int(nc), int(arcs), float(s0), float(secs))
