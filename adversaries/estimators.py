@@ -334,10 +334,13 @@ class RumorCost:
         Mean CPU seconds of an evaluation, timed on a few of each sampled snapshot's
         (None when not timed).
     cpu_seconds : float or None
-        The batch's evaluations x their timed cost, scaled to ``snapshots`` (None when
-        not timed). Not a bound: the count is exact, its timing an estimate.
+        The sampled scans' setups (timed: the plan runs the scan's own) and evaluations x
+        their timed cost, scaled to ``snapshots`` (None when not timed). Not a bound: the
+        count is exact, its timing an estimate.
     timed_seconds : float
         What pricing took (CPU): the scans' setups and the timed evaluations.
+    most_seconds : float or None
+        The costliest sampled snapshot's scan, setup and evaluations (None when not timed).
 
     Examples
     --------
@@ -358,12 +361,14 @@ class RumorCost:
     seconds_per_evaluation: float | None
     cpu_seconds: float | None
     timed_seconds: float
+    most_seconds: float | None = None
     #: what a price of this kind rests on, for the pilot's notes (one sentence)
     basis = ("its exact evaluations (one BFS of the snapshot's 2-core each), counted before "
              "the scan from its bounds on a sample of the point's spreads, x the CPU time of an "
-             "evaluation, timed on a few of each (harness.budget)")
+             "evaluation, timed on a few of each, plus the scan's setup (harness.budget)")
     #: what the price is, for a skipped point's reason
-    caveat = "an estimate: the evaluations are counted exactly, their time measured on a few"
+    caveat = ("an estimate from the sampled spreads: each one's evaluations counted exactly, "
+              "their time measured on a few")
 
     #: min_cpu_seconds of a price with a range (soft-margin's); this one has none
     min_cpu_seconds = None
@@ -430,8 +435,8 @@ def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: 
     timed_evaluations = check_int(timed_evaluations, "timed_evaluations", low=1)
     min_seconds = check_real(min_seconds, "min_seconds", low=0.0)
     c0 = time.process_time()
-    evaluations = work = cpu = 0.0
-    timed_count = 0.0
+    evaluations = work = cpu = setup = 0.0
+    most = 0.0
     core = 0
     for snap, src in zip(snaps, sources):
         indptr, indices = snap.subgraph()
@@ -443,16 +448,18 @@ def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: 
                           min_seconds=min_seconds if timed else 0.0)
         evaluations += plan.evaluations
         work += plan.work
-        cpu += plan.cpu_seconds
-        timed_count += plan.evaluations
+        cpu += plan.evaluations * plan.seconds_per_evaluation
+        setup += plan.setup_seconds
+        most = max(most, plan.cpu_seconds)
         core = max(core, plan.core_nodes)
     scale = batch / len(snaps)
     return RumorCost(
         snapshots=batch, sampled=len(snaps), evaluations=evaluations, core_nodes=core,
         work=work * scale,
-        seconds_per_evaluation=(cpu / timed_count if timed_count else 0.0) if timed else None,
-        cpu_seconds=cpu * scale if timed else None,
-        timed_seconds=time.process_time() - c0)
+        seconds_per_evaluation=(cpu / evaluations if evaluations else 0.0) if timed else None,
+        cpu_seconds=(cpu + setup) * scale if timed else None,
+        timed_seconds=time.process_time() - c0,
+        most_seconds=most if timed else None)
 
 
 #: Below this many CPU seconds per snapshot (the sample's most costly) the sweeps' pilot
@@ -467,9 +474,8 @@ def _rumor_price(snapshots: Sequence[Snapshot], *, sources: Sequence[Any], batch
     costs :data:`RUMOR_PRICE_FROM` seconds (at ~10^8 visits a second when not timed)."""
     cost = rumor_cost(snapshots, sources, batch=batch, timed=timed)
     if timed:
-        most = cost.cpu_seconds * cost.sampled / cost.snapshots
-        cheap = cost.evaluations == 0 or most < RUMOR_PRICE_FROM
-    else:
+        cheap = cost.evaluations == 0 or cost.most_seconds < RUMOR_PRICE_FROM
+    else:  # the costliest sampled snapshot's work, bounded by the sample's
         cheap = cost.work * cost.sampled / cost.snapshots < RUMOR_PRICE_FROM * 1e8
     return None if cheap else cost
 
@@ -491,7 +497,7 @@ def _check_rumor_scan(indptr: np.ndarray, indices: np.ndarray, s: int) -> None:
                      "quadratic in the core; the Jordan centre is not)"))
 
 
-@register_estimator("rumor", protocols=None, batch=True, price=_rumor_price, price_sample=8)
+@register_estimator("rumor", protocols=None, batch=True, price=_rumor_price, price_sample=32)
 def rumor_centrality(snapshot: Snapshot) -> Scores:
     """Log rumour centrality of each infected node (Shah & Zaman 2011).
 

@@ -38,9 +38,12 @@ Steps (``--steps``, comma-separated; default all):
                  ``stuck="pass"``) or ``nocap`` (d0 = 4, no cap). The near-ML step uses the
                  setting's d0.
 ``sim-random``   random diffusion (p = ``--p``) until ``--reach`` infected or ``--t-random`` steps.
-``est-jordan-random``, ``est-jordan-adaptive``, ``est-ml-adaptive``, ``est-bp-random``
+``est-jordan-random``, ``est-jordan-adaptive``, ``est-ml-adaptive``, ``est-bp-random``,
+``est-rumor-random``, ``est-rumor-adaptive``
                  the Jordan centre / the near-ML (d0 = 4) / belief propagation (random
-                 diffusion, the simulated p) of the pickled snapshot through
+                 diffusion, the simulated p) / rumour centrality (refused up front where its
+                 exact scan is above the work limit: the refusal and its time are the
+                 result) of the pickled snapshot through
                  ``adversaries.top_and_rank`` (the maximisers and the source's rank; the harness's
                  path), timed after the snapshot is loaded.
 ``sweep-pool``, ``sweep-dask``
@@ -78,7 +81,8 @@ ADAPTIVE = {
     "nocap": dict(d0=4.0, max_infections_per_step=None),
 }
 ALL_STEPS = ("gen", "convert", "load", "sim-adaptive", "sim-random", "est-jordan-random",
-             "est-jordan-adaptive", "est-ml-adaptive", "est-bp-random", "sweep-pool", "sweep-dask")
+             "est-jordan-adaptive", "est-ml-adaptive", "est-bp-random", "est-rumor-random",
+             "est-rumor-adaptive", "sweep-pool", "sweep-dask")
 
 
 # ----------------------------------------------------------------------------- the driver

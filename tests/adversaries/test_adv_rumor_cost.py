@@ -78,6 +78,8 @@ def test_the_plan_counts_the_scans_evaluations_exactly():
                                          for v in np.flatnonzero(core))
             assert plan.work == plan.evaluations * (plan.core_nodes + plan.core_arcs)
             assert (plan.seconds_per_evaluation > 0) == (plan.evaluations > 0)
+            assert plan.cpu_seconds == pytest.approx(
+                plan.setup_seconds + plan.evaluations * plan.seconds_per_evaluation)
             # the threaded scan uses the same evaluations (its batches may compute more)
             top2 = np.zeros(n, bool)
             assert P.rumor_top(indptr, indices, s, TIE_RTOL, top2, 2, 0)[4] == used
@@ -114,7 +116,8 @@ def test_rumor_cost_prices_a_batch_from_its_plans():
     linear = sum(sn.n + sn.subgraph()[1].shape[0] for sn in snaps)
     assert cost.work == pytest.approx(2 * (linear + sum(p.work for p in plans)))
     assert cost.snapshots == 12 and cost.sampled == 6 and cost.cpu_seconds > 0
-    assert cost.cpu_seconds == pytest.approx(2 * cost.evaluations * cost.seconds_per_evaluation)
+    assert cost.cpu_seconds > 2 * cost.evaluations * cost.seconds_per_evaluation  # + the setups
+    assert 0 < cost.most_seconds <= cost.cpu_seconds / 2  # the costliest of the 6, not their sum
     assert "exact evaluations a snapshot" in cost.describe() and "from 6 sampled of 12" in cost.describe()
     untimed = A.rumor_cost(snaps, sources, timed=False)
     assert untimed.cpu_seconds is None and untimed.seconds_per_evaluation is None
@@ -128,6 +131,16 @@ def test_rumor_cost_prices_a_batch_from_its_plans():
         A.rumor_cost([], [])
     with pytest.raises(InvalidParameterError, match="batch"):
         A.rumor_cost(snaps, sources, batch=2)
+
+
+def test_the_registry_price_leaves_cheap_points_to_the_pilot(monkeypatch):
+    g = spread.graphs.as_contact_graph(nx.random_regular_graph(4, 200, seed=1))
+    snaps, sources = _snapshots(g, spread.RandomDiffusion(0.5), 4, range(6))
+    monkeypatch.setattr(E, "RUMOR_PRICE_FROM", 1e9)
+    assert E._rumor_price(snaps, sources=sources, batch=6) is None
+    monkeypatch.setattr(E, "RUMOR_PRICE_FROM", 0.0)
+    assert isinstance(E._rumor_price(snaps, sources=sources, batch=6), A.RumorCost)
+    assert A.get_estimator("rumor").price_sample == 32 and A.get_estimator("jordan").price is None
 
 
 def test_a_tree_costs_no_evaluation():
@@ -196,7 +209,8 @@ def test_the_sweep_prices_rumor_and_skips_a_point_above_the_budget(tmp_path, mon
     assert [(s["params"]["estimator"], s["params"]["T"]) for s in skipped] == [("rumor", 6)]
     reason = skipped[0]["reason"]
     assert reason.startswith("rumor not run: priced at ~") and "exact evaluations a snapshot" in reason
-    assert "an estimate: the evaluations are counted exactly" in reason and "--estimator-budget" in reason
+    assert "an estimate from the sampled spreads: each one's evaluations counted exactly" in reason
+    assert "--estimator-budget" in reason
     assert {(r["estimator"], r["T"]) for r in res.table.rows} == {("jordan", 2), ("jordan", 6), ("rumor", 2)}
 
 

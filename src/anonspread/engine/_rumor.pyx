@@ -1264,17 +1264,20 @@ cdef double _cpu_now() noexcept nogil:
 def py_rumor_plan(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                   double rtol, double min_seconds, int64_t timed):
     """What :c:func:`rumor_scan` from ``s`` will do, from its setup and s's evaluation:
-    ``(evaluations, nc, core_arcs, s0, seconds, repeats)``. The scan's stop level is
+    ``(evaluations, nc, core_arcs, s0, seconds, repeats, setup seconds)``. The scan's stop level is
     ``s0 - tol0`` throughout (``x - rtol max(1, |x|)`` increases in x and the best score
     is at least s0), so the core nodes it evaluates are s's and those of the nodes whose
     bound reaches that level: counted here without evaluating them. ``seconds`` is the
     mean CPU time of evaluations of core nodes the scan will evaluate, spread evenly over
     its order: at least ``timed`` of them (fewer if the scan has fewer), more until they
-    take ``min_seconds`` (at most 1,000); a tree times nothing."""
+    take ``min_seconds`` (at most 1,000); a tree times nothing. The setup seconds are the CPU
+    time of everything before the timed evaluations (the scan's setup, s's evaluation, the
+    count)."""
     cdef RumorSetup st
     cdef int64_t n = indptr.shape[0] - 1, a, i, v, b, nev = 0, reps = 0, row, arcs = 0, j
     cdef int32_t stamp = 0
     cdef double lg = lgamma(n + 1.0), x, s0, tol0, level, t0, t1 = 0.0, secs = 0.0
+    cdef double t_start = _cpu_now(), setup = 0.0
     cdef uint8_t[::1] mark = np.zeros(n, np.uint8)
     cdef int64_t[::1] order = np.empty(n, np.int64)
     cdef char *w = NULL
@@ -1320,6 +1323,7 @@ def py_rumor_plan(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t
                         nev += 1
                 # time evaluations spread evenly over the scan's order (roots differ in cost)
                 t0 = _cpu_now()
+                setup = t0 - t_start
                 t1 = t0
                 while reps < nev and reps < 1000 and (reps < timed or t1 - t0 < min_seconds):
                     # a golden-ratio sequence: evenly spread over the order for any count
@@ -1334,4 +1338,6 @@ def py_rumor_plan(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t
         free(w)
         free(bu)
         rumor_setup_free(&st)
-    return nev, st.nc, arcs, s0, secs, reps
+    if not nev:
+        setup = _cpu_now() - t_start
+    return nev, st.nc, arcs, s0, secs, reps, setup

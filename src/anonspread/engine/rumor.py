@@ -303,6 +303,9 @@ class RumorPlan(NamedTuple):
     source_score: float
     #: CPU seconds of one evaluation (the mean of a few timed); 0.0 when none was timed.
     seconds_per_evaluation: float
+    #: CPU seconds of the plan's setup (the scan's own: bounds, 2-core, its layout) and of
+    #: the source's evaluation: what the scan spends besides its evaluations.
+    setup_seconds: float = 0.0
 
     @property
     def work(self) -> float:
@@ -312,9 +315,11 @@ class RumorPlan(NamedTuple):
 
     @property
     def cpu_seconds(self) -> float:
-        """``evaluations x seconds_per_evaluation``: the scan's CPU time, its setup (linear)
-        aside."""
-        return self.evaluations * self.seconds_per_evaluation
+        """``setup_seconds + evaluations x seconds_per_evaluation``: the scan's CPU time
+        (0.0 where no evaluation was timed)."""
+        if self.evaluations and not self.seconds_per_evaluation:
+            return 0.0
+        return self.setup_seconds + self.evaluations * self.seconds_per_evaluation
 
 
 def rumor_plan(indptr, indices, s: int, rtol: float, *, timed: int = 8,
@@ -366,6 +371,6 @@ def rumor_plan(indptr, indices, s: int, rtol: float, *, timed: int = 8,
     min_seconds = float(min_seconds)
     if not min_seconds >= 0.0 or min_seconds == float("inf"):
         raise InvalidParameterError(f"min_seconds must be a finite number >= 0; got {min_seconds!r}")
-    nev, nc, arcs, s0, secs, _ = _rumor.py_rumor_plan(indptr, indices, s, float(rtol), min_seconds,
-                                                      timed)
-    return RumorPlan(int(nev), int(nc), int(arcs), float(s0), float(secs))
+    nev, nc, arcs, s0, secs, _, setup = _rumor.py_rumor_plan(indptr, indices, s, float(rtol),
+                                                             min_seconds, timed)
+    return RumorPlan(int(nev), int(nc), int(arcs), float(s0), float(secs), float(setup))
