@@ -533,6 +533,15 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         sched = default if sched is None else sched
         sched = tuple((d, stall if stall is not None else (0 if st is None else st))
                       for d, st in sched)
+    if method in ("prior", "bethe"):
+        # the messages are what a large snapshot exhausts first (10.4 GB at 2.35x10^6
+        # infected, T = 8): refused before anything is allocated (benchmarks/README.md)
+        nnz, L = int(indices.shape[0]), int(ts.max()) + 1
+        check_size("snapshot.n", n, nbytes=_bp.message_bytes(
+            "run" if method == "prior" else "clamped", n, nnz, L - 1, threads),
+            what=(f"BP's messages ({method}: 2 x {nnz:,} arcs x {L} times"
+                  + (f" per thread, {threads} threads" if method == "bethe" else "")
+                  + ", 8 bytes each)"))
     if method == "bethe":
         if work > max_work:
             raise InvalidParameterError(

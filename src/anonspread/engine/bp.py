@@ -35,7 +35,8 @@ from anonspread.engine import _bp, rumor_threads  # noqa: F401
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
 
 __all__ = ["KERNELS", "MAX_T", "MAX_THREADS", "OPENMP", "BPRun", "bp_run", "clamped_log_likelihood",
-           "feasible_sources", "flood_log_likelihood", "reverse_edges", "tree_log_likelihood"]
+           "feasible_sources", "flood_log_likelihood", "message_bytes", "reverse_edges",
+           "tree_log_likelihood"]
 
 #: Whether this build shares candidates among OpenMP threads.
 OPENMP: bool = _bp.OPENMP
@@ -166,6 +167,31 @@ def reverse_edges(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
 MAX_T = 100_000
 #: Most OpenMP threads a call may ask for.
 MAX_THREADS = 1024
+
+
+def message_bytes(kind: str, n: int, nnz: int, T: int, threads: int = 1) -> float:
+    """Bytes one call allocates beyond its inputs, from the allocations of :mod:`._bp` and
+    of this module, before it runs (the callers compare them with the machine's memory).
+
+    ``kind`` ``"run"`` (:func:`bp_run`): the messages, ``2 nnz (T + 1)`` doubles; the node
+    tables and beliefs, ``2 n (T + 1) + 4 n``; the reverse-edge index, ``nnz`` int64, and its
+    numpy temporaries while built (about 3 ``nnz`` int64). ``"clamped"``
+    (:func:`clamped_log_likelihood`): per thread, messages and node scratch,
+    ``2 nnz (T + 1) + 7 n``; the shared table ``n (T + 2)``; the reverse-edge index and its
+    temporaries. The per-node work rows (``O(max degree x (T + 1))``) are below these.
+
+    Examples
+    --------
+    >>> message_bytes("run", 10, 30, 3) == 8 * (2 * 30 * 4 + 2 * 10 * 4 + 4 * 10 + 4 * 30)
+    True
+    """
+    L = int(T) + 1
+    rev = 4.0 * nnz  # the reverse-edge index and the temporaries that build it
+    if kind == "run":
+        return 8.0 * (2.0 * nnz * L + 2.0 * n * L + 4.0 * n + rev)
+    if kind == "clamped":
+        return 8.0 * (max(int(threads), 1) * (2.0 * nnz * L + 7.0 * n) + n * (L + 1.0) + rev)
+    raise InvalidParameterError(f"kind must be 'run' or 'clamped'; got {kind!r}")
 
 
 def _tp(T: Any, p: Any) -> tuple[int, float]:
