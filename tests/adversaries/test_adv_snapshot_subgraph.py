@@ -44,6 +44,19 @@ def multigraph_csr(n, m, rng):
     return indptr, dst[order].astype(np.int32)
 
 
+@pytest.mark.parametrize("n", [63, 64, 65, 129, 1000, 5003])
+def test_rows_taken_in_the_graphs_order_are_placed_in_the_order_of_the_nodes(n):
+    # the kernel reads the rows by the bitmap of the nodes (increasing node), many words of it
+    rng = np.random.default_rng(n)
+    indptr, indices = multigraph_csr(n, 5 * n, rng)
+    for k in (1, 2, n // 3, n - 1, n):
+        idx = rng.permutation(n)[:k].astype(np.int64)
+        p, q = induced_subgraph(indptr, indices, idx)
+        p0, q0 = numpy_gather(indptr, indices, idx)
+        np.testing.assert_array_equal(p, p0)
+        np.testing.assert_array_equal(q, q0)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_induced_subgraph_equals_the_numpy_gather(seed):
     rng = np.random.default_rng(seed)

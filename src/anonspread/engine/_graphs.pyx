@@ -2,7 +2,20 @@
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+
+cdef extern from *:
+    """
+    static inline int anonspread_graphs_ctz64(unsigned long long x) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzll(x);
+    #else
+        int c = 0; while (!(x & 1ULL)) { x >>= 1; c++; } return c;
+    #endif
+    }
+    """
+    int anonspread_graphs_ctz64(unsigned long long x) nogil
 
 ctypedef fused index_t:
     int32_t
@@ -80,19 +93,29 @@ def induced_subgraph(const int64_t[::1] indptr, const index_t[::1] indices,
                      const int64_t[::1] nodes):
     """The subgraph of the CSR graph induced by ``nodes``, over local ids
     ``0..len(nodes)-1`` in the order of ``nodes``; each row keeps the order of the graph's
-    row. Two passes over the rows of ``nodes`` (count, then fill) and one int32 array of
-    the graph's size. Only what it reads is checked: every node in ``0..n-1`` and distinct,
-    its row's offsets within ``indices`` and not decreasing, every entry of its row a node.
-    Returns ``(0, indptr int64, indices int32)``, else ``(code, value, None)``: code 1 a
-    node out of range, 2 a node repeated, 3 a row's offsets, 4 an entry out of range."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, k = nodes.shape[0], i, j
-    cdef int64_t v, w, m = indices.shape[0], bad = 0, pos = 0
+    row. Two passes over the rows of ``nodes`` (count, then fill), one int32 array of the
+    graph's size (the local ids) and a bitmap of it (one bit a node, 1.25 MB for 10^7
+    nodes). Both passes take the rows in the graph's order (the bitmap's set bits), not in
+    the order of ``nodes``: on a large graph that order scatters the rows over the whole
+    adjacency array, and reading them in increasing order is what costs less (the
+    2.35x10^6-infected snapshot of the 10^8-edge graph, 100.5x10^6 entries read: 4.7 s in
+    infection order, 1.2-1.7 s in the graph's); each row is still written at its place in
+    the order of ``nodes``, so the result is the same. Only what it reads is checked:
+    every node in ``0..n-1`` and distinct, its row's offsets within ``indices`` and not
+    decreasing, every entry of its row a node. Returns ``(0, indptr int64, indices
+    int32)``, else ``(code, value, None)``: code 1 a node out of range, 2 a node repeated,
+    3 a row's offsets, 4 an entry out of range."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = nodes.shape[0], i, j, b
+    cdef int64_t v, w, m = indices.shape[0], bad = 0, pos = 0, cnt
     cdef int code = 0
-    cdef int32_t u
+    cdef uint64_t word
     loc_arr = np.full(max(n, 0), -1, np.int32)
+    bits_arr = np.zeros((max(n, 0) >> 6) + 1, np.uint64)
     out_ptr_arr = np.zeros(k + 1, np.int64)
     cdef int32_t[::1] loc = loc_arr
+    cdef uint64_t[::1] bits = bits_arr
     cdef int64_t[::1] optr = out_ptr_arr
+    cdef Py_ssize_t nw = bits.shape[0]
     with nogil:
         for i in range(k):
             v = nodes[i]
@@ -106,30 +129,44 @@ def induced_subgraph(const int64_t[::1] indptr, const index_t[::1] indices,
                 code, bad = 3, v
                 break
             loc[v] = <int32_t>i
+            bits[v >> 6] |= (<uint64_t> 1) << (v & 63)
         if code == 0:
-            for i in range(k):
-                v = nodes[i]
-                for j in range(indptr[v], indptr[v + 1]):
-                    w = indices[j]
-                    if w < 0 or w >= n:
-                        code, bad = 4, w
+            # each member's count at its local id, the rows in the graph's order
+            for b in range(nw):
+                word = bits[b]
+                while word:
+                    v = (b << 6) + anonspread_graphs_ctz64(word)
+                    word &= word - 1
+                    cnt = 0
+                    for j in range(indptr[v], indptr[v + 1]):
+                        w = indices[j]
+                        if w < 0 or w >= n:
+                            code, bad = 4, w
+                            break
+                        cnt += <int64_t> ((bits[w >> 6] >> (w & 63)) & 1)
+                    if code:
                         break
-                    if loc[w] >= 0:
-                        pos += 1
+                    optr[loc[v] + 1] = cnt
                 if code:
                     break
-                optr[i + 1] = pos
+            if code == 0:
+                for i in range(k):
+                    optr[i + 1] += optr[i]
+                pos = optr[k]
     if code:
         return code, bad, None
     out_ind_arr = np.empty(pos, np.int32)
     cdef int32_t[::1] oind = out_ind_arr
     with nogil:
-        pos = 0
-        for i in range(k):
-            v = nodes[i]
-            for j in range(indptr[v], indptr[v + 1]):
-                u = loc[indices[j]]
-                if u >= 0:
-                    oind[pos] = u
-                    pos += 1
+        for b in range(nw):
+            word = bits[b]
+            while word:
+                v = (b << 6) + anonspread_graphs_ctz64(word)
+                word &= word - 1
+                pos = optr[loc[v]]
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    if (bits[w >> 6] >> (w & 63)) & 1:
+                        oind[pos] = loc[w]
+                        pos += 1
     return 0, out_ptr_arr, out_ind_arr

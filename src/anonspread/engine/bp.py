@@ -185,13 +185,15 @@ def message_bytes(kind: str, n: int, nnz: int, T: int, threads: int = 1) -> floa
     >>> message_bytes("run", 10, 30, 3) == 8 * (2 * 30 * 4 + 2 * 10 * 4 + 4 * 10 + 4 * 30)
     True
     """
-    L = int(T) + 1
+    if kind not in ("run", "clamped"):
+        raise InvalidParameterError(f"kind must be 'run' or 'clamped'; got {kind!r}")
+    n, nnz = _int(n, "n", 0), _int(nnz, "nnz", 0)
+    L = _int(T, "T", 0) + 1
+    threads = _int(threads, "threads", 1)
     rev = 4.0 * nnz  # the reverse-edge index and the temporaries that build it
     if kind == "run":
         return 8.0 * (2.0 * nnz * L + 2.0 * n * L + 4.0 * n + rev)
-    if kind == "clamped":
-        return 8.0 * (max(int(threads), 1) * (2.0 * nnz * L + 7.0 * n) + n * (L + 1.0) + rev)
-    raise InvalidParameterError(f"kind must be 'run' or 'clamped'; got {kind!r}")
+    return 8.0 * (threads * (2.0 * nnz * L + 7.0 * n) + n * (L + 1.0) + rev)
 
 
 def _tp(T: Any, p: Any) -> tuple[int, float]:
