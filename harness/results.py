@@ -232,7 +232,9 @@ class Table:
             out += block
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
-        notes = format_skipped(self.skipped, self.params)
+        notes = format_skipped(self.skipped, self.params,
+                               vary=[p for i, p in enumerate(self.params)
+                                     if len({k[i] for k in keys}) > 1])
         chosen = [d for d in self.derived if d.get("kind") != "ceiling"]
         ceilings = [d for d in self.derived if d.get("kind") == "ceiling"]
         if chosen:
@@ -419,7 +421,8 @@ def _column_blocks(left_head: list[str], left: list[list[str]], metrics: list[st
     return blocks
 
 
-def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = ()) -> list[str]:
+def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] = (),
+                   vary: Sequence[str] = ()) -> list[str]:
     """Lines naming the skipped points, one per distinct reason: the values each shown axis
     takes among the points of that reason (``protocol=flooding, estimator=ml, T=2,4,6``;
     the JSON's ``"skipped"`` has every point).
@@ -430,6 +433,9 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
         ``{"params": {...}, "reason": "..."}`` per skipped point (:attr:`Table.skipped`).
     params : sequence of str
         The axes, in column order (default: as they come in ``skipped``).
+    vary : sequence of str
+        Axes that vary over the run's computed points (the table's columns): always
+        shown, so that one skipped point still says which T (or graph...) it was.
 
     Returns
     -------
@@ -444,6 +450,10 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
     ...     print(line)
     skipped 2 point(s), not computed:
       T=2,4, estimator=ml: ml assumes adaptive diffusion
+    >>> for line in format_skipped(skipped[1:], vary=["T"]):  # one point: still its T
+    ...     print(line)
+    skipped 1 point(s), not computed:
+      T=4, estimator=ml: ml assumes adaptive diffusion
     """
     if not skipped:
         return []
@@ -451,7 +461,8 @@ def format_skipped(skipped: Sequence[Mapping[str, Any]], params: Sequence[str] =
     names = list(params) or list(dict.fromkeys(k for pt in points for k in pt))
     varying = [p for p in names if len({repr(pt.get(p)) for pt in points}) > 1]
     # the axes that decide applicability (protocol, estimator) are shown even when fixed
-    shown_axes = [p for p in names if p in varying or p in ("protocol", "estimator", "attack")] or names
+    shown_axes = [p for p in names if p in varying or p in vary
+                  or p in ("protocol", "estimator", "attack")] or names
     by_reason: dict[str, list[dict[str, Any]]] = {}
     for item, point in zip(skipped, points):
         by_reason.setdefault(str(item.get("reason", "")), []).append(point)

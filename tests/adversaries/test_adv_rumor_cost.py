@@ -212,6 +212,8 @@ def test_the_sweep_prices_rumor_and_skips_a_point_above_the_budget(tmp_path, mon
     assert "an estimate from the sampled spreads: each one's evaluations counted exactly" in reason
     assert "--estimator-budget" in reason
     assert {(r["estimator"], r["T"]) for r in res.table.rows} == {("jordan", 2), ("jordan", 6), ("rumor", 2)}
+    # the table's text says which T was skipped, although only one point of it was
+    assert "  protocol=random-diffusion, estimator=rumor, T=6: rumor not run" in res.table.format_text()
 
 
 def test_a_cheap_rumor_point_is_timed_as_before():
