@@ -19,7 +19,7 @@ import numpy as np
 from anonspread.adversaries._tables import ad_tables
 from anonspread.adversaries.observation import Snapshot, graph_is_forest
 from anonspread.adversaries.registry import register_estimator
-from anonspread.adversaries.scores import Scores
+from anonspread.adversaries.scores import TIE_RTOL, Scores
 from anonspread.engine import rumor as _rumor
 from anonspread.engine import scoring as _kernels
 from anonspread.errors import GraphError, InvalidParameterError, InvalidTypeError
@@ -421,9 +421,6 @@ def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: 
     -------
     RumorCost
     """
-    from anonspread.adversaries.scores import TIE_RTOL
-    from anonspread.engine.rumor import rumor_plan
-
     snaps = [_check_snapshot(s) for s in snapshots]
     sources = list(sources)
     if not snaps:
@@ -443,9 +440,9 @@ def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: 
         work += snap.n + indices.shape[0]
         if snap.subgraph_is_tree():
             continue
-        plan = rumor_plan(indptr, indices, snap.position(src), TIE_RTOL,
-                          timed=timed_evaluations if timed else 0,
-                          min_seconds=min_seconds if timed else 0.0)
+        plan = _rumor.rumor_plan(indptr, indices, snap.position(src), TIE_RTOL,
+                                 timed=timed_evaluations if timed else 0,
+                                 min_seconds=min_seconds if timed else 0.0)
         evaluations += plan.evaluations
         work += plan.work
         cpu += plan.evaluations * plan.seconds_per_evaluation
@@ -484,13 +481,10 @@ def _check_rumor_scan(indptr: np.ndarray, indices: np.ndarray, s: int) -> None:
     """Refuse, before it runs, an exact rumour scan needing more node visits than
     :func:`spread.limits.work_budget` allows (counted by :func:`engine.rumor.rumor_plan`
     once the trivial bound ``n (n + m)`` exceeds it)."""
-    from anonspread.adversaries.scores import TIE_RTOL
-    from anonspread.engine.rumor import rumor_plan
-
     n = indptr.shape[0] - 1
     if float(n) * (n + indices.shape[0]) <= work_budget():
         return
-    plan = rumor_plan(indptr, indices, s, TIE_RTOL, timed=0)
+    plan = _rumor.rumor_plan(indptr, indices, s, TIE_RTOL, timed=0)
     check_size("snapshot.n", n, work=plan.work,
                what=(f"rumour centrality's exact scan ({plan.evaluations:,} evaluations, one BFS "
                      f"each of its 2-core of {plan.core_nodes:,} nodes and {plan.core_arcs:,} arcs: "
@@ -638,7 +632,6 @@ def top_and_rank(snapshot: Snapshot, estimator: str, source: Any, *, threads: in
     ([1, 2], 3.5)
     """
     from anonspread.adversaries.registry import get_estimator
-    from anonspread.adversaries.scores import TIE_RTOL
 
     snapshot = _check_snapshot(snapshot)
     threads = check_int(threads, "threads", low=1)
