@@ -420,6 +420,17 @@ def rumor_cost(snapshots: Sequence[Snapshot], sources: Sequence[Any], *, batch: 
     Returns
     -------
     RumorCost
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from anonspread import adversaries, spread
+    >>> g = spread.graphs.as_contact_graph(nx.random_regular_graph(4, 200, seed=1))
+    >>> sims = [spread.simulate(g, spread.RandomDiffusion(0.5), 4, rng=s) for s in range(3)]
+    >>> cost = adversaries.rumor_cost([adversaries.observe(x) for x in sims],
+    ...                               [x.source for x in sims], batch=30)
+    >>> cost.snapshots, cost.sampled, cost.evaluations > 0, cost.cpu_seconds > 0
+    (30, 3, True, True)
     """
     snaps = [_check_snapshot(s) for s in snapshots]
     sources = list(sources)
