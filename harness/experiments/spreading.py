@@ -599,8 +599,11 @@ def detection_price(params: Mapping[str, Any], trials: int, batch_size: int, tim
     key = (repr(sorted((k, repr(v)) for k, v in point.items())), m)
     if key not in _PRICE_SAMPLES:
         rng = np.random.default_rng(point_seed(point))
-        sims = [spread.simulate(g, proto, T, rng=rng, stop=stop) for _ in range(m)]
-        _PRICE_SAMPLES[key] = [(adversaries.observe(x), x.source) for x in sims]
+        sample = []
+        for _ in range(m):  # one spread at a time: only its snapshot and source are kept
+            x = spread.simulate(g, proto, T, rng=rng, stop=stop)
+            sample.append((adversaries.observe(x), x.source))
+        _PRICE_SAMPLES[key] = sample
     sample = _PRICE_SAMPLES[key]
     done = _PRICES.get((key, trials, batch_size, timed, spec.name))
     if done is not None:
