@@ -7,32 +7,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 
 from anonspread.engine._bfs cimport bfs, bfs_from
-
-
-cdef extern from *:
-    """
-    static inline int anonspread_popcount64(unsigned long long x) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return __builtin_popcountll(x);
-    #else
-        int c = 0; while (x) { x &= x - 1; c++; } return c;
-    #endif
-    }
-    """
-    int anonspread_popcount64(unsigned long long x) nogil
-
-
-cdef extern from *:
-    """
-    static inline int anonspread_ctz64(unsigned long long x) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return __builtin_ctzll(x);
-    #else
-        int c = 0; while (!(x & 1ULL)) { x >>= 1; c++; } return c;
-    #endif
-    }
-    """
-    int anonspread_ctz64(unsigned long long x) nogil
+from anonspread.engine._bits cimport anonspread_ctz64, anonspread_popcount64
 
 
 cdef void _bitparallel_sums(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -171,7 +146,6 @@ def multi_source_distance(const int64_t[::1] indptr, const int32_t[::1] indices,
         bfs_from(indptr, indices, order, tail, parent, d32)
         for i in range(n):
             dist[i] = d32[i]
-
 
 
 cdef void _tree_all_rumor(const int64_t[::1] indptr, const int32_t[::1] indices,

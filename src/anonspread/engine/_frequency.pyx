@@ -11,6 +11,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
 from anonspread.engine._bitgen cimport bitgen_of, randint
+from anonspread.engine._bits cimport anonspread_ctz64
+
 
 cdef extern from *:
     """
@@ -74,13 +76,6 @@ def olh_support(const uint32_t[::1] a, const uint32_t[::1] b, const uint32_t[::1
 
 
 # ----------------------------------------------------------------- unary encoding
-
-cdef extern from *:
-    """
-    static inline int anonspread_ctz64(uint64_t w) { return __builtin_ctzll(w); }
-    """
-    int anonspread_ctz64(uint64_t w) nogil
-
 
 cdef inline uint64_t _bernoulli64(bitgen_t* bg, const uint8_t* digits, int ndigits) noexcept nogil:
     """64 independent Bernoulli(q) lanes, exactly: lane ``l`` compares the binary digits of a

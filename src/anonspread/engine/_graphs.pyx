@@ -4,18 +4,8 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
+from anonspread.engine._bits cimport anonspread_ctz64
 
-cdef extern from *:
-    """
-    static inline int anonspread_graphs_ctz64(unsigned long long x) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return __builtin_ctzll(x);
-    #else
-        int c = 0; while (!(x & 1ULL)) { x >>= 1; c++; } return c;
-    #endif
-    }
-    """
-    int anonspread_graphs_ctz64(unsigned long long x) nogil
 
 ctypedef fused index_t:
     int32_t
@@ -135,7 +125,7 @@ def induced_subgraph(const int64_t[::1] indptr, const index_t[::1] indices,
             for b in range(nw):
                 word = bits[b]
                 while word:
-                    v = (b << 6) + anonspread_graphs_ctz64(word)
+                    v = (b << 6) + anonspread_ctz64(word)
                     word &= word - 1
                     cnt = 0
                     for j in range(indptr[v], indptr[v + 1]):
@@ -161,7 +151,7 @@ def induced_subgraph(const int64_t[::1] indptr, const index_t[::1] indices,
         for b in range(nw):
             word = bits[b]
             while word:
-                v = (b << 6) + anonspread_graphs_ctz64(word)
+                v = (b << 6) + anonspread_ctz64(word)
                 word &= word - 1
                 pos = optr[loc[v]]
                 for j in range(indptr[v], indptr[v + 1]):
