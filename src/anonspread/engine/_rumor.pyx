@@ -1307,8 +1307,9 @@ def py_rumor_plan(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t
                 mark[a] = 1
                 order[0] = a
                 nev = 1
+            # the scan's own rule with the best score at s0: its level from the first step on
             tol0 = rtol * max(1.0, fabs(s0))
-            level = s0 - tol0
+            level = rumor_stop_level(s0, s0, tol0, rtol)
             if nev:
                 for i in range(n):
                     v = st.byub[i]
