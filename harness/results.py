@@ -217,9 +217,8 @@ class Table:
                 metrics.append(m)
             points.setdefault(key, {})[m] = row
         keys = list(points)
-        varying = [i for i, p in enumerate(self.params) if len({k[i] for k in keys}) > 1] or list(
-            range(len(self.params))
-        )
+        moving = [i for i, p in enumerate(self.params) if len({k[i] for k in keys}) > 1]
+        varying = moving or list(range(len(self.params)))
         show_trials = any(n > 1 for n in trials.values())
         shown = keys[:max_points]
         left_head = [self.params[i] for i in varying] + (["trials"] if show_trials else [])
@@ -232,9 +231,7 @@ class Table:
             out += block
         if len(keys) > max_points:
             out.append(f"... {len(keys) - max_points} more points in the CSV")
-        notes = format_skipped(self.skipped, self.params,
-                               vary=[p for i, p in enumerate(self.params)
-                                     if len({k[i] for k in keys}) > 1])
+        notes = format_skipped(self.skipped, self.params, vary=[self.params[i] for i in moving])
         chosen = [d for d in self.derived if d.get("kind") != "ceiling"]
         ceilings = [d for d in self.derived if d.get("kind") == "ceiling"]
         if chosen:
