@@ -1,9 +1,10 @@
 """Issue 32: the Jordan kernel's direction-optimising BFS against the top-down BFS of before.
 
-The single BFS of the first phase (``_bfs_exact``: levels bottom-up where the unreached
-nodes' rows are fewer, with twin offsets) must give the top-down queue node for node (the
-next source of the first phase is its last node), the bit-parallel pass and the offset BFS
-the same distances, and the whole certification the same bounds, BFS count and answer.
+The single BFS of the first phase (the offset BFS from one source, bottom-up levels stopping
+at a node's first neighbour in the frontier), the bit-parallel pass and the offset BFS must
+give the same distances as top-down BFS, the first phase the same next source (the smallest
+node of the last level: not the last node of a queue, whose order within a level the
+direction changes), and the whole certification the same bounds, BFS count and answer.
 Random graphs with shuffled rows (the snapshots' rows are not sorted), disconnected parts,
 isolated nodes, self-loops and repeated arcs.
 """
@@ -60,35 +61,28 @@ def _graphs(rng):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_exact_bfs_gives_the_top_down_queue(seed):
+def test_single_bfs_bottom_up_same_distances_and_next_source(seed):
+    """One source, offset 0: the first phase's BFS. The distances of top-down BFS, every
+    node of the component listed, the last level at the tail of ``order`` (the first phase
+    takes the smallest node there as its next source)."""
     rng = np.random.default_rng(seed)
     for ip, ix in _graphs(rng):
         n = ip.size - 1
         roots = np.unique(np.r_[0, n - 1, rng.integers(0, n, 4), np.argmax(np.diff(ip))])
-        orders = np.empty((roots.size, n), np.int32)
-        dists = np.full((roots.size, n), -1, np.int32)
-        ks = K._bfs_exact(ip, ix, roots, orders, dists)
-        assert ks is not None
-        for i, r in enumerate(roots):
+        for r in roots:
             order = np.empty(n, np.int32)
             parent = np.empty(n, np.int32)
             dist = np.full(n, -1, np.int32)
             k = K.bfs(ip, ix, int(r), order, parent, dist)
-            assert ks[i] == k
-            assert np.array_equal(orders[i, :k], order[:k])
-            assert np.array_equal(dists[i], dist)
-
-
-def test_exact_bfs_refuses_an_asymmetric_adjacency():
-    ip = np.array([0, 1, 2, 3], np.int64)
-    ix = np.array([1, 2, 0], np.int32)  # a directed 3-cycle: in-degree = out-degree
-    orders = np.empty((1, 3), np.int32)
-    dists = np.full((1, 3), -1, np.int32)
-    assert K._bfs_exact(ip, ix, [0], orders, dists) is None
-    assert (dists == -1).all()
-    ip = np.array([0, 2, 2, 3], np.int64)
-    ix = np.array([1, 2, 0], np.int32)  # in-degree != out-degree
-    assert K._bfs_exact(ip, ix, [0], orders, dists) is None
+            o2 = np.empty(n, np.int32)
+            d2 = np.full(n, -1, np.int32)
+            k2 = K._offset_bfs(ip, ix, np.array([r]), np.array([0]), 1, o2, d2, hybrid=True)
+            assert k2 == k and np.array_equal(d2, dist)
+            assert np.array_equal(np.sort(o2[:k]), np.sort(order[:k]))
+            assert np.all(np.diff(d2[o2[:k]]) >= 0)  # level by level
+            e = dist.max()
+            tail = o2[:k][d2[o2[:k]] == e]
+            assert np.array_equal(np.sort(tail), np.sort(o2[k - tail.size:k]))
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -149,8 +143,8 @@ def _chung_lu(rng, n, m):
 
 @pytest.mark.parametrize("seed", [5, 6])
 def test_jordan_certification_same_bounds_count_and_answer(seed):
-    """At least 2^16 arcs, so that the first phase's BFS are the direction-optimising ones
-    from the 4th on; every rule; the answer against all-pairs BFS."""
+    """Every BFS direction-optimising or every BFS top-down: the same first-phase sources,
+    so the same bounds and BFS count; every rule; the answer against all-pairs BFS."""
     rng = np.random.default_rng(seed)
     ip, ix = _chung_lu(rng, 4000, 40000)
     n = ip.size - 1

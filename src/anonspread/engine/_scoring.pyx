@@ -488,105 +488,6 @@ cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indice
     return 0
 
 
-ctypedef struct Hyb:
-    # the direction-optimising BFS of :func:`_bfs_exact`: ``state`` 0 = not built yet,
-    # 1 = ready, -1 = not usable (not symmetric, 2^31 nodes or 2^32 arcs, or no memory)
-    int64_t state
-    uint32_t *tw
-    int32_t *pos
-    int32_t *rest
-    int32_t *nx
-    int32_t *tmp
-    uint32_t *kp
-    uint32_t *ko
-    int64_t *cnt
-
-
-cdef void _hyb_free(Hyb *h) noexcept nogil:
-    free(h.tw); free(h.pos); free(h.rest); free(h.nx); free(h.tmp); free(h.kp); free(h.ko)
-    free(h.cnt)
-    h.tw = NULL; h.pos = NULL; h.rest = NULL; h.nx = NULL; h.tmp = NULL; h.kp = NULL
-    h.ko = NULL; h.cnt = NULL
-
-
-cdef void _hyb_build(const int64_t[::1] indptr, const int32_t[::1] indices,
-                     Hyb *h) noexcept nogil:
-    """The twin offsets and work rows of :func:`_bfs_exact`: ``tw[j]``, for the arc j = (v, w)
-    of v's row, is the offset in w's row of the arc (w, v) that matches it (the k-th
-    occurrence of w in v's row matches the k-th occurrence of v in w's row). Found by two
-    counting sorts (every row's arcs by their other end); sets ``h.state`` to 1, or to -1
-    if the adjacency is not symmetric, too large for 32-bit offsets, or memory is short.
-    12 bytes per arc for the time of the build, 4 kept."""
-    cdef int64_t n = indptr.shape[0] - 1, m = indptr[n], x, y, j, k, p, q, maxdeg = 0
-    cdef uint64_t *inc
-    cdef uint32_t *own
-    cdef int64_t *cur
-    cdef bint ok = True
-    h.state = -1
-    if n <= 0 or n >= 0x7FFFFFFF or m >= <int64_t> 0xFFFFFFFF:
-        return
-    for x in range(n):
-        if indptr[x + 1] - indptr[x] > maxdeg:
-            maxdeg = indptr[x + 1] - indptr[x]
-    inc = <uint64_t *> malloc(max(m, 1) * sizeof(uint64_t))
-    own = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
-    cur = <int64_t *> malloc(n * sizeof(int64_t))
-    h.tw = <uint32_t *> malloc(max(m, 1) * sizeof(uint32_t))
-    h.pos = <int32_t *> malloc(n * sizeof(int32_t))
-    h.rest = <int32_t *> malloc(n * sizeof(int32_t))
-    h.nx = <int32_t *> malloc(n * sizeof(int32_t))
-    h.tmp = <int32_t *> malloc(n * sizeof(int32_t))
-    h.kp = <uint32_t *> malloc(n * sizeof(uint32_t))
-    h.ko = <uint32_t *> malloc(n * sizeof(uint32_t))
-    h.cnt = <int64_t *> malloc((max(n, maxdeg) + 2) * sizeof(int64_t))
-    if (inc == NULL or own == NULL or cur == NULL or h.tw == NULL
-            or h.pos == NULL or h.rest == NULL or h.nx == NULL or h.tmp == NULL or h.kp == NULL
-            or h.ko == NULL or h.cnt == NULL):
-        ok = False
-    if ok:
-        for x in range(n):
-            cur[x] = indptr[x]
-        # inc[y's segment]: the arcs into y, ``row << 32 | position``, by (row, position)
-        for x in range(n):
-            for j in range(indptr[x], indptr[x + 1]):
-                y = indices[j]
-                if cur[y] == indptr[y + 1]:  # more arcs into y than out of it
-                    ok = False
-                    break
-                inc[cur[y]] = ((<uint64_t> x) << 32) | <uint64_t> j
-                cur[y] += 1
-            if not ok:
-                break
-    if ok:
-        # own[x's segment]: the arcs out of x, by (their other end, position)
-        for x in range(n):
-            cur[x] = indptr[x]
-        for y in range(n):
-            for k in range(indptr[y], indptr[y + 1]):
-                x = <int64_t> (inc[k] >> 32)
-                own[cur[x]] = <uint32_t> inc[k]
-                cur[x] += 1
-        # the k-th arc out of x (by other end) matches the k-th arc into x (by row)
-        for x in range(n):
-            for k in range(indptr[x], indptr[x + 1]):
-                q = own[k]
-                p = <int64_t> <uint32_t> inc[k]
-                y = indices[q]
-                if <int64_t> (inc[k] >> 32) != y:  # not symmetric
-                    ok = False
-                    break
-                h.tw[q] = <uint32_t> (p - indptr[y])
-            if not ok:
-                break
-    free(inc); free(own); free(cur)
-    if not ok:
-        _hyb_free(h)
-        return
-    for x in range(n):
-        h.pos[x] = 0x7FFFFFFF
-    h.state = 1
-
-
 cdef inline int64_t _unreached(int32_t *rest, int64_t nrest, int32_t[::1] dist,
                                int64_t n) noexcept nogil:
     """The nodes not reached yet (``dist < 0``), kept in ``rest[:k]`` (k returned): all
@@ -605,128 +506,35 @@ cdef inline int64_t _unreached(int32_t *rest, int64_t nrest, int32_t[::1] dist,
     return keep
 
 
-cdef int64_t _bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
-                        int32_t[::1] order, int32_t[::1] dist, Hyb *h) noexcept nogil:
-    """:func:`bfs` from ``root`` (``order`` and ``dist`` the same, node for node), each level
-    found top-down (the frontier's rows) or bottom-up (the unreached nodes' rows: chosen
-    when they hold fewer entries than the frontier's), as in Beamer, Asanovic and
-    Patterson's direction-optimising BFS (issue 32). ``parent`` is not set.
-
-    Why the same order: the top-down scan puts the nodes of depth k + 1 in the queue by
-    (the queue slot of their parent, the neighbour of depth k that left the queue first;
-    their first offset in the parent's row). Every reached neighbour of a node x not
-    reached after depth k has depth k, so a bottom-up level reads x's whole row and takes
-    the smallest ``slot << 32 | twin offset`` (``h.tw``, :func:`_hyb_build`) over it: the
-    parent, and x's first offset in the parent's row; the level's new nodes are then
-    ordered by those two keys (two stable counting sorts). No early exit: the parent must
-    be the first in the queue, not the first found. ``h.state`` must be 1; ``dist`` -1
-    on entry for every node, as for :func:`bfs`.
-    """
-    cdef int64_t n = indptr.shape[0] - 1, a = 0, b = 1, tail = 1, level = 0, nrest = -1
-    cdef int64_t mf, mu, ne, i, j, keep, nch, maxo, x, t, c, tot
-    cdef int32_t w
-    cdef uint64_t best, key, low = 0xFFFFFFFF
-    cdef uint32_t *tw = h.tw
-    cdef int32_t *pos = h.pos
-    cdef int32_t *rest = h.rest
-    cdef int64_t *cnt = h.cnt
-    order[0] = <int32_t> root
-    dist[root] = 0
-    pos[root] = 0
-    mf = indptr[root + 1] - indptr[root]
-    mu = indptr[n] - mf
-    while a < b:
-        ne = 0
-        if mu < mf:
-            nrest = _unreached(rest, nrest, dist, n)
-            nch = 0
-            maxo = 0
-            keep = 0
-            for i in range(nrest):
-                x = rest[i]
-                best = ~(<uint64_t> 0)
-                for j in range(indptr[x], indptr[x + 1]):
-                    key = ((<uint64_t> <uint32_t> pos[indices[j]]) << 32) | tw[j]
-                    best = key if key < best else best
-                if (best >> 32) < <uint64_t> b:
-                    h.nx[nch] = <int32_t> x
-                    h.kp[nch] = <uint32_t> ((best >> 32) - <uint64_t> a)
-                    h.ko[nch] = <uint32_t> (best & low)
-                    if h.ko[nch] > maxo:
-                        maxo = h.ko[nch]
-                    nch += 1
-                else:
-                    rest[keep] = <int32_t> x
-                    keep += 1
-            nrest = keep
-            # by offset, then (stable) by the parent's slot
-            for i in range(maxo + 1):
-                cnt[i] = 0
-            for i in range(nch):
-                cnt[h.ko[i]] += 1
-            tot = 0
-            for i in range(maxo + 1):
-                c = cnt[i]
-                cnt[i] = tot
-                tot += c
-            for i in range(nch):
-                h.tmp[cnt[h.ko[i]]] = <int32_t> i
-                cnt[h.ko[i]] += 1
-            for i in range(b - a + 1):
-                cnt[i] = 0
-            for i in range(nch):
-                cnt[h.kp[i]] += 1
-            tot = 0
-            for i in range(b - a + 1):
-                c = cnt[i]
-                cnt[i] = tot
-                tot += c
-            for i in range(nch):
-                t = h.tmp[i]
-                order[tail + cnt[h.kp[t]]] = h.nx[t]
-                cnt[h.kp[t]] += 1
-            for i in range(nch):
-                w = order[tail + i]
-                dist[w] = <int32_t> (level + 1)
-                pos[w] = <int32_t> (tail + i)
-                ne += indptr[w + 1] - indptr[w]
-            tail += nch
-        else:
-            for i in range(a, b):
-                x = order[i]
-                for j in range(indptr[x], indptr[x + 1]):
-                    w = indices[j]
-                    if dist[w] < 0:
-                        dist[w] = <int32_t> (level + 1)
-                        pos[w] = <int32_t> tail
-                        order[tail] = w
-                        tail += 1
-                        ne += indptr[w + 1] - indptr[w]
-        a = b
-        b = tail
-        level += 1
-        mu -= ne
-        mf = ne
-    for i in range(tail):
-        pos[order[i]] = 0x7FFFFFFF
-    return tail
-
-
 cdef inline int64_t _tk_sweep(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t u,
                               int32_t[::1] order, int32_t[::1] parent, int32_t[::1] dist,
                               int64_t[::1] lo, int64_t[::1] hi, int64_t *far,
-                              Hyb *h=NULL) noexcept nogil:
+                              int32_t *rest=NULL) noexcept nogil:
     """One BFS from u and Takes & Kosters' bounds for every node; returns ``ecc(u)`` and
-    sets ``far`` to a node at distance ``ecc(u)`` from u (the last the BFS reached).
-    ``dist`` holds -1 on entry (restored). With ``h`` ready (``h.state`` 1), the BFS is
-    :func:`_bfs_exact` (the same order, so the same ``far``)."""
-    cdef int64_t n = indptr.shape[0] - 1, i, e, k
-    if h != NULL and h.state == 1:
-        k = _bfs_exact(indptr, indices, u, order, dist, h)
+    sets ``far`` to the node of smallest index at distance ``ecc(u)`` from u.
+    ``dist`` holds -1 on entry (restored). With ``rest`` (n + 1 int32 of scratch) the BFS is
+    direction-optimising (:func:`_offset_bfs` from u alone: bottom-up levels stop at a
+    node's first neighbour in the frontier), else top-down (:func:`bfs`); the distances
+    are the same, and ``far`` does not depend on the order within a level, so both give
+    the same bounds and the same next source."""
+    cdef int64_t n = indptr.shape[0] - 1, i, e, k, w
+    cdef int64_t src0[1]
+    cdef int64_t off0[1]
+    if rest != NULL:
+        src0[0] = u
+        off0[0] = 0
+        k = _offset_bfs(indptr, indices, src0, off0, 1, order, dist, rest)
     else:
         k = bfs(indptr, indices, u, order, parent, dist)
-    far[0] = order[k - 1]
-    e = dist[far[0]]
+    # the levels are contiguous in ``order``: the last one is its tail
+    e = dist[order[k - 1]]
+    w = order[k - 1]
+    i = k - 1
+    while i >= 0 and dist[order[i]] == e:
+        if order[i] < w:
+            w = order[i]
+        i -= 1
+    far[0] = w
     anonspread_tk_bounds(&dist[0], n, e, &lo[0], &hi[0])
     for i in range(k):
         dist[order[i]] = -1
@@ -1329,17 +1137,15 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     with ``far_first``, the first rule of issue 32, also used when a reference's
     eccentricity exceeds 254); 0, always the unplaced nodes of smallest lower bound (the
     rule before issue 32). ``hybrid`` (default): every BFS direction-optimising (issue 32:
-    :func:`_bp_pass` and :func:`_offset_bfs` bottom-up where cheaper; :func:`_bfs_exact`
-    for the single BFS from the 4th on when the subgraph has at least 2^16 arcs and at
-    least 1,024 nodes are still unplaced after 3 BFS: its twin offsets cost about 5 BFS,
-    repaid by about 7 BFS, and with fewer nodes left the first phase ends within a few BFS,
-    by its stall rule or placing them all): the same distances and the same first-phase
-    sources, so the same bounds, BFS count and answer; False: every BFS top-down (the
-    kernel of before, kept for the benchmark and tests).
+    :func:`_bp_pass` and :func:`_offset_bfs` bottom-up where cheaper, the first phase's
+    single BFS too: :func:`_tk_sweep`'s next source, the smallest node of the last level,
+    does not depend on the order within a level): the same distances and the same
+    first-phase sources, so the same bounds, BFS count and answer; False: every BFS
+    top-down (kept for the benchmark and tests).
     """
     cdef int64_t n = indptr.shape[0] - 1
-    cdef int32_t[::1] order, parent, dist
-    cdef Hyb hb
+    cdef int32_t[::1] order, parent, dist, rest32
+    cdef int32_t *rest = NULL
     cdef int64_t *plo = &lo[0]
     cdef int64_t *phi = &hi[0]
     cdef int64_t t, far, nbfs, emax, window = 8, prev = n, kind = 0, step = 0, left = n
@@ -1359,10 +1165,10 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         parent = np.empty(n, np.int32)
         dist = np.full(n, -1, np.int32)
         src = np.zeros(n, np.uint8)
-    hb.state = 0 if hybrid and indptr[n] >= (1 << 16) else -1
-    hb.tw = NULL; hb.pos = NULL; hb.rest = NULL; hb.nx = NULL; hb.tmp = NULL; hb.kp = NULL
-    hb.ko = NULL; hb.cnt = NULL
-    t = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi, &far)
+        rest32 = np.empty(n + 1, np.int32)
+    if hybrid:
+        rest = &rest32[0]
+    t = _tk_sweep(indptr, indices, s, order, parent, dist, lo, hi, &far, rest)
     src[s] = 1
     nbfs = 1
     emax = t
@@ -1408,15 +1214,12 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
                 kind = k
         kused[kind] = step
         u = far if kind == 0 else (uhi if kind == 1 else ulo)
-        if hb.state == 0 and nbfs >= 3 and left >= 1024:
-            _hyb_build(indptr, indices, &hb)
-        e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far, &hb)
+        e = _tk_sweep(indptr, indices, u, order, parent, dist, lo, hi, &far, rest)
         src[u] = 1
         if e > emax:
             emax = e
         nbfs += 1
         step += 1
-    _hyb_free(&hb)
     if left > 0 and rule == 2:
         left = _ref_passes(indptr, indices, plo, phi, t, emax, max_passes, trace, order, dist,
                            src, &nbfs, hybrid)
@@ -1443,9 +1246,9 @@ cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] in
     32 BFS: :func:`_ref_passes` (64
     reference nodes; :func:`_place_passes` when a reference's eccentricity exceeds 254),
     until every node is placed. Every BFS is direction-optimising (``hybrid`` of
-    :func:`_jordan_place`: the same bounds and BFS count as top-down BFS, 1.4-2.8x less CPU
-    on Chung-Lu snapshots from 10^5 infected up). Worst case O(n m) (one BFS per node, 64
-    to a pass).
+    :func:`_jordan_place`: the same bounds and BFS count as top-down BFS; bottom-up levels
+    stop at a node's first neighbour in the frontier). Worst case O(n m) (one BFS per node,
+    64 to a pass).
     """
     cdef int64_t n = indptr.shape[0] - 1, v
     cdef int64_t[::1] lo, hi, trace
@@ -2011,22 +1814,3 @@ def py_bfs(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t root,
     with nogil:
         k = bfs(indptr, indices, root, order, parent, dist)
     return k
-
-
-def py_bfs_exact(const int64_t[::1] indptr, const int32_t[::1] indices,
-                 const int64_t[::1] roots, int32_t[:, ::1] orders, int32_t[:, ::1] dists,
-                 int64_t[::1] ks):
-    """:func:`_bfs_exact` from every ``roots[i]`` into ``orders[i]``, ``dists[i]`` (rows of
-    -1 on entry), ``ks[i]`` the nodes reached, the twins built once; returns the build's
-    state (1, or -1 when the adjacency is not usable: no BFS run)."""
-    cdef Hyb hb
-    cdef int64_t i
-    hb.tw = NULL; hb.pos = NULL; hb.rest = NULL; hb.nx = NULL; hb.tmp = NULL; hb.kp = NULL
-    hb.ko = NULL; hb.cnt = NULL
-    with nogil:
-        _hyb_build(indptr, indices, &hb)
-        if hb.state == 1:
-            for i in range(roots.shape[0]):
-                ks[i] = _bfs_exact(indptr, indices, roots[i], orders[i], dists[i], &hb)
-        _hyb_free(&hb)
-    return hb.state

@@ -334,27 +334,6 @@ def _bp_bounds(indptr, indices, srcs, cnt: int, ecc, lo, hi, order, dist, off) -
         o.back()
 
 
-def _bfs_exact(indptr, indices, roots, orders, dists) -> np.ndarray | None:
-    """The direction-optimising BFS of the Jordan kernel (issue 32) from every ``roots[i]``
-    into ``orders[i]``, ``dists[i]`` (int32 arrays of shape ``(len(roots), n)``, ``dists``
-    -1 on entry): the same order and distances as :func:`bfs`. Returns the nodes reached
-    per root, or None when the adjacency is not symmetric (nothing run)."""
-    indptr, indices = _csr(indptr, indices)
-    n = _n(indptr)
-    roots = np.array([_check.index(int(r), n, "root") for r in np.atleast_1d(roots)], np.int64)
-    for a, nm in ((orders, "orders"), (dists, "dists")):
-        if (not isinstance(a, np.ndarray) or a.dtype != np.int32 or a.ndim != 2
-                or a.shape[0] < roots.size or a.shape[1] != n or not a.flags.c_contiguous
-                or not a.flags.writeable):
-            raise InvalidParameterError(f"{nm} must be a writeable C-contiguous int32 array of "
-                                        f"shape ({roots.size}, {n})")
-    if (dists[:roots.size] != -1).any():
-        raise InvalidParameterError("dists must hold -1 on entry")
-    ks = np.zeros(roots.size, np.int64)
-    state = _scoring.py_bfs_exact(indptr, indices, roots, orders, dists, ks)
-    return ks if state == 1 else None
-
-
 def graph_radius(indptr, indices) -> int:
     """The minimum eccentricity (Jordan radius) of a connected graph, by :func:`graph_jordan_top`."""
     return _scoring.py_graph_radius(*_check.connected(indptr, indices))
