@@ -10,8 +10,8 @@ Run::
 Each measurement is one ``scoring._jordan_place`` call (the kernel of ``graph_jordan_top``,
 64 reference nodes) on the snapshot's infected subgraph, source = the first infected node,
 in a forked child: CPU seconds (``time.process_time``) of the call alone (the subgraph is
-built once in the parent). ``new`` = ``hybrid=True`` (the default: the first phase's BFS by
-``_bfs_exact``, the bit-parallel passes and the offset BFS bottom-up where cheaper), ``old``
+built once in the parent). ``new`` = ``hybrid=True`` (the default: the first phase's single
+BFS, the bit-parallel passes and the offset BFS bottom-up where cheaper), ``old``
 = ``hybrid=False`` (every BFS top-down, the kernel of before), alternating which goes first
 per round, after a warm-up of both. Printed per snapshot: nodes, arcs, BFS equivalents, the
 answer (ecc(s), minimum, #below, #tied, #centres), whether the two runs' bounds (``lo``,
