@@ -286,9 +286,12 @@ def simulate_and_score(
     estimators : tuple of str, optional
         Names among ``"ml"`` (adaptive diffusion), ``"ml-tree"`` (Protocol 2),
         ``"jordan"``, ``"rumor"``, ``"netsleuth"``, ``"lisn"``; default: every one that
-        applies and is registered as a default (:func:`adversaries.applicable_estimators`
-        with ``default_only=True``: NETSLEUTH and LISN, superlinear per snapshot, are
-        run only when named). An inapplicable name raises
+        applies and is a default on this graph (:func:`adversaries.applicable_estimators`
+        with ``default_only=True``): the ML that applies, Jordan centre, and rumour
+        centrality on tree contact graphs only. NETSLEUTH and LISN, superlinear per
+        snapshot, run only when named; so does rumour centrality on a graph with cycles
+        (one BFS of the snapshot's 2-core per candidate: quadratic in the core). A named
+        estimator runs wherever it applies. An inapplicable name raises
         :class:`InvalidParameterError` saying why.
     source : node, optional
         Fixed source on finite graphs (default: uniform per trial).

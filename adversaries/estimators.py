@@ -503,7 +503,8 @@ def _check_rumor_scan(indptr: np.ndarray, indices: np.ndarray, s: int) -> None:
                      "quadratic in the core; the Jordan centre is not)"))
 
 
-@register_estimator("rumor", protocols=None, batch=True, price=_rumor_price, price_sample=32)
+@register_estimator("rumor", protocols=None, batch=True, default="tree", price=_rumor_price,
+                    price_sample=32)
 def rumor_centrality(snapshot: Snapshot) -> Scores:
     """Log rumour centrality of each infected node (Shah & Zaman 2011).
 
@@ -517,7 +518,11 @@ def rumor_centrality(snapshot: Snapshot) -> Scores:
     per candidate). :func:`top_and_rank` evaluates only the candidates its cut-vertex
     bound does not exclude, but on dense random-diffusion snapshots of a power-law
     graph the bound excludes few (8,326 of 10^4 evaluated; issue 32 measured growth
-    exponent above 2 in benchmarks/README.md): not near-linear there.
+    exponent 2.5-2.6 in benchmarks/README.md): not near-linear there. It is therefore
+    registered with ``default="tree"``: a default estimator of
+    :func:`simulate_and_score` on tree contact graphs, opt-in (run only when named) on
+    graphs with cycles, per the registry's policy for estimators that grow faster than
+    the snapshot (:class:`EstimatorSpec`, ``default``).
 
     Parameters
     ----------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from anonspread.errors import InvalidParameterError, InvalidTypeError
 from anonspread.registry import Registry
@@ -56,12 +56,18 @@ class EstimatorSpec:
         Scores are log-likelihoods (posteriors and ranks by likelihood apply).
     batch : bool
         Available in the compiled Monte Carlo path (:func:`adversaries.simulate_and_score`).
-    default : bool, default True
+    default : {True, False, "tree"}, default True
         Among the estimators :func:`adversaries.simulate_and_score` runs when the caller
-        names none. Estimators whose cost per snapshot grows faster than the snapshot
-        (NETSLEUTH's eigenvector, LISN's sum over the uninfected nodes) are opt-in: a
-        default run of 10,000 trials at ~3,000 infected nodes would otherwise take many
-        minutes for an estimator the caller did not ask for.
+        names none (:meth:`is_default`): True on every contact graph, False on none
+        (opt-in: run only when named), ``"tree"`` only where the contact graph is a tree or
+        forest (opt-in on graphs with cycles). Estimators whose cost per snapshot grows
+        faster than the snapshot are opt-in where it does: NETSLEUTH's eigenvector and
+        LISN's sum over the uninfected nodes everywhere (False); rumour centrality on graphs
+        with cycles (``"tree"``: linear message passing on a tree, one BFS of the
+        snapshot's 2-core per candidate otherwise, O(n_c (n_c + m_c)) on a 2-connected
+        core). A default run of 10,000 trials at ~3,000 infected nodes would otherwise take
+        many minutes for an estimator the caller did not ask for. Naming an estimator runs
+        it wherever it applies, whatever its ``default``.
     random : bool, default False
         The estimator draws random numbers (simulation-based estimators): ``func`` takes
         the keyword ``rng`` (None, int or :class:`numpy.random.Generator`, SPEC 7), and the
@@ -112,7 +118,7 @@ class EstimatorSpec:
     edges_on_cycles: bool
     likelihood: bool
     batch: bool
-    default: bool = True
+    default: bool | Literal["tree"] = True
     random: bool = False
     params: Callable = field(default=lambda protocol, graph: {})
     extra: Callable | None = None
@@ -120,6 +126,40 @@ class EstimatorSpec:
     price: Callable | None = None
     price_sample: int | None = None
     description: str = ""
+
+    def is_default(self, graph: Any) -> bool:
+        """Whether :func:`adversaries.simulate_and_score` runs this estimator on ``graph`` unnamed.
+
+        True for ``default=True``, False for ``default=False``; for ``default="tree"``,
+        whether the contact graph is a tree or forest (lazily grown trees always are).
+        Whether the estimator applies at all is :meth:`why_not`'s question, not this one's.
+
+        Parameters
+        ----------
+        graph : networkx.Graph, ContactGraph or LazyTree
+            The contact graph.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from anonspread import adversaries, spread
+        >>> spec = adversaries.get_estimator("rumor")
+        >>> spec.default
+        'tree'
+        >>> spec.is_default(spread.graphs.regular_tree(3)), spec.is_default(nx.cycle_graph(5))
+        (True, False)
+        >>> adversaries.get_estimator("netsleuth").is_default(spread.graphs.regular_tree(3))
+        False
+        """
+        if self.default == "tree":
+            from anonspread.adversaries.observation import graph_is_forest
+
+            return graph_is_forest(as_contact_graph(graph))
+        return self.default is True
 
     def why_not(self, protocol: Protocol, graph: Any, *, reveal_edges: bool = False) -> str | None:
         """The reason this estimator does not apply, or None if it does.
@@ -182,7 +222,7 @@ def register_estimator(
     edges_on_cycles: bool = False,
     likelihood: bool = False,
     batch: bool = False,
-    default: bool = True,
+    default: bool | Literal["tree"] = True,
     random: bool = False,
     params: Callable | None = None,
     extra: Callable | None = None,
@@ -199,7 +239,8 @@ def register_estimator(
     protocols, graphs, observation, edges_on_cycles, likelihood, batch, default, random, params, extra, many, price, price_sample
         The fields of :class:`EstimatorSpec` of the same names (``protocols`` as a tuple,
         a :class:`Registry` whose names it follows, or ``None`` for a model-free
-        estimator; ``params`` and ``extra`` default to none).
+        estimator; ``default`` True, False or ``"tree"``; ``params`` and ``extra`` default
+        to none).
 
     Returns
     -------
@@ -227,6 +268,11 @@ def register_estimator(
     """
     if graphs not in ("any", "tree"):
         raise InvalidParameterError(f"graphs must be 'any' or 'tree'; got {graphs!r}")
+    if not (isinstance(default, bool) or (isinstance(default, str) and default == "tree")):
+        raise InvalidParameterError(
+            "default must be True, False or 'tree' (a default only where the contact graph is "
+            f"a tree or forest, opt-in on graphs with cycles); got {default!r}"
+        )
 
     def deco(func: Callable) -> Callable:
         if name in ESTIMATORS:
@@ -304,8 +350,11 @@ def applicable_estimators(
 
     ``observation`` is what the adversary has: ``"snapshot"`` (the default, thesis
     §2.1.2), ``"spies"`` (first receipts at spy nodes) or ``"snapshot+spies"``.
-    ``default_only`` keeps only the estimators registered with ``default=True`` (what
-    :func:`adversaries.simulate_and_score` runs when no estimator is named).
+    ``default_only`` keeps only the estimators that are defaults on this graph
+    (:meth:`EstimatorSpec.is_default`: registered with ``default=True``, or with
+    ``default="tree"`` on a tree or forest): what :func:`adversaries.simulate_and_score`
+    runs when no estimator is named. Rumour centrality is one on trees only: on a graph
+    with cycles it costs one BFS of the snapshot's 2-core per candidate.
 
     Parameters
     ----------
@@ -320,7 +369,7 @@ def applicable_estimators(
     observation : {"snapshot", "spies", "snapshot+spies"}
         What the adversary has.
     default_only : bool
-        Only the estimators registered with ``default=True``.
+        Only the estimators that are defaults on ``graph``.
 
     Examples
     --------
@@ -330,6 +379,10 @@ def applicable_estimators(
     >>> applicable_estimators(spread.AdaptiveDiffusion(), spread.graphs.regular_tree(3), batch=True,
     ...                       default_only=True)
     ['jordan', 'ml', 'rumor']
+    >>> import networkx as nx
+    >>> applicable_estimators(spread.RandomDiffusion(0.5), nx.cycle_graph(5), batch=True,
+    ...                       default_only=True)
+    ['jordan']
     """
     protocol = _check_protocol(protocol)
     if observation not in OBSERVATIONS:
@@ -337,13 +390,14 @@ def applicable_estimators(
             f"observation must be one of {sorted(OBSERVATIONS)}; got {observation!r}"
         )
     seen = OBSERVATIONS[observation]
+    g = as_contact_graph(graph)  # once: a networkx graph is converted, and its forest test made, once
     return sorted(
         name
         for name, spec in ESTIMATORS.items()
         if spec.observation in seen
         and (spec.batch or not batch)
-        and (spec.default or not default_only)
-        and spec.why_not(protocol, graph, reveal_edges=reveal_edges) is None
+        and (not default_only or spec.is_default(g))
+        and spec.why_not(protocol, g, reveal_edges=reveal_edges) is None
     )
 
 

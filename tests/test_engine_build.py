@@ -50,7 +50,8 @@ def test_nothing_is_compiled_at_run_time():
         "g = nx.random_regular_graph(4, 200, seed=1)\n"
         "adversaries.simulate_and_score(spread.graphs.regular_tree(3), spread.AdaptiveDiffusion(), 6,"
         " 20, estimators=('ml', 'jordan', 'rumor', 'netsleuth', 'lisn'), rng=0)\n"
-        "adversaries.simulate_and_score(g, spread.RandomDiffusion(0.5), 4, 20, rng=0)\n"
+        "adversaries.simulate_and_score(g, spread.RandomDiffusion(0.5), 4, 20,"
+        " estimators=('jordan', 'rumor'), rng=0)\n"
         "spread.simulate_many(g, spread.Flooding(), 3, 20, rng=0)\n"
         "print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
     )

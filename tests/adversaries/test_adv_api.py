@@ -159,7 +159,8 @@ def test_batch_kernels_agree_with_the_per_snapshot_estimators(G, proto, T):
 def test_simulate_and_score_runs_only_default_estimators_unless_named():
     tree = spread.graphs.regular_tree(3)
     ad = spread.AdaptiveDiffusion(3)
-    opt_in = {n for n in A.applicable_estimators(ad, tree, batch=True) if not A.get_estimator(n).default}
+    opt_in = {n for n in A.applicable_estimators(ad, tree, batch=True)
+              if not A.get_estimator(n).is_default(tree)}
     assert {"netsleuth", "lisn"} <= opt_in
     b = A.simulate_and_score(tree, ad, 4, 3, rng=0)
     assert set(b.estimators) == set(A.applicable_estimators(ad, tree, batch=True, default_only=True))
