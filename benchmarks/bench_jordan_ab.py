@@ -5,6 +5,9 @@ Run::
 
     # once: dump the snapshots of bench_jordan_bfs.py's sets (and any --csr prefix) to DIR
     python benchmarks/bench_jordan_ab.py dump --dir /tmp/jb/sets --sets slashdot,reg4,cl6,cl7
+    # or: the first k infected of a dumped snapshot whose nodes are in infection order
+    python benchmarks/bench_jordan_ab.py dump --dir /tmp/jb/r8k --sets none --from /tmp/jb/r8 \
+        --k 100000,300000,1000000
     # then: the kernel of this interpreter's build against another build's interpreter
     python benchmarks/bench_jordan_ab.py run --dir /tmp/jb/sets --old-python /path/to/old/bin/python \
         --rounds 2
@@ -66,11 +69,30 @@ def one(prefix: str) -> dict:
             "arcs": int(ix.shape[0])}
 
 
+def first_k(prefix: str, ks: list[int]):
+    """The subgraphs of the first k nodes of a dumped snapshot (local ids in infection order,
+    the source at 0: every prefix is connected), source 0."""
+    ip = np.load(prefix + "_indptr.npy")
+    ix = np.load(prefix + "_indices.npy")
+    assert int(np.load(prefix + "_s.npy")[0]) == 0
+    for k in ks:
+        rows = ix[: ip[k]]
+        keep = rows < k
+        row_of = np.repeat(np.arange(k), np.diff(ip[: k + 1]))
+        sub_ip = np.zeros(k + 1, np.int64)
+        np.cumsum(np.bincount(row_of[keep], minlength=k), out=sub_ip[1:])
+        yield f"{os.path.basename(prefix)} first {k}", (sub_ip, rows[keep].astype(np.int32)), 0
+
+
 def dump(args) -> None:
     from bench_jordan_bfs import snapshots
 
     os.makedirs(args.dir, exist_ok=True)
-    for i, (label, (ip, ix), s) in enumerate(snapshots(args.sets.split(","), args.cache)):
+    sets = [] if args.sets == "none" else args.sets.split(",")
+    found = list(snapshots(sets, args.cache)) if sets else []
+    if args.src:
+        found += list(first_k(args.src, [int(k) for k in args.k.split(",")]))
+    for i, (label, (ip, ix), s) in enumerate(found):
         prefix = os.path.join(args.dir, f"{i:02d}-" + label.replace(" ", "_").replace("^", ""))
         np.save(prefix + "_indptr.npy", np.ascontiguousarray(ip, np.int64))
         np.save(prefix + "_indices.npy", np.ascontiguousarray(ix, np.int32))
@@ -109,7 +131,10 @@ def main() -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("dump")
     d.add_argument("--dir", required=True)
-    d.add_argument("--sets", default="slashdot,reg4,cl6,cl7")
+    d.add_argument("--sets", default="slashdot,reg4,cl6,cl7", help="comma list, or none")
+    d.add_argument("--from", dest="src", default=None,
+                   help="a dumped snapshot prefix (nodes in infection order) to cut at --k")
+    d.add_argument("--k", default="100000,300000,1000000", help="comma list of prefix sizes")
     d.add_argument("--cache", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "anonspread-bench"))
     r = sub.add_parser("run")
     r.add_argument("--dir", required=True)
