@@ -1126,7 +1126,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
                        int64_t[::1] trace, int64_t *res, int64_t rule=2,
-                       int64_t phase1_max=32, bint hybrid=True) except -1 nogil:
+                       int64_t phase1_max=16, bint hybrid=True) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
@@ -1243,7 +1243,7 @@ cdef JordanTop graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] in
     node with the largest upper bound, the one with the smallest lower bound; the kind
     whose last BFS placed most nodes, a kind unused for 6 BFS tried again); phase 2, once
     the last 8 BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent or after
-    32 BFS: :func:`_ref_passes` (64
+    16 BFS: :func:`_ref_passes` (64
     reference nodes; :func:`_place_passes` when a reference's eccentricity exceeds 254),
     until every node is placed. Every BFS is direction-optimising (``hybrid`` of
     :func:`_jordan_place`: the same bounds and BFS count as top-down BFS; bottom-up levels
@@ -1726,7 +1726,7 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                     int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes, int64_t[::1] trace,
-                    int64_t rule=2, int64_t phase1_max=32, bint hybrid=True):
+                    int64_t rule=2, int64_t phase1_max=16, bint hybrid=True):
     cdef int64_t res[3]
     _jordan_place(indptr, indices, s, lo, hi, max_passes, trace, res, rule, phase1_max, hybrid)
     return res[0], res[1], res[2]

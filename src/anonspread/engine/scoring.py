@@ -215,7 +215,7 @@ def graph_jordan_top(indptr, indices, s: int, top) -> tuple[int, int, int, int, 
     and the one with the smallest lower bound. The next kind is the one whose last BFS
     placed most nodes; a kind unused for 6 BFS is tried again. Phase 2, once the last 8
     BFS placed fewer nodes than a bit-parallel pass per BFS-equivalent (64 sources over
-    about ``max ecc + 1`` levels), or after 32 BFS: bit-parallel passes of 64 sources, each
+    about ``max ecc + 1`` levels), or after 16 BFS: bit-parallel passes of 64 sources, each
     followed by the bounds of its 64 sources from two BFS with late-starting sources, until
     every node is placed. The sources (issue 32): first the 64 nodes of largest degree, the
     *references* R, whose distances to every node are kept (64 bytes a node); then, with
@@ -257,7 +257,7 @@ _JORDAN_RULES = {"lowest": 0, "far-first": 1, "references": 2}
 
 
 def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
-                  rule: str = "references", phase1_max: int = 32,
+                  rule: str = "references", phase1_max: int = 16,
                   hybrid: bool = True) -> tuple[int, int, int]:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on
     entry), stopping after ``max_passes`` bit-parallel passes (< 0: no limit); ``trace[i]``
@@ -266,7 +266,7 @@ def _jordan_place(indptr, indices, s: int, lo, hi, max_passes: int, trace, *,
     sources, ``"references"`` (the default, 64 reference nodes), ``"far-first"`` (one
     reference node, the first rule of issue 32) or ``"lowest"`` (the unplaced nodes of
     smallest lower bound only, the rule before issue 32); the tests compare all three.
-    ``phase1_max``: the first phase's cap on single BFS with the reference rule (32 in
+    ``phase1_max``: the first phase's cap on single BFS with the reference rule (16 in
     :func:`graph_jordan_top`; a benchmark hook, any value gives the same answer).
     ``hybrid``: every BFS direction-optimising (the default, as in :func:`graph_jordan_top`);
     False: every BFS top-down, the kernel of before (the same bounds, BFS count and answer;
