@@ -382,6 +382,7 @@ CASES = {
     "scoring.score_summary": lambda: ([np.arange(N, dtype=float), 0, 1e-9, np.zeros(N, bool)], {}),
     "scoring.tree_eccentricity": lambda: ([TP, TI, np.zeros(N, np.int64)], {}),
     "scoring.tree_passes": _tree_passes_case,
+    "scoring.within_radius": lambda: ([GP, GI, 2], {}),
     "sensors.direction_mask": lambda: ([TP, TI, np.array([3]), np.array([1]), np.zeros(N, bool)], {}),
     "sensors.eif_costs": _eif_case,
     "sensors.pinto_loglik": lambda: ([TP, TI, np.array([0, 1, 2]), np.array([3, 4, 5]),

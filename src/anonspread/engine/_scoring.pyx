@@ -154,8 +154,8 @@ cdef extern from *:
     ANONSPREAD_CLONES
     static void anonspread_ref_gain(const uint8_t *d, const int32_t *far, const uint8_t *src,
                                     const uint8_t *op, int64_t n, const int64_t *lo,
-                                    const int64_t *hi, int64_t t, int64_t ehi, int64_t *rem,
-                                    int64_t *gain) {
+                                    const int64_t *hi, int64_t tl, int64_t t, int64_t ehi,
+                                    int64_t *rem, int64_t *gain) {
         int64_t k, b, u, l, h;
         int32_t c[64], g[64];
         for (b = 0; b < 64; b++) {
@@ -172,7 +172,7 @@ cdef extern from *:
                 for (b = 0; b < 64; b++) {
                     u = (int64_t) d[k * 64 + b] + far[b] - 1;
                     u = l > u ? l : u;
-                    g[b] += u < h && (u == l || ((u < t || l > t) && l > ehi));
+                    g[b] += u < h && (u == l || ((u < tl || l > t) && l > ehi));
                 }
             }
         }
@@ -186,7 +186,8 @@ cdef extern from *:
     ANONSPREAD_CLONES
     static int64_t anonspread_ref_count(const uint8_t *d, const int32_t *far2,
                                         const uint8_t *op, int64_t n, const int64_t *lo,
-                                        const int64_t *hi, int64_t t, int64_t ehi) {
+                                        const int64_t *hi, int64_t tl, int64_t t,
+                                        int64_t ehi) {
         int64_t k, b, u, x, l, g = 0;
         for (k = 0; k < n; k++) {
             if (!op[k])
@@ -198,7 +199,7 @@ cdef extern from *:
             }
             l = lo[k];
             u = l > u ? l : u;
-            g += u < hi[k] && (u == l || ((u < t || l > t) && l > ehi));
+            g += u < hi[k] && (u == l || ((u < tl || l > t) && l > ehi));
         }
         return g;
     }
@@ -263,10 +264,11 @@ cdef extern from *:
                               int64_t *hi) noexcept nogil
     void anonspread_ref_gain(const uint8_t *d, const int32_t *far, const uint8_t *src,
                              const uint8_t *op, int64_t n, const int64_t *lo, const int64_t *hi,
-                             int64_t t, int64_t ehi, int64_t *rem, int64_t *gain) noexcept nogil
+                             int64_t tl, int64_t t, int64_t ehi, int64_t *rem,
+                             int64_t *gain) noexcept nogil
     int64_t anonspread_ref_count(const uint8_t *d, const int32_t *far2, const uint8_t *op,
-                                 int64_t n, const int64_t *lo, const int64_t *hi, int64_t t,
-                                 int64_t ehi) noexcept nogil
+                                 int64_t n, const int64_t *lo, const int64_t *hi, int64_t tl,
+                                 int64_t t, int64_t ehi) noexcept nogil
     void anonspread_ref_attain(const uint8_t *d, const int32_t *far, const uint8_t *src,
                                int64_t n, uint8_t *att) noexcept nogil
     int __builtin_ctzll(unsigned long long x) noexcept nogil
@@ -445,7 +447,7 @@ cdef int graph_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indice
             # bounding stalls: the rest by bit-parallel BFS, 64 sources per pass
             with gil:
                 trace0 = np.zeros(0, np.int64)
-            _place_passes(indptr, indices, &lo[0], &hi[0], 0, True, emax, -1, trace0, order,
+            _place_passes(indptr, indices, &lo[0], &hi[0], 0, 0, True, emax, -1, trace0, order,
                           dist, True, &nbfs)
             for v in range(n):
                 if todo[v]:
@@ -765,11 +767,14 @@ cdef void _bp_bounds(const int64_t[::1] indptr, const int32_t[::1] indices, cons
         hi[srcs[b]] = ecc[b]
 
 
-cdef inline bint _open(const int64_t *lo, const int64_t *hi, int64_t t, int64_t ehi,
+cdef inline bint _open(const int64_t *lo, const int64_t *hi, int64_t tl, int64_t t, int64_t ehi,
                        int64_t v) noexcept nogil:
-    """Node v is not yet placed: not exact, and not both off ``t`` and above ``ehi``."""
+    """Node v is not yet placed: not exact, and not both (below ``tl`` or above ``t``) and
+    above ``ehi``. The Jordan certification: ``tl = t = ecc(s)``, ``ehi`` the smallest upper
+    bound; the threshold of :func:`_jordan_place` with ``thresh = T``: ``tl = T + 1``,
+    ``t = T``, ``ehi = -1`` (placed once ``ecc(v) <= T`` or ``ecc(v) > T`` is proved)."""
     cdef int64_t lv = lo[v], hv = hi[v]
-    return not (lv == hv or ((hv < t or lv > t) and lv > ehi))
+    return not (lv == hv or ((hv < tl or lv > t) and lv > ehi))
 
 
 cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -790,7 +795,7 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
         bits = np.zeros(3 * n + 1, np.uint64)
         w64 = np.empty(3 * n + 1, np.int64)
     for v in range(n):
-        if _open(&lo[0], &hi[0], t, ehi, v):
+        if _open(&lo[0], &hi[0], t, t, ehi, v):
             srcs[m] = v
             m += 1
     for start in range(0, m, 64):
@@ -805,9 +810,10 @@ cdef int64_t bitparallel_eccentricity(const int64_t[::1] indptr, const int32_t[:
 
 
 cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
-                           int64_t *phi, int64_t t, bint exact, int64_t emax, int64_t max_passes,
-                           int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
-                           bint far_first, int64_t *nbfs, bint hybrid=True) except -1 nogil:
+                           int64_t *phi, int64_t tl, int64_t t, bint exact, int64_t emax,
+                           int64_t max_passes, int64_t[::1] trace, int32_t[::1] order,
+                           int32_t[::1] dist, bint far_first, int64_t *nbfs,
+                           bint hybrid=True) except -1 nogil:
     """Phase 2 of :func:`_jordan_place` (and of :func:`graph_eccentricity` with ``exact``):
     bit-parallel passes of 64 sources until every node is placed (``exact``: until every
     ``lo == hi``) or ``max_passes`` passes (< 0: no limit); returns the nodes left unplaced.
@@ -876,12 +882,12 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
             byfar[levfill[dr[v]]] = v
             levfill[dr[v]] += 1
     while True:
-        ehi = BIG if exact else anonspread_min64(phi, n, BIG)
+        ehi = BIG if exact else (-1 if tl != t else anonspread_min64(phi, n, BIG))
         for i in range(emax + 2):
             nlo[i] = 0
         left = 0
         for v in range(n):
-            if _open(plo, phi, t, ehi, v):
+            if _open(plo, phi, tl, t, ehi, v):
                 nlo[min(plo[v], emax + 1)] += 1
                 left += 1
         if npass > 0 and npass - 1 < trace.shape[0]:
@@ -907,7 +913,7 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
             for v in range(n):
                 if cnt == 64:
                     break
-                if _open(plo, phi, t, ehi, v):
+                if _open(plo, phi, tl, t, ehi, v):
                     lv = min(plo[v], emax + 1)
                     if lv < cap:
                         srcs[cnt] = v
@@ -932,7 +938,7 @@ cdef int64_t _place_passes(const int64_t[::1] indptr, const int32_t[::1] indices
 
 
 cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t *plo,
-                        int64_t *phi, int64_t t, int64_t emax, int64_t max_passes,
+                        int64_t *phi, int64_t tl, int64_t t, int64_t emax, int64_t max_passes,
                         int64_t[::1] trace, int32_t[::1] order, int32_t[::1] dist,
                         uint8_t[::1] src, int64_t *nbfs, bint hybrid=True) except -2 nogil:
     """Phase 2 of :func:`_jordan_place` with many reference nodes (issue 32); returns the
@@ -1002,12 +1008,12 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
     while True:
         anonspread_ref_far(&dmat[0], &src[0], n, far)
         anonspread_ref_bound(&dmat[0], far, n, plo, phi)
-        ehi = anonspread_min64(phi, n, BIG)
+        ehi = -1 if tl != t else anonspread_min64(phi, n, BIG)
         for i in range(emax + 2):
             nlo[i] = 0
         left = 0
         for v in range(n):
-            op[v] = _open(plo, phi, t, ehi, v)
+            op[v] = _open(plo, phi, tl, t, ehi, v)
             if op[v]:
                 nlo[min(plo[v], emax + 1)] += 1
                 left += 1
@@ -1017,7 +1023,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
             break
         # the reference whose outer level, made sources, would place most open nodes
         # per pass; its outer level if that beats an exact pass (up to 64 placed)
-        anonspread_ref_gain(&dmat[0], far, &src[0], &op[0], n, plo, phi, t, ehi, rem, gain)
+        anonspread_ref_gain(&dmat[0], far, &src[0], &op[0], n, plo, phi, tl, t, ehi, rem, gain)
         best = -1
         for b in range(nr):
             if rem[b] > 0 and gain[b] > 0 and (best < 0 or gain[b] * ((rem[best] + 63) // 64)
@@ -1054,7 +1060,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
             anonspread_ref_far(&dmat[0], &src[0], n, far2)
             for i in range(na):
                 src[per[i]] = 0
-            gper = anonspread_ref_count(&dmat[0], far2, &op[0], n, plo, phi, t, ehi)
+            gper = anonspread_ref_count(&dmat[0], far2, &op[0], n, plo, phi, tl, t, ehi)
         cnt = 0
         if gper >= min(64, left) and (best < 0 or gper * ((rem[best] + 63) // 64) >= gain[best]):
             for i in range(na):
@@ -1103,7 +1109,7 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
             for v in range(n):
                 if cnt == 64:
                     break
-                if _open(plo, phi, t, ehi, v):
+                if _open(plo, phi, tl, t, ehi, v):
                     lv = min(plo[v], emax + 1)
                     if lv < cap:
                         srcs[cnt] = v
@@ -1126,8 +1132,14 @@ cdef int64_t _ref_passes(const int64_t[::1] indptr, const int32_t[::1] indices, 
 cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,
                        int64_t[::1] lo, int64_t[::1] hi, int64_t max_passes,
                        int64_t[::1] trace, int64_t *res, int64_t rule=2,
-                       int64_t phase1_max=16, bint hybrid=True) except -1 nogil:
+                       int64_t phase1_max=16, bint hybrid=True,
+                       int64_t thresh=-1) except -1 nogil:
     """The two phases of :func:`graph_jordan_top` on bounds ``lo``, ``hi`` (0 and BIG on entry).
+
+    ``thresh`` >= 0: instead of placing every node against ``ecc(s)`` and the minimum,
+    place it against ``thresh`` alone: done once ``hi <= thresh`` or ``lo > thresh`` for
+    every node (the nodes within ``thresh`` hops of every node: :func:`within_radius`);
+    ``s`` is then only the first BFS source. The same BFS, passes and bounds.
 
     Stops when every node is placed or after ``max_passes`` bit-parallel passes (< 0: no
     limit); ``trace[i]`` (while i < len(trace)) receives the number of nodes still unplaced
@@ -1148,7 +1160,7 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     cdef int32_t *rest = NULL
     cdef int64_t *plo = &lo[0]
     cdef int64_t *phi = &hi[0]
-    cdef int64_t t, far, nbfs, emax, window = 8, prev = n, kind = 0, step = 0, left = n
+    cdef int64_t t, tl, far, nbfs, emax, window = 8, prev = n, kind = 0, step = 0, left = n
     cdef int64_t gains[8]
     cdef int64_t kgain[3]
     cdef int64_t kused[3]
@@ -1172,18 +1184,24 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
     src[s] = 1
     nbfs = 1
     emax = t
+    res[0] = t
+    tl = t
+    if thresh >= 0:
+        # the threshold's placement (_open): below means hi <= thresh, above lo > thresh
+        tl = thresh + 1
+        t = thresh
     for i in range(window):
         gains[i] = 0
     for i in range(3):
         kgain[i] = n  # nodes placed by the last BFS of each kind
         kused[i] = 0
     while True:
-        ehi = anonspread_min64(phi, n, BIG)
+        ehi = -1 if tl != t else anonspread_min64(phi, n, BIG)
         uhi = -1
         ulo = -1
         left = 0
         for v in range(n):
-            if not _open(plo, phi, t, ehi, v):
+            if not _open(plo, phi, tl, t, ehi, v):
                 continue
             left += 1
             if uhi < 0:
@@ -1221,12 +1239,11 @@ cdef int _jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, in
         nbfs += 1
         step += 1
     if left > 0 and rule == 2:
-        left = _ref_passes(indptr, indices, plo, phi, t, emax, max_passes, trace, order, dist,
-                           src, &nbfs, hybrid)
+        left = _ref_passes(indptr, indices, plo, phi, tl, t, emax, max_passes, trace, order,
+                           dist, src, &nbfs, hybrid)
     if left < 0 or (left > 0 and rule < 2):
-        left = _place_passes(indptr, indices, plo, phi, t, False, emax, max_passes, trace, order,
-                             dist, rule >= 1, &nbfs, hybrid)
-    res[0] = t
+        left = _place_passes(indptr, indices, plo, phi, tl, t, False, emax, max_passes, trace,
+                             order, dist, rule >= 1, &nbfs, hybrid)
     res[1] = nbfs
     res[2] = left
     return 0
@@ -1722,6 +1739,27 @@ def py_graph_jordan_top(const int64_t[::1] indptr, const int32_t[::1] indices, i
                         uint8_t[::1] top):
     cdef JordanTop r = graph_jordan_top(indptr, indices, s, top)
     return r.t, r.emin, r.less, r.tied, r.nbfs
+
+
+def py_within_radius(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t T,
+                     uint8_t[::1] out):
+    """``out[v] = 1`` iff every node is within ``T`` hops of v (``ecc(v) <= T``), by the
+    Jordan certification's bounds with the threshold ``T`` (:func:`_jordan_place`,
+    ``thresh``), the first BFS from the node of largest degree; returns the BFS
+    equivalents. The graph must be connected and symmetric, with at least one node."""
+    cdef int64_t n = indptr.shape[0] - 1, v, s = 0
+    cdef int64_t[::1] lo = np.zeros(n, np.int64)
+    cdef int64_t[::1] hi = np.full(n, BIG, np.int64)
+    cdef int64_t[::1] trace = np.zeros(1, np.int64)
+    cdef int64_t res[3]
+    with nogil:
+        for v in range(n):
+            if indptr[v + 1] - indptr[v] > indptr[s + 1] - indptr[s]:
+                s = v
+        _jordan_place(indptr, indices, s, lo, hi, -1, trace, res, 2, 16, True, T)
+        for v in range(n):
+            out[v] = hi[v] <= T
+    return res[1]
 
 
 def py_jordan_place(const int64_t[::1] indptr, const int32_t[::1] indices, int64_t s,

@@ -46,6 +46,7 @@ __all__ = [
     "score_summary",
     "tree_eccentricity",
     "tree_passes",
+    "within_radius",
 ]
 
 
@@ -332,6 +333,39 @@ def _bp_bounds(indptr, indices, srcs, cnt: int, ecc, lo, hi, order, dist, off) -
                           _in(ecc, np.int64), *(o.buf for o in outs), o_off.buf)
     for o in [*outs, o_off]:
         o.back()
+
+
+def within_radius(indptr, indices, T: int) -> np.ndarray:
+    """Which nodes of a connected graph have every node within ``T`` hops (``ecc(v) <= T``).
+
+    The Jordan certification's bounds (:func:`graph_jordan_top`: Takes & Kosters' single
+    BFS, then bit-parallel passes with 64 reference nodes) with a fixed threshold in place of
+    ``ecc(s)`` and the minimum: a node is settled once its upper bound is at most ``T`` or
+    its lower bound above it, so the cost is that of the certification, ``O(B m)`` with
+    ``B`` BFS-equivalents (issue 32), not a search from every node.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        A connected undirected graph (symmetric CSR), at least one node.
+    T : int >= 0
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ip, ix = np.array([0, 1, 3, 5, 6]), np.array([1, 0, 2, 1, 3, 2], np.int32)  # path of 4
+    >>> within_radius(ip, ix, 2).tolist()
+    [False, True, True, False]
+    """
+    indptr, indices = _check.connected(indptr, indices)
+    T = _check.integer(T, "T", low=0)
+    out = np.zeros(indptr.shape[0] - 1, np.uint8)
+    _scoring.py_within_radius(indptr, indices, T, out)
+    return out.view(bool)
 
 
 def graph_radius(indptr, indices) -> int:
