@@ -8,6 +8,8 @@ self-loops and repeated arcs, every T from 0 to past the diameter; disconnected 
 to the searched kernel (nothing feasible), asymmetric ones are refused by ``within_radius``.
 """
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -100,3 +102,64 @@ def test_threshold_mode_leaves_the_jordan_certification_unchanged():
         t, emin, less, tied, _ = K.graph_jordan_top(ip, ix, s, top)
         assert (t, emin, less, tied) == (ecc[s], ecc.min(), (ecc < ecc[s]).sum(), (ecc == ecc[s]).sum())
         assert np.array_equal(top, ecc == ecc.min())
+
+
+def _one_feasible_snapshots(want: int):
+    """Random-diffusion snapshots of small graphs with cycles whose infected subgraph has
+    cycles and exactly ``want``-or-more (want > 1) / exactly one (want == 1) feasible node."""
+    from anonspread import adversaries, spread
+
+    proto = spread.RandomDiffusion(0.9)
+    found = []
+    for seed in range(400):
+        g = nx.connected_watts_strogatz_graph(30, 4, 0.1, seed=seed)
+        sp = spread.simulate(g, proto, 2, source=seed % 30, rng=seed)
+        snap = adversaries.observe(sp)
+        ip, ix = snap.subgraph()
+        if snap.subgraph_is_tree() or snap.n > 12:
+            continue
+        k = int(B.feasible_sources(ip, ix, 2).sum())
+        if (k == 1) if want == 1 else (k >= want):
+            found.append(snap)
+        if len(found) == 4:
+            break
+    return proto, found
+
+
+def test_one_feasible_source_is_the_exact_point_mass_without_a_run():
+    from anonspread import adversaries
+
+    proto, snaps = _one_feasible_snapshots(1)
+    assert len(snaps) == 4
+    for snap in snaps:
+        ll = adversaries.exact_likelihood(snap, proto, max_states=10**6).array
+        exact = np.exp(ll - ll.max())
+        exact /= exact.sum()
+        assert np.count_nonzero(exact) == 1  # the model agrees: one possible source
+        for method in ("auto", "prior", "bethe"):
+            res = adversaries.bp_posterior(snap, proto, method=method)
+            assert res.method == "feasible" and res.exact and res.converged
+            assert res.iterations == 0 and res.candidates == 1
+            assert np.array_equal(res.posterior, exact)
+            assert np.array_equal(np.isnan(res.log_likelihood), exact == 1)
+            assert np.all(res.log_likelihood[exact == 0] == -np.inf)
+            assert np.array_equal(res.scores.array, np.log(exact, where=exact > 0,
+                                                           out=np.full(exact.size, -np.inf)))
+            # the BP run it replaces (a second T of weight 0 keeps it from the shortcut; that
+            # T's own run may not converge, and weighs nothing)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", adversaries.BPConvergenceWarning)
+                ran = adversaries.bp_posterior(snap, proto,
+                                               method=method if method != "auto" else "prior",
+                                               T_prior={snap.T: 1.0, snap.T + 1: 0.0})
+            assert ran.method in ("prior", "bethe") and np.array_equal(ran.posterior, res.posterior)
+
+
+def test_several_feasible_sources_still_run_bp():
+    from anonspread import adversaries
+
+    proto, snaps = _one_feasible_snapshots(2)
+    assert snaps
+    for snap in snaps:
+        res = adversaries.bp_posterior(snap, proto)
+        assert res.method in ("bethe", "prior") and res.iterations > 0
