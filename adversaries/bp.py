@@ -438,6 +438,8 @@ def bp_posterior(snapshot: Snapshot, protocol: Protocol, *, T_prior: Any = None,
         tree, else ``bethe`` when ``candidates * 2|E| * (T + 1) <= bethe_budget``, else
         ``prior``. ``tree`` needs a tree-shaped infected subgraph, ``flooding`` needs
         ``p = 1``, ``prior`` needs ``p < 1``; ``bethe`` runs on any snapshot with ``p < 1``.
+        Where ``bethe`` or ``prior`` would run with ``T`` known and one feasible source, the
+        exact point mass on it is returned instead (:attr:`BPResult.method` ``"feasible"``).
     damping : None, float in [0, 1), or a sequence of floats or (damping, stall) pairs
         Weight of the old message in each BP update (``bethe``, ``prior``). A sequence is a
         schedule: a run that does not converge (or stalls) is redone from fresh messages
