@@ -356,10 +356,12 @@ def within_radius(indptr, indices, T: int) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> ip, ix = np.array([0, 1, 3, 5, 6]), np.array([1, 0, 2, 1, 3, 2], np.int32)  # path of 4
-    >>> within_radius(ip, ix, 2).tolist()
-    [False, True, True, False]
+    A path of five nodes: its middle node is the only one within 2 hops of every node.
+
+    >>> import networkx as nx
+    >>> a = nx.to_scipy_sparse_array(nx.path_graph(5), format="csr")
+    >>> [within_radius(a.indptr, a.indices, T).tolist() for T in (2, 3)]
+    [[False, False, True, False, False], [False, True, True, True, False]]
     """
     indptr, indices = _check.connected(indptr, indices)
     T = _check.integer(T, "T", low=0)
