@@ -58,8 +58,7 @@ def main() -> None:
         snap = A.observe(spread.simulate(g, prot, T, source=0, rng=1))
         ip, ix = snap.subgraph()
         ip, ix = np.ascontiguousarray(ip, np.int64), np.ascontiguousarray(ix, np.int32)
-        # (the child returns the set's size and digest: a large result would not pass the
-        # pipe before the parent joins it)
+        # (the child returns the set's size and digest, all the comparison needs)
         t_new, f_new = timed(lambda ip=ip, ix=ix, T=T: digest(B.feasible_sources(ip, ix, T)),
                              args.timeout)
         line = (f"T={T} infected={snap.n} arcs={ix.size} "

@@ -32,6 +32,7 @@ import argparse
 import math
 import multiprocessing as mp
 import os
+import queue
 import time
 
 import numpy as np
@@ -84,17 +85,26 @@ def _child(fn, q):
 
 
 def timed(fn, timeout: float):
-    """(CPU seconds, fn's result) of fn in a forked child, or (None, None) past the timeout."""
+    """(CPU seconds, fn's result) of fn in a forked child, or (None, None) past the timeout
+    or when the child dies without a result. The result is read before the child is joined:
+    a child whose result is larger than the pipe's buffer cannot exit until it is read."""
     ctx = mp.get_context("fork")
     q = ctx.Queue()
     p = ctx.Process(target=_child, args=(fn, q))
     p.start()
-    p.join(timeout)
-    if p.is_alive():
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            got = q.get(timeout=min(1.0, max(0.0, end - time.monotonic())))
+            break
+        except queue.Empty:
+            if not p.is_alive() or time.monotonic() >= end:
+                got = (None, None)
+                break
+    if p.is_alive() and got == (None, None):
         p.kill()
-        p.join()
-        return None, None
-    return q.get()
+    p.join()
+    return got
 
 
 def slope(xs, ts) -> float | None:
